@@ -1,0 +1,203 @@
+/**
+ * Node adapter: serves any Fetch handler on node:http, with streamed request and response
+ * bodies, keep-alive, and a graceful close that lets in-flight requests finish.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { finished } from "node:stream";
+
+export type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+export interface ServeOptions {
+  /** Default 8787; 0 picks a free port. */
+  port?: number;
+  /** Default `127.0.0.1`: reachable from this machine only. Use `0.0.0.0` to listen on every interface. */
+  hostname?: string;
+  /** Told about a failure the handler did not turn into a response (a bug); default: stderr. */
+  onError?: (error: unknown) => void;
+}
+
+export interface NodeServer {
+  server: Server;
+  /** `http://host:port` it listens on. */
+  url: string;
+  /**
+   * Stops accepting connections, lets in-flight requests finish, closes idle keep-alive
+   * connections, and resolves when all are gone (forcing them closed after `timeoutMs`).
+   */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+export async function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<NodeServer> {
+  let closing = false;
+  const listener = createRequestListener(handler, {
+    onError: options.onError,
+    // Once closing, answers ask the client to drop the connection, and the connection is
+    // closed as soon as it is idle.
+    beforeRespond: (res) => {
+      if (closing) res.setHeader("connection", "close");
+    },
+    afterRespond: () => {
+      if (closing) server.closeIdleConnections();
+    },
+  });
+  const server = createServer(listener);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 8787, options.hostname ?? "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+
+  return {
+    server,
+    url: `http://${host}:${address.port}`,
+    close(timeoutMs = 10_000) {
+      closing = true;
+      return new Promise((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+    },
+  };
+}
+
+interface ListenerHooks {
+  onError?: (error: unknown) => void;
+  beforeRespond?: (res: ServerResponse) => void;
+  afterRespond?: () => void;
+}
+
+/** A node:http request listener that runs a Fetch handler; for mounting in an existing server. */
+export function createRequestListener(handler: FetchHandler, hooks: ListenerHooks = {}) {
+  const onError = hooks.onError ?? ((error: unknown) => console.error("formsink: unhandled error", error));
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const aborted = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) aborted.abort();
+    });
+    res.once("finish", () => hooks.afterRespond?.());
+    let response: Response;
+    try {
+      response = await handler(toRequest(req, res, aborted.signal));
+    } catch (error) {
+      onError(error);
+      response = Response.json({ message: "Internal server error" }, { status: 500 });
+    }
+    hooks.beforeRespond?.(res);
+    await writeResponse(response, res).catch((error) => {
+      onError(error);
+      res.destroy();
+    });
+  };
+}
+
+// A Host header is client input: only a plain host[:port] goes into the URL, so a request
+// cannot make the handler see another origin through `Host: evil/..` tricks.
+const PLAIN_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+function toRequest(req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Request {
+  const host = req.headers.host && PLAIN_HOST.test(req.headers.host) ? req.headers.host : "localhost";
+  const path = req.url?.startsWith("/") ? req.url : `/${req.url ?? ""}`;
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  return new Request(`http://${host}${path}`, {
+    method: req.method,
+    headers,
+    signal,
+    body: hasBody ? requestBody(req, res) : null,
+    // Required by the Fetch spec for a streamed request body.
+    duplex: "half",
+  } as RequestInit);
+}
+
+/**
+ * The request body as a web stream that reads from the socket only when the handler reads.
+ * Not `Readable.toWeb(req)`: that reads ahead, so a body the handler never reads (a 401, or a
+ * 413 for a declared length) stalls the keep-alive connection, and cancelling it destroys the
+ * request, which leaves the connection unusable after the answer (a 413 mid-stream). Here,
+ * whatever the handler leaves unread - it cancelled, or it answered - is read and dropped, so
+ * the answer reaches the client and the connection serves the next request.
+ */
+function requestBody(req: IncomingMessage, res: ServerResponse): ReadableStream<Uint8Array> {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let settled = false;
+  const onData = (chunk: Buffer) => {
+    controller.enqueue(chunk);
+    if ((controller.desiredSize ?? 0) <= 0) req.pause();
+  };
+  const discardRest = () => {
+    if (settled) return;
+    settled = true;
+    req.off("data", onData);
+    req.resume();
+    controller.error(new Error("the response was sent before the request body was read"));
+  };
+  req.pause();
+  req.on("data", onData);
+  finished(req, (error) => {
+    if (settled) return;
+    settled = true;
+    if (error) controller.error(error);
+    else controller.close();
+  });
+  res.once("finish", discardRest);
+  return new ReadableStream<Uint8Array>(
+    {
+      start: (c) => void (controller = c),
+      pull: () => void req.resume(),
+      cancel: discardRest,
+    },
+    // Nothing is read before the handler asks for it.
+    { highWaterMark: 0 },
+  );
+}
+
+async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== "set-cookie") headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers["set-cookie"] = cookies;
+  res.writeHead(response.status, headers);
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  // A client that goes away stops the stream (and whatever query feeds it).
+  const stop = () => void reader.cancel().catch(() => {});
+  res.once("close", stop);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await drained(res);
+      if (res.destroyed) return;
+    }
+    res.end();
+  } finally {
+    res.off("close", stop);
+  }
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.once("drain", done);
+    res.once("close", done);
+  });
+}

@@ -1,0 +1,51 @@
+import { DatabaseError } from "./database.ts";
+import { keysCommand } from "./commands/keys.ts";
+import { serveCommand } from "./commands/serve.ts";
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type Io, UsageError } from "./usage.ts";
+
+const HELP = `formsink - form submissions from website popups
+
+Usage:
+  formsink serve [--port N] [--host H] [--db URL]     serve the HTTP API
+  formsink keys create --account NAME [--kind K] [--domain HOST]...
+  formsink keys list [--account NAME] [--json]
+  formsink keys revoke PREFIX-OR-ID
+
+Run "formsink <command> --help" for a command's options.`;
+
+const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
+  serve: serveCommand,
+  keys: keysCommand,
+};
+
+/** Runs the command line `args` and returns the exit code; everything for people goes to stderr. */
+export async function main(args: string[], io: Io = processIo()): Promise<number> {
+  const [name, ...rest] = args;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    (name === undefined ? io.stderr : io.stdout)(HELP);
+    return name === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  const command = COMMANDS[name];
+  try {
+    if (!command) throw new UsageError(`unknown command "${name}"`);
+    return await command(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError || (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))) {
+      io.stderr(`formsink: ${error.message}\nRun "formsink ${command ? `${name} ` : ""}--help" for usage.`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof DatabaseError) {
+      io.stderr(`formsink: ${error.message}`);
+      return EXIT_FAILURE;
+    }
+    throw error;
+  }
+}
+
+function processIo(): Io {
+  return {
+    stdout: (line) => process.stdout.write(`${line}\n`),
+    stderr: (line) => process.stderr.write(`${line}\n`),
+    env: process.env,
+  };
+}

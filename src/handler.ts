@@ -1,0 +1,88 @@
+import { Router } from "itty-router";
+import type { Authenticate } from "./auth/principal.ts";
+import { authenticateWithStore } from "./auth/store-authenticate.ts";
+import { HttpError, toErrorResponse } from "./http/errors.ts";
+import { DEFAULT_LIMITS, type SubmissionsHandlerOptions } from "./options.ts";
+import { type Access, requireKey } from "./routes/access.ts";
+import type { RequestContext, RouteHandler, RouteRequest } from "./routes/context.ts";
+import {
+  createSubmission, deleteSubmission, getSubmission, listSubmissions, updateSubmissionStatus,
+} from "./routes/submissions.ts";
+import type { SubmissionStore } from "./store.ts";
+
+type Method = "GET" | "POST" | "PATCH" | "DELETE";
+
+interface Route {
+  method: Method;
+  path: string;
+  access: Access;
+  handle: RouteHandler;
+}
+
+/** Every route of the API, in one table: where a newcomer looks first. */
+export const ROUTES: readonly Route[] = [
+  { method: "GET", path: "/api/submission", access: "secret", handle: listSubmissions },
+  { method: "POST", path: "/api/submission", access: "create", handle: createSubmission },
+  { method: "GET", path: "/api/submission/:submissionId", access: "secret", handle: getSubmission },
+  { method: "PATCH", path: "/api/submission/:submissionId", access: "secret", handle: updateSubmissionStatus },
+  { method: "DELETE", path: "/api/submission/:submissionId", access: "secret", handle: deleteSubmission },
+];
+
+export type SubmissionsHandler = (request: Request) => Promise<Response>;
+
+/**
+ * The whole API as one Fetch handler: give it a store, mount it anywhere that speaks
+ * `Request`/`Response` (Node via `formsink/node`, Bun, Deno, Workers, a Hono or Next.js route).
+ */
+export function createSubmissionsHandler(store: SubmissionStore, options: SubmissionsHandlerOptions = {}): SubmissionsHandler {
+  const basePath = normalizeBasePath(options.basePath ?? "");
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const authenticate: Authenticate = options.authenticate ?? authenticateWithStore(store);
+  const log = options.log;
+
+  const router = Router<RouteRequest, [RequestContext], Response>({ base: basePath });
+  for (const route of ROUTES) {
+    router[route.method.toLowerCase() as Lowercase<Method>](route.path, requireKey(authenticate, route.access), route.handle);
+  }
+  for (const [path, methods] of methodsByPath(ROUTES)) {
+    router.all(path, () => {
+      throw new HttpError(405, `Method not allowed; use ${methods.join(", ")}`, { allow: methods.join(", ") });
+    });
+  }
+
+  return async (request) => {
+    const started = performance.now();
+    const url = new URL(request.url);
+    let response: Response;
+    try {
+      response =
+        (await router.fetch(request as RouteRequest, { store, limits, basePath, url })) ??
+        toErrorResponse(new HttpError(404, "Not found"));
+    } catch (error) {
+      if (!(error instanceof HttpError)) log?.({ type: "error", method: request.method, path: url.pathname, error });
+      response = toErrorResponse(error);
+    }
+    log?.({
+      type: "request",
+      method: request.method,
+      path: url.pathname,
+      status: response.status,
+      durationMs: performance.now() - started,
+    });
+    return response;
+  };
+}
+
+function methodsByPath(routes: readonly Route[]): Map<string, Method[]> {
+  const byPath = new Map<string, Method[]>();
+  for (const { path, method } of routes) byPath.set(path, [...(byPath.get(path) ?? []), method]);
+  return byPath;
+}
+
+function normalizeBasePath(basePath: string): string {
+  const trimmed = basePath.replace(/\/+$/, "");
+  if (trimmed !== "" && !trimmed.startsWith("/")) {
+    throw new TypeError(`basePath must start with "/" (got "${basePath}")`);
+  }
+  return trimmed;
+}

@@ -1,0 +1,48 @@
+/**
+ * Submission ids are UUIDv7 (RFC 9562): time-ordered, so new rows land at the end of the
+ * primary-key index, and monotonic within one process, so ids made in the same millisecond
+ * still sort in the order they were made.
+ */
+
+let lastMillis = -1;
+let counter = 0; // the 12-bit rand_a field, used as a counter inside one millisecond
+
+export function newSubmissionId(now: number = Date.now()): string {
+  if (now > lastMillis) {
+    lastMillis = now;
+    counter = randomBits12() & 0x7ff; // start in the lower half so the counter has room to grow
+  } else if (++counter > 0xfff) {
+    // More than ~2k ids in one millisecond: borrow the next millisecond rather than lose order.
+    lastMillis += 1;
+    counter = 0;
+  }
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes.subarray(8));
+  let millis = lastMillis;
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = millis % 256;
+    millis = Math.floor(millis / 256);
+  }
+  bytes[6] = 0x70 | (counter >> 8);
+  bytes[7] = counter & 0xff;
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
+  return formatUuid(bytes);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Canonical lower-case UUID text, the only form formsink hands out. */
+export function isSubmissionId(value: string): boolean {
+  return UUID.test(value);
+}
+
+function randomBits12(): number {
+  const buffer = new Uint16Array(1);
+  crypto.getRandomValues(buffer);
+  return buffer[0]! & 0xfff;
+}
+
+function formatUuid(bytes: Uint8Array): string {
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

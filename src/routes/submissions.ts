@@ -1,0 +1,99 @@
+/** The submission routes: each a plain function of (request, context). */
+import { checkSubmissionData } from "../data-limits.ts";
+import { deviceFromUserAgent } from "../device.ts";
+import { readJsonBody } from "../http/body.ts";
+import { HttpError } from "../http/errors.ts";
+import { jsonResponse } from "../http/json.ts";
+import { singleValuedQuery } from "../http/query.ts";
+import { isSubmissionId, newSubmissionId } from "../id.ts";
+import { createSubmissionBody, LIST_QUERY_PARAMETERS, listQuery, statusUpdateBody } from "../schemas.ts";
+import type { Submission } from "../submission.ts";
+import { validate } from "../validate.ts";
+import { principalOf, type RequestContext, type RouteRequest } from "./context.ts";
+
+export async function listSubmissions(_request: RouteRequest, context: RequestContext): Promise<Response> {
+  const query = validate(listQuery, singleValuedQuery(context.url, LIST_QUERY_PARAMETERS), "query");
+  const { limit, offset, orderBy, ...filter } = query;
+  const page = await context.store.listSubmissions(principalOf(context).accountId, {
+    ...filter,
+    order: orderBy === "created_at" ? "asc" : "desc",
+    limit,
+    offset,
+  });
+  return jsonResponse({ items: page.items, limit, offset, total: page.total });
+}
+
+export async function getSubmission(request: RouteRequest, context: RequestContext): Promise<Response> {
+  const submission = await context.store.getSubmission(principalOf(context).accountId, submissionIdParam(request));
+  if (!submission) throw submissionNotFound();
+  return jsonResponse(submission);
+}
+
+export async function createSubmission(request: RouteRequest, context: RequestContext): Promise<Response> {
+  const body = validate(createSubmissionBody, await readJsonObject(request, context), "submission");
+  checkSubmissionData(body.data, context.limits);
+  const userAgent = body.userAgent ?? request.headers.get("user-agent") ?? "";
+  const submission: Submission = {
+    submissionId: newSubmissionId(),
+    popupId: body.popupId,
+    data: body.data,
+    domain: body.domain ?? pageHost(request) ?? "",
+    userAgent,
+    device: body.device ?? deviceFromUserAgent(userAgent),
+    status: "pending",
+    createdAt: new Date().toISOString(),
+  };
+  await context.store.insertSubmission(principalOf(context).accountId, submission);
+  return jsonResponse(submission, 201, {
+    location: `${context.basePath}/api/submission/${submission.submissionId}`,
+  });
+}
+
+export async function updateSubmissionStatus(request: RouteRequest, context: RequestContext): Promise<Response> {
+  const submissionId = submissionIdParam(request);
+  const { status } = validate(statusUpdateBody, await readJsonObject(request, context), "status update");
+  const updated = await context.store.setSubmissionStatus(principalOf(context).accountId, submissionId, status);
+  if (!updated) throw submissionNotFound();
+  return jsonResponse({ message: "Submission status updated", submissionId, status });
+}
+
+export async function deleteSubmission(request: RouteRequest, context: RequestContext): Promise<Response> {
+  const submissionId = submissionIdParam(request);
+  const deleted = await context.store.deleteSubmission(principalOf(context).accountId, submissionId);
+  if (!deleted) throw submissionNotFound();
+  return jsonResponse({ message: "Submission deleted", submissionId });
+}
+
+function submissionNotFound(): HttpError {
+  return new HttpError(404, "Submission not found");
+}
+
+/** The id from the path; one that is not a UUID cannot exist, so it is a 404 like any other. */
+function submissionIdParam(request: RouteRequest): string {
+  const id = (request.params.submissionId ?? "").toLowerCase();
+  if (!isSubmissionId(id)) throw submissionNotFound();
+  return id;
+}
+
+async function readJsonObject(request: RouteRequest, context: RequestContext): Promise<object> {
+  const body = await readJsonBody(request, context.limits.maxBodyBytes);
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new HttpError(400, "Request body must be a JSON object");
+  }
+  return body;
+}
+
+/** The host of the page the request came from (Origin, else Referer), if it names one. */
+function pageHost(request: Request): string | undefined {
+  for (const header of ["origin", "referer"]) {
+    const value = request.headers.get(header);
+    if (!value) continue;
+    try {
+      const host = new URL(value).hostname;
+      if (host) return host;
+    } catch {
+      // not a URL (e.g. `Origin: null`): try the next header
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,89 @@
+/**
+ * An in-memory store for tests, demos and embedding. Nothing survives the process; lists are
+ * computed by scanning the account's submissions (fine for thousands, not for millions).
+ */
+import type {
+  Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionQuery, SubmissionStore,
+} from "../store.ts";
+import type { Submission, SubmissionStatus } from "../submission.ts";
+import { compareSubmissions, matchesFilter } from "./query.ts";
+
+export function createMemoryStore(): SubmissionStore {
+  const accountsByName = new Map<string, Account>();
+  const submissionsByAccount = new Map<string, Map<string, Submission>>();
+  const keys = new Map<string, ApiKeyRecord>();
+  let closed = false;
+
+  const submissionsOf = (accountId: string) => {
+    if (closed) throw new Error("store is closed");
+    let submissions = submissionsByAccount.get(accountId);
+    if (!submissions) submissionsByAccount.set(accountId, (submissions = new Map()));
+    return submissions;
+  };
+  // Callers get copies, so editing a returned object never edits the store.
+  const copy = <T>(value: T): T => structuredClone(value);
+
+  return {
+    async insertSubmission(accountId, submission) {
+      const submissions = submissionsOf(accountId);
+      if (submissions.has(submission.submissionId)) {
+        throw new Error(`submission ${submission.submissionId} already exists`);
+      }
+      submissions.set(submission.submissionId, copy(submission));
+    },
+    async getSubmission(accountId, submissionId) {
+      const submission = submissionsOf(accountId).get(submissionId);
+      return submission && copy(submission);
+    },
+    async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
+      const matching = [...submissionsOf(accountId).values()].filter((s) => matchesFilter(s, query));
+      const direction = query.order === "asc" ? 1 : -1;
+      matching.sort((a, b) => direction * compareSubmissions(a, b));
+      return { items: matching.slice(query.offset, query.offset + query.limit).map(copy), total: matching.length };
+    },
+    async setSubmissionStatus(accountId, submissionId, status: SubmissionStatus) {
+      const submission = submissionsOf(accountId).get(submissionId);
+      if (!submission) return false;
+      submission.status = status;
+      return true;
+    },
+    async deleteSubmission(accountId, submissionId) {
+      return submissionsOf(accountId).delete(submissionId);
+    },
+
+    async ensureAccount(name) {
+      let account = accountsByName.get(name);
+      if (!account) {
+        account = { id: crypto.randomUUID(), name, createdAt: new Date().toISOString() };
+        accountsByName.set(name, account);
+      }
+      return { ...account };
+    },
+    async insertApiKey(key) {
+      if (keys.has(key.id)) throw new Error(`API key ${key.id} already exists`);
+      keys.set(key.id, copy(key));
+    },
+    async findApiKey(keyId) {
+      const key = keys.get(keyId);
+      return key && copy(key);
+    },
+    async listApiKeys(filter = {}): Promise<ApiKeyListing[]> {
+      const accountNames = new Map([...accountsByName.values()].map((a) => [a.id, a.name]));
+      return [...keys.values()]
+        .map(({ hash: _hash, ...key }) => ({ ...copy(key), accountName: accountNames.get(key.accountId) ?? "" }))
+        .filter((key) => filter.accountName === undefined || key.accountName === filter.accountName)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+    async revokeApiKey(keyId, revokedAt) {
+      const key = keys.get(keyId);
+      if (!key) return undefined;
+      key.revokedAt ??= revokedAt;
+      return copy(key);
+    },
+
+    async close() {
+      closed = true;
+      submissionsByAccount.clear();
+    },
+  };
+}

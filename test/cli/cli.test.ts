@@ -1,0 +1,177 @@
+// The `formsink` command as a user runs it: a real process, a real database file, real signals.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { createClient } from "@libsql/client";
+import { main } from "../../cli/main.ts";
+import { MIGRATIONS } from "../../src/stores/libsql/migrations.ts";
+
+const BIN = fileURLToPath(new URL("../../cli/bin.js", import.meta.url));
+const KEY = /^fs_sk_[0-9A-Za-z]{12}_[0-9A-Za-z]{40}$/;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const cli = suite<{ dir: string; db: string }>("cli");
+
+cli.before.each((context) => {
+  context.dir = mkdtempSync(join(tmpdir(), "formsink-cli-"));
+  context.db = `file:${join(context.dir, "test.db")}`;
+});
+cli.after.each((context) => rmSync(context.dir, { recursive: true, force: true }));
+
+function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+  return collect(child);
+}
+
+/** The same command line run in this process (much faster than a new process per case). */
+async function runHere(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(args, {
+    stdout: (line) => (stdout += `${line}\n`),
+    stderr: (line) => (stderr += `${line}\n`),
+    env: { ...env },
+  });
+  return { code, stdout, stderr };
+}
+
+function collect(child: ChildProcess): Promise<Run> {
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk) => (stdout += chunk));
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+cli("--help works on every command and exits 0", async () => {
+  for (const args of [["--help"], ["serve", "--help"], ["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "-h"], ["keys", "revoke", "--help"]]) {
+    const result = await runHere(args);
+    assert.is(result.code, 0, args.join(" "));
+    assert.match(result.stdout, /Usage:/, args.join(" "));
+  }
+});
+
+cli("a real process: exit codes reach the shell", async ({ dir }) => {
+  assert.is((await run(["keys", "list", "--bogus"])).code, 2);
+  assert.is((await run(["keys", "list", "--db", `file:${join(dir, "no", "such", "x.db")}`])).code, 1);
+});
+
+cli("several processes opening one fresh database at once all succeed, and migrate it once", async ({ db }) => {
+  const results = await Promise.all(Array.from({ length: 4 }, (_, i) => run(["keys", "create", "--account", `a${i}`, "--db", db])));
+  for (const result of results) assert.is(result.code, 0, result.stderr);
+  const client = createClient({ url: db });
+  try {
+    const { rows } = await client.execute("SELECT version FROM formsink_migrations ORDER BY version");
+    assert.equal(rows.map((row) => Number(row.version)), MIGRATIONS.map((_, i) => i + 1));
+    assert.is(Number((await client.execute("SELECT COUNT(*) AS n FROM api_keys")).rows[0]!.n), 4);
+  } finally {
+    client.close();
+  }
+});
+
+cli("keys create prints the key alone on stdout and the rest on stderr", async ({ db }) => {
+  const result = await run(["keys", "create", "--account", "acme", "--db", db]);
+  assert.is(result.code, 0);
+  assert.match(result.stdout, /^fs_sk_\S+\n$/);
+  assert.match(result.stdout.trim(), KEY);
+  assert.match(result.stderr, /shown only this once/);
+  assert.not.match(result.stderr, result.stdout.trim());
+});
+
+cli("keys list shows prefixes, never keys, and filters by account", async ({ db }) => {
+  const secret = (await runHere(["keys", "create", "--account", "acme", "--db", db])).stdout.trim();
+  const publishable = await runHere(["keys", "create", "--account", "other", "--kind", "publishable", "--domain", "Example.COM", "--db", db]);
+  assert.is(publishable.code, 0);
+  assert.match(publishable.stdout.trim(), /^fs_pk_/);
+
+  const table = await runHere(["keys", "list", "--db", db]);
+  assert.is(table.code, 0);
+  assert.ok(table.stdout.includes(secret.slice(0, 18)));
+  assert.not.ok(table.stdout.includes(secret));
+  assert.not.ok(table.stdout.includes(publishable.stdout.trim()));
+
+  const json = JSON.parse((await runHere(["keys", "list", "--account", "other", "--json", "--db", db])).stdout);
+  assert.is(json.length, 1);
+  assert.equal(json[0].kind, "publishable");
+  assert.equal(json[0].account, "other");
+  assert.equal(json[0].domains, ["example.com"]);
+  assert.is(json[0].revoked, null);
+});
+
+cli("bad flags, bad values and bad database URLs exit non-zero with a clear message", async ({ db, dir }) => {
+  const cases: [string[], number, RegExp][] = [
+    [["keys", "list", "--bogus"], 2, /Unknown option '--bogus'/],
+    [["keys", "create", "--db", db], 2, /needs --account/],
+    [["keys", "create", "--account", "a", "--kind", "admin", "--db", db], 2, /--kind must be secret or publishable/],
+    [["keys", "create", "--account", "a", "--kind", "publishable", "--db", db], 2, /needs at least one domain/],
+    [["keys", "create", "--account", "a", "--kind", "publishable", "--domain", "not a host", "--db", db], 2, /not a host name/],
+    [["keys", "create", "--account", "a b", "--db", db], 2, /account name/],
+    [["keys", "list", "--db", "postgres://x"], 2, /--db must be a libSQL URL/],
+    [["keys", "list", "--db", `file:${join(dir, "missing", "dir", "x.db")}`], 1, /cannot open database/],
+    [["serve", "--port", "99999", "--db", db], 2, /--port must be a whole number/],
+    [["keys", "revoke", "fs_sk_doesnotexist", "--db", db], 1, /no API key/],
+    [["frobnicate"], 2, /unknown command "frobnicate"/],
+    [[], 2, /Usage:/],
+  ];
+  for (const [args, code, message] of cases) {
+    const result = await runHere(args);
+    assert.is(result.code, code, `${args.join(" ")}: ${result.stderr}`);
+    assert.match(result.stderr, message, args.join(" "));
+    assert.is(result.stdout, "", args.join(" "));
+  }
+});
+
+cli("FORMSINK_DB chooses the database when --db is absent", async ({ db }) => {
+  await runHere(["keys", "create", "--account", "from-env"], { FORMSINK_DB: db });
+  const json = JSON.parse((await runHere(["keys", "list", "--json", "--db", db])).stdout);
+  assert.equal(json.map((key: { account: string }) => key.account), ["from-env"]);
+});
+
+cli("serve: first-key hint, a CLI key works, revoke takes effect at once, SIGTERM exits 0", async ({ db }) => {
+  const server = spawn(process.execPath, [BIN, "serve", "--port", "0", "--db", db]);
+  const exited = collect(server);
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = "";
+    server.stdout!.on("data", (chunk) => {
+      seen += chunk;
+      const match = /serving (http:\/\/\S+)/.exec(seen);
+      if (match) resolve(match[1]!);
+    });
+    server.on("close", () => reject(new Error(`server exited early: ${seen}`)));
+  });
+  try {
+    const key = (await run(["keys", "create", "--account", "acme", "--db", db])).stdout.trim();
+    const list = () => fetch(`${url}/api/submission`, { headers: { "x-api-key": key } });
+    assert.is((await list()).status, 200);
+    const created = await fetch(`${url}/api/submission`, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ popupId: "p1", data: { email: "jane@example.com" } }),
+    });
+    assert.is(created.status, 201);
+
+    assert.is((await runHere(["keys", "revoke", key.slice(0, 18), "--db", db])).code, 0);
+    const refused = await list();
+    assert.is(refused.status, 401);
+    assert.equal(await refused.json(), { message: "Invalid API key" });
+  } finally {
+    server.kill("SIGTERM");
+  }
+  const result = await exited;
+  assert.is(result.code, 0);
+  assert.match(result.stderr, /No API keys yet\. Create your first one[\s\S]*npx formsink keys create --account my-site --db /);
+  assert.match(result.stderr, /GET \/api\/submission 200/);
+  assert.match(result.stderr, /GET \/api\/submission 401/);
+  assert.not.match(result.stderr, /fs_sk_\w{12}_\w{40}/, "the request log never shows a key");
+});
+
+cli.run();

@@ -1,0 +1,93 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { constantTimeEqual, generateApiKey, hashApiKey, parseApiKey } from "../../src/auth/api-key.ts";
+import { authenticateWithStore } from "../../src/auth/store-authenticate.ts";
+import { type CreatedApiKey, createApiKey, revokeApiKey } from "../../src/auth/keys.ts";
+import { createMemoryStore } from "../../src/stores/memory.ts";
+
+test("keys carry a readable kind prefix, an id and a long random secret", async () => {
+  const secret = await generateApiKey("secret");
+  assert.match(secret.key, /^fs_sk_[0-9A-Za-z]{12}_[0-9A-Za-z]{40}$/);
+  assert.ok(secret.key.startsWith(`${secret.prefix}_`));
+  assert.equal(parseApiKey(secret.key), { kind: "secret", id: secret.id });
+  const publishable = await generateApiKey("publishable");
+  assert.match(publishable.key, /^fs_pk_/);
+  assert.equal(parseApiKey(publishable.key), { kind: "publishable", id: publishable.id });
+  assert.is.not(secret.key, (await generateApiKey("secret")).key);
+});
+
+test("only the hash is stored, and it is the SHA-256 of the key", async () => {
+  const store = createMemoryStore();
+  const { key, record } = await createApiKey(store, { account: "acme" });
+  assert.is(record.hash, await hashApiKey(key));
+  assert.match(record.hash, /^[0-9a-f]{64}$/);
+  assert.not.ok(JSON.stringify(await store.findApiKey(record.id)).includes(key));
+  assert.is(await hashApiKey("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+});
+
+test("parseApiKey refuses text that is not a whole key", () => {
+  for (const text of ["", "fs_sk_short_x", "sk_live_abc", "fs_xx_AAAAAAAAAAAA_" + "a".repeat(40), "fs_sk_AAAAAAAAAAAA_" + "a".repeat(41)]) {
+    assert.is(parseApiKey(text), undefined, text);
+  }
+});
+
+test("constantTimeEqual compares whole strings", () => {
+  assert.ok(constantTimeEqual("abc", "abc"));
+  assert.not.ok(constantTimeEqual("abc", "abd"));
+  assert.not.ok(constantTimeEqual("abc", "ab"));
+  assert.not.ok(constantTimeEqual("", "a"));
+});
+
+test("the store authenticator accepts a live key and refuses wrong, altered, other-kind and revoked ones", async () => {
+  const store = createMemoryStore();
+  const authenticate = authenticateWithStore(store);
+  const request = new Request("http://formsink.test/");
+  const { key, record } = await createApiKey(store, { account: "acme" });
+  assert.equal(await authenticate(key, request), { accountId: record.accountId, kind: "secret", domains: [] });
+
+  const altered = key.slice(0, -1) + (key.endsWith("a") ? "b" : "a");
+  assert.is(await authenticate(altered, request), undefined);
+  assert.is(await authenticate(key.replace("fs_sk_", "fs_pk_"), request), undefined);
+  assert.is(await authenticate("not a key", request), undefined);
+
+  await revokeApiKey(store, `fs_sk_${record.id}`);
+  assert.is(await authenticate(key, request), undefined);
+});
+
+test("createApiKey validates account names and publishable-key domains", async () => {
+  const store = createMemoryStore();
+  await rejects(() => createApiKey(store, { account: "" }), /account name/);
+  await rejects(() => createApiKey(store, { account: "a/b" }), /account name/);
+  await rejects(() => createApiKey(store, { account: "acme", kind: "publishable" }), /at least one domain/);
+  await rejects(() => createApiKey(store, { account: "acme", domains: ["example.com"] }), /publishable keys only/);
+  await rejects(
+    () => createApiKey(store, { account: "acme", kind: "publishable", domains: ["https://example.com"] }),
+    /not a host name/,
+  );
+  const { record } = await createApiKey(store, { account: "acme", kind: "publishable", domains: [" Shop.Example.com ", "localhost:8080"] });
+  assert.equal(record.domains, ["shop.example.com", "localhost:8080"]);
+  assert.is((await store.listApiKeys()).length, 1, "nothing was stored for the refused keys");
+});
+
+test("revokeApiKey takes a prefix, an id or the whole key", async () => {
+  const store = createMemoryStore();
+  for (const nameOf of [(k: CreatedApiKey) => k.prefix, (k: CreatedApiKey) => k.record.id, (k: CreatedApiKey) => k.key]) {
+    const created = await createApiKey(store, { account: "acme" });
+    const revoked = await revokeApiKey(store, nameOf(created));
+    assert.is(revoked?.id, created.record.id);
+    assert.type(revoked?.revokedAt, "string");
+  }
+  assert.is(await revokeApiKey(store, "fs_sk_nonexistent00"), undefined);
+});
+
+async function rejects(action: () => Promise<unknown>, message: RegExp): Promise<void> {
+  try {
+    await action();
+  } catch (error) {
+    assert.match(String(error), message);
+    return;
+  }
+  assert.unreachable(`expected a rejection matching ${message}`);
+}
+
+test.run();

@@ -1,0 +1,289 @@
+/**
+ * The HTTP contract against the Node adapter over a real socket, plus what only a real server
+ * has: streamed bodies, keep-alive connections and a graceful close.
+ */
+import { Agent, type IncomingHttpHeaders, request as httpRequest, type RequestOptions } from "node:http";
+import { connect } from "node:net";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { serve } from "../../adapters/node.ts";
+import { createApiKey } from "../../src/auth/keys.ts";
+import { createSubmissionsHandler } from "../../src/handler.ts";
+import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
+import { createMemoryStore } from "../../src/stores/memory.ts";
+import { type FetchHandler, httpSuite, type StartHttpTarget } from "./suite.ts";
+
+const overSocket: StartHttpTarget = async (handler) => {
+  const server = await serve(handler, { port: 0 });
+  return {
+    async send(request) {
+      const url = new URL(request.url);
+      const body = request.body === null ? undefined : await request.arrayBuffer();
+      return fetch(new URL(url.pathname + url.search, server.url), {
+        method: request.method,
+        headers: request.headers,
+        body,
+        redirect: "manual",
+      });
+    },
+    stop: () => server.close(),
+  };
+};
+
+httpSuite("node server, libSQL :memory:", overSocket, { createStore: () => createLibsqlStore({ url: ":memory:" }) });
+
+// ---- Node adapter specifics -----------------------------------------------------------------
+
+const t = suite("node server: adapter");
+
+interface RawReply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  reusedSocket: boolean;
+}
+
+/** Rejects when `promise` has not settled in time: a guard against hangs, not a measurement. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** One request with node:http (so the test controls the connection and the body framing). */
+function rawRequest(url: string, options: RequestOptions, body?: string): Promise<RawReply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, options, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, reusedSocket: req.reusedSocket }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+async function keyedServer(handler?: (inner: FetchHandler) => FetchHandler) {
+  const store = createMemoryStore();
+  const { key } = await createApiKey(store, { account: "node-adapter" });
+  const inner = createSubmissionsHandler(store);
+  const server = await serve(handler ? handler(inner) : inner, { port: 0 });
+  return { store, key, server };
+}
+
+t("a streamed body over 64 KiB gets a 413 the client receives, while it is still sending", async () => {
+  const seen: { contentLength: string | null; transferEncoding: string | null }[] = [];
+  const { key, server, store } = await keyedServer((inner) => async (request) => {
+    seen.push({ contentLength: request.headers.get("content-length"), transferEncoding: request.headers.get("transfer-encoding") });
+    return inner(request);
+  });
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  let connections = 0;
+  server.server.on("connection", () => connections++);
+  try {
+    const cap = 8 * 1024 * 1024;
+    const chunk = "x".repeat(16 * 1024);
+    const result = await within(
+      new Promise<{ status: number; body: string; sentBeforeAnswer: number }>((resolve, reject) => {
+        let sent = 0;
+        let answered = false;
+        const req = httpRequest(`${server.url}/api/submission`, {
+          agent,
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": key },
+        });
+        req.on("error", reject);
+        req.on("response", (res) => {
+          answered = true;
+          const sentBeforeAnswer = sent;
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (part: string) => (text += part));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text, sentBeforeAnswer }));
+          res.on("error", reject);
+        });
+        const pump = async () => {
+          req.write('{"popupId":"p","data":{"text":"');
+          while (!answered && sent < cap && !req.destroyed) {
+            sent += chunk.length;
+            if (!req.write(chunk)) await new Promise((drained) => req.once("drain", drained));
+            await new Promise((next) => setImmediate(next));
+          }
+          req.end(answered ? undefined : '"}}');
+        };
+        pump().catch(reject);
+      }),
+      20_000,
+      "the streamed upload",
+    );
+    assert.equal(seen, [{ contentLength: null, transferEncoding: "chunked" }], "the body was sent chunked");
+    assert.is(result.status, 413, result.body);
+    assert.equal(Object.keys(JSON.parse(result.body)), ["message"]);
+    assert.ok(result.sentBeforeAnswer < cap, "the answer came while the body was still streaming");
+
+    // the connection stays usable, and nothing was stored
+    const list = await within(rawRequest(`${server.url}/api/submission`, { agent, headers: { "x-api-key": key } }), 10_000, "the next request");
+    assert.is(list.status, 200);
+    assert.is((JSON.parse(list.body) as { total: number }).total, 0);
+    // (a request queued on the busy socket does not count as `reusedSocket`; the server's count is what tells)
+    assert.is(connections, 1, "the next request went over the same connection");
+  } finally {
+    agent.destroy();
+    await within(server.close(), 15_000, "close()");
+    await store.close();
+  }
+});
+
+t("keep-alive: several requests reuse one connection", async () => {
+  const { key, server, store } = await keyedServer();
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  let connections = 0;
+  server.server.on("connection", () => connections++);
+  try {
+    const headers = { "x-api-key": key };
+    const replies: RawReply[] = [];
+    replies.push(await rawRequest(`${server.url}/api/submission`, { agent, headers }));
+    replies.push(
+      await rawRequest(
+        `${server.url}/api/submission`,
+        { agent, method: "POST", headers: { ...headers, "content-type": "application/json" } },
+        JSON.stringify({ popupId: "p", data: { a: 1 } }),
+      ),
+    );
+    // an error answer (body left unread by the handler) keeps the connection usable too
+    replies.push(
+      await rawRequest(
+        `${server.url}/api/submission/${"0".repeat(8)}-0000-7000-8000-${"0".repeat(12)}`,
+        { agent, method: "PATCH", headers: { ...headers, "content-type": "application/json" } },
+        '{"status":"completed"}',
+      ),
+    );
+    // so does a 413 for a declared length, sent before the handler read any of the body
+    replies.push(
+      await rawRequest(
+        `${server.url}/api/submission`,
+        { agent, method: "POST", headers: { ...headers, "content-type": "application/json" } },
+        JSON.stringify({ popupId: "p", data: { text: "x".repeat(300 * 1024) } }),
+      ),
+    );
+    replies.push(await rawRequest(`${server.url}/api/submission`, { agent, headers }));
+    assert.equal(replies.map((reply) => reply.status), [200, 201, 404, 413, 200]);
+    assert.equal(replies.map((reply) => reply.reusedSocket), [false, true, true, true, true]);
+    assert.is(connections, 1);
+    assert.is((JSON.parse(replies[4]!.body) as { total: number }).total, 1);
+  } finally {
+    agent.destroy();
+    await within(server.close(), 15_000, "close()");
+    await store.close();
+  }
+});
+
+t("keep-alive: a handler that answers before reading the whole body leaves the connection usable", async () => {
+  // reads one chunk of the body, then answers without reading on or cancelling
+  const server = await serve(
+    async (request) => {
+      if (request.body) await request.body.getReader().read();
+      return new Response("early", { status: 400 });
+    },
+    { port: 0 },
+  );
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  let connections = 0;
+  server.server.on("connection", () => connections++);
+  try {
+    const early = await within(
+      rawRequest(`${server.url}/upload`, { agent, method: "POST", headers: { "content-type": "text/plain" } }, "y".repeat(512 * 1024)),
+      10_000,
+      "the early answer",
+    );
+    assert.is(early.status, 400);
+    const next = await within(rawRequest(`${server.url}/upload`, { agent, method: "POST" }, "z"), 10_000, "the next request");
+    assert.is(next.status, 400);
+    assert.is(next.body, "early");
+    assert.is(connections, 1);
+  } finally {
+    agent.destroy();
+    await within(server.close(), 15_000, "close()");
+  }
+});
+
+t("close() with only idle keep-alive connections resolves without waiting for them", async () => {
+  const server = await serve(async () => new Response("ok"), { port: 0 });
+  const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+  try {
+    const replies = await Promise.all([1, 2, 3].map(() => rawRequest(`${server.url}/`, { agent })));
+    assert.equal(replies.map((reply) => reply.status), [200, 200, 200]);
+    // a force timeout far beyond the guard: only closing the idle connections can make it in time
+    await within(server.close(120_000), 5_000, "close()");
+    assert.not.ok(server.server.listening);
+  } finally {
+    agent.destroy();
+  }
+});
+
+t("graceful close: an in-flight request finishes, new connections are refused, close() resolves", async () => {
+  let entered!: () => void;
+  const inFlight = new Promise<void>((resolve) => (entered = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const server = await serve(
+    async (request) => {
+      if (new URL(request.url).pathname === "/slow") {
+        entered();
+        await gate;
+        return new Response("finished", { status: 200 });
+      }
+      return new Response("quick", { status: 200 });
+    },
+    { port: 0 },
+  );
+  const port = Number(new URL(server.url).port);
+  const agent = new Agent({ keepAlive: true });
+  try {
+    // an idle keep-alive connection, which close() must not wait for
+    const idle = await rawRequest(`${server.url}/quick`, { agent });
+    assert.is(idle.status, 200);
+
+    const slow = rawRequest(`${server.url}/slow`, {});
+    await within(inFlight, 5_000, "the slow request reaching the handler");
+
+    // a timeout far beyond the guard below: close() must resolve on its own, not by force
+    let closed = false;
+    const closing = server.close(120_000).then(() => {
+      closed = true;
+    });
+
+    const refused = await within(
+      new Promise<string>((resolve) => {
+        const socket = connect(port, "127.0.0.1");
+        socket.once("connect", () => {
+          socket.destroy();
+          resolve("connected");
+        });
+        socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? String(error)));
+      }),
+      5_000,
+      "a new connection attempt",
+    );
+    assert.is(refused, "ECONNREFUSED");
+    assert.not.ok(closed, "close() resolved while a request was in flight");
+
+    release();
+    const reply = await within(slow, 5_000, "the in-flight request");
+    assert.is(reply.status, 200);
+    assert.is(reply.body, "finished");
+    assert.is(reply.headers.connection, "close");
+    await within(closing, 5_000, "close()");
+    assert.ok(closed);
+  } finally {
+    release();
+    agent.destroy();
+    await within(server.close(1_000).catch(() => {}), 5_000, "close() again");
+  }
+});
+
+t.run();

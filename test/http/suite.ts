@@ -1,0 +1,921 @@
+/**
+ * The HTTP contract (spec/seed-interface.md and spec/http-api.md) as one suite that runs against
+ * any target. It builds plain `Request`s for http://formsink.test and a target decides how they
+ * reach the handler: called directly, or over a socket to a real server. It imports nothing
+ * runtime-specific (no `node:*`), so the same file can run under Node, Bun, Deno and workerd.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { createApiKey, revokeApiKey } from "../../src/auth/keys.ts";
+import { createSubmissionsHandler } from "../../src/handler.ts";
+import type { LogEntry } from "../../src/options.ts";
+import type { SubmissionStore } from "../../src/store.ts";
+import { createMemoryStore } from "../../src/stores/memory.ts";
+import type { Submission } from "../../src/submission.ts";
+
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+/** A running handler: `send` takes a request for http://formsink.test and answers it. */
+export interface HttpTarget {
+  send(request: Request): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+export type StartHttpTarget = (handler: FetchHandler) => Promise<HttpTarget>;
+
+export interface HttpSuiteOptions {
+  /** A fresh, empty store for each handler the suite mounts. Default: the memory store. */
+  createStore?: () => Promise<SubmissionStore>;
+}
+
+const ORIGIN = "http://formsink.test";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const SUBMISSION_FIELDS = ["createdAt", "data", "device", "domain", "popupId", "status", "submissionId", "userAgent"];
+const IPHONE_UA =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+const GOOGLEBOT_UA = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+const MISSING_ID = "0193f5c2-7b8e-7cc1-9a1e-4f1f9d6f0c11";
+const MAX_BODY_BYTES = 64 * 1024;
+
+// Markers that must never reach a log entry.
+const QUERY_MARKER = "query-marker-5c1e";
+const BODY_MARKER = "body-marker-9f2a";
+
+interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: unknown;
+}
+
+interface CallOptions {
+  key?: string;
+  /** Sent as JSON with `content-type: application/json`. */
+  json?: unknown;
+  /** Sent as is with `content-type: application/json` unless `headers` says otherwise. */
+  rawJson?: string;
+  body?: RequestInit["body"];
+  headers?: Record<string, string>;
+  /** Send to `path` as is, not under the fixture's base path. */
+  outsideBasePath?: boolean;
+}
+
+interface Account {
+  key: string;
+  accountId: string;
+}
+
+interface ListPage {
+  items: Submission[];
+  limit: number;
+  offset: number;
+  total: number;
+}
+
+interface Fixture {
+  store: SubmissionStore;
+  log: LogEntry[];
+  /** Every key minted for this fixture, whatever became of it. */
+  keys: string[];
+  call(method: string, path: string, options?: CallOptions): Promise<Reply>;
+  /** A fresh account with a secret key. */
+  account(): Promise<Account>;
+  stop(): Promise<void>;
+}
+
+async function mount(
+  start: StartHttpTarget,
+  createStore: () => Promise<SubmissionStore>,
+  settings: { basePath?: string; breakStore?: (store: SubmissionStore) => SubmissionStore } = {},
+): Promise<Fixture> {
+  const store = await createStore();
+  const log: LogEntry[] = [];
+  const keys: string[] = [];
+  const basePath = settings.basePath ?? "";
+  const handler = createSubmissionsHandler(settings.breakStore ? settings.breakStore(store) : store, {
+    basePath: settings.basePath,
+    log: (entry) => log.push(entry),
+  });
+  const target = await start(handler);
+  let accounts = 0;
+  return {
+    store,
+    log,
+    keys,
+    async call(method, path, options = {}) {
+      const headers = new Headers(options.headers);
+      if (options.key !== undefined) headers.set("x-api-key", options.key);
+      let body = options.body;
+      const jsonText = options.json !== undefined ? JSON.stringify(options.json) : options.rawJson;
+      if (jsonText !== undefined) {
+        body = jsonText;
+        if (!headers.has("content-type")) headers.set("content-type", "application/json");
+      }
+      const response = await target.send(new Request(`${ORIGIN}${options.outsideBasePath ? "" : basePath}${path}`, { method, headers, body }));
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { status: response.status, headers: response.headers, text, json };
+    },
+    async account() {
+      const created = await createApiKey(store, { account: `account-${++accounts}` });
+      keys.push(created.key);
+      return { key: created.key, accountId: created.record.accountId };
+    },
+    async stop() {
+      await target.stop();
+      await store.close();
+    },
+  };
+}
+
+/** Asserts an error answer: status, JSON content type, a body of `message` only, no stack trace. */
+function expectError(reply: Reply, status: number, message?: string | RegExp): string {
+  assert.is(reply.status, status, `expected ${status}, got ${reply.status}: ${reply.text}`);
+  assert.match(reply.headers.get("content-type") ?? "", /^application\/json\b/);
+  assert.type(reply.json, "object", `error body is not JSON: ${reply.text}`);
+  assert.equal(Object.keys(reply.json as object), ["message"], `error body has more than message: ${reply.text}`);
+  const text = (reply.json as { message: unknown }).message;
+  assert.type(text, "string");
+  const errorMessage = text as string;
+  assert.not.match(errorMessage, /\n\s+at\s|\(\/|file:\/\/|\.ts:\d+/, `error message looks like a stack trace: ${errorMessage}`);
+  if (typeof message === "string") assert.is(errorMessage, message);
+  else if (message) assert.match(errorMessage, message);
+  return errorMessage;
+}
+
+function expectJson(reply: Reply, status: number): unknown {
+  assert.is(reply.status, status, `expected ${status}, got ${reply.status}: ${reply.text}`);
+  assert.match(reply.headers.get("content-type") ?? "", /^application\/json\b/);
+  assert.ok(reply.json !== undefined, `body is not JSON: ${reply.text}`);
+  return reply.json;
+}
+
+function expectSubmission(value: unknown): Submission {
+  assert.type(value, "object");
+  assert.equal(Object.keys(value as object).sort(), SUBMISSION_FIELDS);
+  const submission = value as Submission;
+  assert.match(submission.submissionId, UUID);
+  assert.match(submission.createdAt, ISO_UTC_MS);
+  assert.ok(["pending", "completed"].includes(submission.status));
+  return submission;
+}
+
+async function listPage(f: Fixture, key: string, query = ""): Promise<ListPage> {
+  const body = expectJson(await f.call("GET", `/api/submission${query === "" ? "" : `?${query}`}`, { key }), 200);
+  assert.equal(Object.keys(body as object).sort(), ["items", "limit", "offset", "total"]);
+  const page = body as ListPage;
+  assert.ok(Array.isArray(page.items));
+  page.items.forEach(expectSubmission);
+  return page;
+}
+
+async function totalOf(f: Fixture, key: string): Promise<number> {
+  return (await listPage(f, key)).total;
+}
+
+// ---- seeded data for the list tests -------------------------------------------------------
+
+const BASE_TIME = Date.UTC(2025, 6, 12, 10, 30, 0);
+const DEVICES = ["desktop", "mobile", "tablet"] as const;
+
+/** When seed row `i` was created; rows 6 and 7 share a millisecond, so their order comes from the id. */
+function seedTime(i: number): number {
+  return BASE_TIME + (i === 7 ? 6 : i) * 60_000;
+}
+
+function seedRows(): Submission[] {
+  return Array.from({ length: 12 }, (_, i): Submission => ({
+    submissionId: crypto.randomUUID(),
+    popupId: i < 5 ? "popup_a" : "popup_b",
+    data: { email: `user${i}@example.com`, index: i },
+    domain: i % 2 === 0 ? "example.com" : "shop.example.com",
+    userAgent: "Mozilla/5.0 (X11; Linux x86_64)",
+    device: DEVICES[i % 3]!,
+    status: i % 4 === 0 ? "completed" : "pending",
+    createdAt: new Date(seedTime(i)).toISOString(),
+  }));
+}
+
+/** An account holding the 12 seed rows, inserted in a shuffled order. */
+async function seededAccount(f: Fixture): Promise<Account & { rows: Submission[] }> {
+  const account = await f.account();
+  const rows = seedRows();
+  for (const i of [5, 0, 11, 3, 7, 9, 1, 6, 10, 2, 8, 4]) await f.store.insertSubmission(account.accountId, rows[i]!);
+  return { ...account, rows };
+}
+
+/** The contract's total order: createdAt, then submissionId, both in the one direction. */
+function ordered(rows: readonly Submission[], direction: "asc" | "desc"): string[] {
+  const sign = direction === "asc" ? 1 : -1;
+  return [...rows]
+    .sort((a, b) => sign * (Date.parse(a.createdAt) - Date.parse(b.createdAt) || (a.submissionId < b.submissionId ? -1 : 1)))
+    .map((row) => row.submissionId);
+}
+
+const ids = (items: readonly Submission[]) => items.map((item) => item.submissionId);
+
+// ---- request bodies ---------------------------------------------------------------------
+
+function fieldsObject(count: number, prefix = "f"): Record<string, number> {
+  return Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, i]));
+}
+
+/** A valid create body of exactly `bytes` bytes (ASCII). */
+function createBodyOfSize(bytes: number): string {
+  const head = '{"popupId":"popup_big","data":{"text":"';
+  const tail = '"}}';
+  return head + "x".repeat(bytes - head.length - tail.length) + tail;
+}
+
+const BAD_QUERIES: [query: string, parameter: string][] = [
+  ["limit=0", "limit"],
+  ["limit=101", "limit"],
+  ["limit=1e1", "limit"],
+  ["limit=10.0", "limit"],
+  ["limit=%205", "limit"],
+  ["limit=", "limit"],
+  ["limit=-1", "limit"],
+  ["limit=ten", "limit"],
+  ["offset=-1", "offset"],
+  ["offset=abc", "offset"],
+  ["offset=1.5", "offset"],
+  ["offset=0x1", "offset"],
+  ["offset=", "offset"],
+  ["popupId=", "popupId"],
+  [`popupId=${"p".repeat(257)}`, "popupId"],
+  ["domain=", "domain"],
+  [`domain=${"d".repeat(513)}`, "domain"],
+  ["device=", "device"],
+  [`device=${"x".repeat(129)}`, "device"],
+  ["status=done", "status"],
+  ["status=PENDING", "status"],
+  ["status=", "status"],
+  ["orderBy=created", "orderBy"],
+  ["orderBy=createdAt", "orderBy"],
+  ["orderBy=created_at_asc", "orderBy"],
+  ["orderBy=", "orderBy"],
+  ["createdAfter=yesterday", "createdAfter"],
+  ["createdAfter=2025-02-30T00:00:00Z", "createdAfter"],
+  ["createdAfter=2025-07-12T10:30:00", "createdAfter"],
+  ["createdAfter=", "createdAfter"],
+  ["createdBefore=1752316200000", "createdBefore"],
+  ["createdBefore=2025-07-12", "createdBefore"],
+  // a known parameter given twice, even with the same value
+  ["limit=1&limit=2", "limit"],
+  ["offset=0&offset=0", "offset"],
+  ["status=pending&status=pending", "status"],
+  ["popupId=a&popupId=b", "popupId"],
+  ["orderBy=created_at&orderBy=created_at_desc", "orderBy"],
+];
+
+/** Create bodies that are refused with 400, and a pattern the message must match. */
+const BAD_CREATES: [name: string, body: string, message: RegExp][] = [
+  ["popupId missing", '{"data":{"a":1}}', /popupId/],
+  ["popupId empty", '{"popupId":"","data":{"a":1}}', /popupId/],
+  ["popupId of 257 characters", `{"popupId":"${"p".repeat(257)}","data":{"a":1}}`, /popupId/],
+  ["popupId not a string", '{"popupId":5,"data":{"a":1}}', /popupId/],
+  ["data missing", '{"popupId":"p"}', /data/],
+  ["data an array", '{"popupId":"p","data":[1,2]}', /data/],
+  ["data null", '{"popupId":"p","data":null}', /data/],
+  ["data a string", '{"popupId":"p","data":"hello"}', /data/],
+  ["an unknown body field", '{"popupId":"p","data":{"a":1},"color":"red"}', /color/],
+  ["a status on create", '{"popupId":"p","data":{"a":1},"status":"completed"}', /status/],
+  ["an account id on create", '{"popupId":"p","data":{"a":1},"accountId":"someone-else"}', /accountId/],
+  ["a submission id on create", `{"popupId":"p","data":{"a":1},"submissionId":"${MISSING_ID}"}`, /submissionId/],
+  ["the body an array", '[{"popupId":"p","data":{"a":1}}]', /object/i],
+  ["the body a string", '"popupId"', /object/i],
+  ["the body null", "null", /object/i],
+  ["invalid JSON", '{"popupId":"p","data":{"a":1}', /JSON/],
+  ["an empty body", "", /empty/i],
+  ["a blank body", "  \n", /empty/i],
+  ["__proto__ at the top of data", '{"popupId":"p","data":{"__proto__":{"admin":true}}}', /__proto__/],
+  ["constructor nested in data", '{"popupId":"p","data":{"a":{"b":{"constructor":"x"}}}}', /constructor/],
+  ["prototype inside an array in data", '{"popupId":"p","data":{"list":[1,{"prototype":1}]}}', /prototype/],
+  ["__proto__ at depth 4", '{"popupId":"p","data":{"a":{"b":{"c":{"__proto__":1}}}}}', /__proto__/],
+  ["data 5 levels deep (objects)", '{"popupId":"p","data":{"a":{"b":{"c":{"d":{}}}}}}', /deep|depth|nest/i],
+  ["data 5 levels deep (arrays)", '{"popupId":"p","data":{"a":[[[[]]]]}}', /deep|depth|nest/i],
+  [
+    "101 fields counted at every depth",
+    JSON.stringify({ popupId: "p", data: { ...fieldsObject(50), nested: fieldsObject(50, "n") } }),
+    /100/,
+  ],
+  ["101 top-level fields", JSON.stringify({ popupId: "p", data: fieldsObject(101) }), /100/],
+  ["a data key of 129 characters", JSON.stringify({ popupId: "p", data: { ["k".repeat(129)]: 1 } }), /128/],
+  ["a nested data key of 129 characters", JSON.stringify({ popupId: "p", data: { a: { ["k".repeat(129)]: 1 } } }), /128/],
+  ["a device outside the list", '{"popupId":"p","data":{"a":1},"device":"phone"}', /device/],
+  ["a device not a string", '{"popupId":"p","data":{"a":1},"device":1}', /device/],
+  ["an empty domain", '{"popupId":"p","data":{"a":1},"domain":""}', /domain/],
+  ["a domain of 513 characters", `{"popupId":"p","data":{"a":1},"domain":"${"d".repeat(513)}"}`, /domain/],
+  ["a userAgent not a string", '{"popupId":"p","data":{"a":1},"userAgent":42}', /userAgent/],
+];
+
+/** Runs the whole contract against one target. */
+export function httpSuite(target: string, start: StartHttpTarget, options: HttpSuiteOptions = {}): void {
+  const createStore = options.createStore ?? (async () => createMemoryStore());
+  mainSuite(target, start, createStore);
+  basePathSuite(target, start, createStore);
+  failingStoreSuite(target, start, createStore);
+}
+
+function mainSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+  const t = suite(`${target}: contract`);
+  let f: Fixture;
+  t.before(async () => {
+    f = await mount(start, createStore);
+  });
+  t.after(async () => {
+    await f.stop();
+  });
+
+  /** Creates one submission through the API and returns it. */
+  const create = async (key: string, body: object = { popupId: "popup_1", data: { email: "a@example.com" } }) =>
+    expectSubmission(expectJson(await f.call("POST", "/api/submission", { key, json: body }), 201));
+
+  // ---- list -------------------------------------------------------------------------------
+
+  t("list: defaults are limit 10, offset 0, newest first", async () => {
+    const { key, rows } = await seededAccount(f);
+    const page = await listPage(f, key);
+    assert.is(page.limit, 10);
+    assert.is(page.offset, 0);
+    assert.is(page.total, 12);
+    assert.equal(ids(page.items), ordered(rows, "desc").slice(0, 10));
+    assert.equal(page.items[0], rows[11]);
+  });
+
+  t("list: limit and offset are applied and echoed", async () => {
+    const { key, rows } = await seededAccount(f);
+    const page = await listPage(f, key, "limit=5&offset=3");
+    assert.is(page.limit, 5);
+    assert.is(page.offset, 3);
+    assert.is(page.total, 12);
+    assert.equal(ids(page.items), ordered(rows, "desc").slice(3, 8));
+
+    const one = await listPage(f, key, "limit=1");
+    assert.is(one.limit, 1);
+    assert.equal(ids(one.items), ordered(rows, "desc").slice(0, 1));
+    const hundred = await listPage(f, key, "limit=100&offset=0");
+    assert.is(hundred.limit, 100);
+    assert.equal(ids(hundred.items), ordered(rows, "desc"));
+  });
+
+  t("list: orderBy=created_at is ascending, created_at_desc descending, ties broken by submissionId", async () => {
+    const { key, rows } = await seededAccount(f);
+    assert.equal(ids((await listPage(f, key, "orderBy=created_at&limit=100")).items), ordered(rows, "asc"));
+    assert.equal(ids((await listPage(f, key, "orderBy=created_at_desc&limit=100")).items), ordered(rows, "desc"));
+    assert.equal(ids((await listPage(f, key, "limit=100")).items), ordered(rows, "desc"));
+  });
+
+  t("list: paging with offset neither repeats nor skips an item", async () => {
+    const { key, rows } = await seededAccount(f);
+    for (const orderBy of ["created_at", "created_at_desc"] as const) {
+      const seen: string[] = [];
+      for (let offset = 0; offset < 12; offset += 5) {
+        seen.push(...ids((await listPage(f, key, `orderBy=${orderBy}&limit=5&offset=${offset}`)).items));
+      }
+      assert.equal(seen, ordered(rows, orderBy === "created_at" ? "asc" : "desc"));
+    }
+  });
+
+  t("list: each filter narrows the list and total counts every match", async () => {
+    const { key, rows } = await seededAccount(f);
+    const cases: [query: string, keep: (row: Submission) => boolean][] = [
+      ["popupId=popup_a", (row) => row.popupId === "popup_a"],
+      ["domain=shop.example.com", (row) => row.domain === "shop.example.com"],
+      ["device=mobile", (row) => row.device === "mobile"],
+      ["status=completed", (row) => row.status === "completed"],
+      ["status=pending", (row) => row.status === "pending"],
+      [
+        "popupId=popup_b&status=pending&domain=example.com",
+        (row) => row.popupId === "popup_b" && row.status === "pending" && row.domain === "example.com",
+      ],
+      ["popupId=popup_unknown", () => false],
+      ["device=bot", () => false],
+    ];
+    for (const [query, keep] of cases) {
+      const matching = rows.filter(keep);
+      const page = await listPage(f, key, `${query}&limit=2`);
+      assert.is(page.total, matching.length, `total for ${query}`);
+      assert.equal(ids(page.items), ordered(matching, "desc").slice(0, 2), `items for ${query}`);
+    }
+  });
+
+  t("list: an offset past the end gives no items and the true total", async () => {
+    const { key } = await seededAccount(f);
+    for (const query of ["offset=12", "offset=500&limit=3", "offset=5&popupId=popup_a"]) {
+      const page = await listPage(f, key, query);
+      assert.equal(page.items, [], query);
+    }
+    assert.is((await listPage(f, key, "offset=500")).total, 12);
+    assert.is((await listPage(f, key, "offset=500")).offset, 500);
+    assert.is((await listPage(f, key, "offset=5&popupId=popup_a")).total, 5);
+  });
+
+  t("list: createdAfter and createdBefore are exclusive bounds", async () => {
+    const { key, rows } = await seededAccount(f);
+    const at = (i: number) => encodeURIComponent(new Date(seedTime(i)).toISOString());
+    const expect = async (query: string, keep: (i: number) => boolean) => {
+      const page = await listPage(f, key, `${query}&limit=100&orderBy=created_at`);
+      const matching = rows.filter((_, i) => keep(i));
+      assert.is(page.total, matching.length, query);
+      assert.equal(ids(page.items), ordered(matching, "asc"), query);
+    };
+    await expect(`createdAfter=${at(3)}`, (i) => i > 3);
+    await expect(`createdBefore=${at(3)}`, (i) => i < 3);
+    await expect(`createdAfter=${at(2)}&createdBefore=${at(5)}`, (i) => i === 3 || i === 4);
+    // rows 6 and 7 share their createdAt: both are on the same side of a bound
+    await expect(`createdAfter=${at(6)}`, (i) => i > 7);
+    await expect(`createdBefore=${at(8)}&createdAfter=${at(5)}`, (i) => i === 6 || i === 7);
+    // one millisecond earlier includes the row; the same instant written with an offset excludes it
+    await expect(`createdAfter=${encodeURIComponent(new Date(seedTime(3) - 1).toISOString())}`, (i) => i >= 3);
+    await expect(`createdAfter=${encodeURIComponent("2025-07-12T12:33:00+02:00")}`, (i) => i > 3);
+    // filters and bounds combine, and total follows both
+    await expect(`createdAfter=${at(3)}&status=pending`, (i) => i > 3 && rows[i]!.status === "pending");
+  });
+
+  t("list: unknown query parameters are ignored", async () => {
+    const { key, rows } = await seededAccount(f);
+    const page = await listPage(f, key, `limit=2&foo=bar&foo=baz&${QUERY_MARKER}=1&page=7&sort=asc`);
+    assert.is(page.limit, 2);
+    assert.is(page.offset, 0);
+    assert.is(page.total, 12);
+    assert.equal(ids(page.items), ordered(rows, "desc").slice(0, 2));
+  });
+
+  t("list: values outside their constraint are 400 with a message naming the parameter", async () => {
+    const { key } = await f.account();
+    for (const [query, parameter] of BAD_QUERIES) {
+      const message = expectError(await f.call("GET", `/api/submission?${query}`, { key }), 400);
+      assert.ok(message.includes(parameter), `message for ${query.slice(0, 40)} does not name ${parameter}: ${message}`);
+    }
+  });
+
+  t("list: values at the edge of their constraint are accepted", async () => {
+    const { key } = await f.account();
+    const accepted = [
+      "limit=1", "limit=100", "limit=007", "offset=0", `popupId=${"p".repeat(256)}`, `domain=${"d".repeat(512)}`,
+      `device=${"x".repeat(128)}`, "device=x", "status=pending", "status=completed", "orderBy=created_at",
+      "orderBy=created_at_desc", "createdAfter=2025-07-12T10:30:00Z", "createdBefore=2025-07-12T10:30:00.123456-05:30",
+    ];
+    for (const query of accepted) {
+      const page = await listPage(f, key, query);
+      assert.is(page.total, 0, query);
+    }
+    assert.is((await listPage(f, key, "limit=007")).limit, 7);
+  });
+
+  // ---- authentication and authorization ---------------------------------------------------
+
+  /** Every route, with a real submission id where the path takes one. */
+  const everyRoute = (id: string): [method: string, path: string, options: CallOptions][] => [
+    ["GET", "/api/submission", {}],
+    ["POST", "/api/submission", { json: { popupId: "p", data: { a: 1 } } }],
+    ["GET", `/api/submission/${id}`, {}],
+    ["PATCH", `/api/submission/${id}`, { json: { status: "completed" } }],
+    ["DELETE", `/api/submission/${id}`, {}],
+  ];
+
+  t("auth: a missing x-api-key is 401 'API key is required' on every route", async () => {
+    const owner = await f.account();
+    const submission = await create(owner.key);
+    for (const [method, path, options] of [...everyRoute(submission.submissionId), ["GET", "/api/submission/not-an-id", {}] as const]) {
+      expectError(await f.call(method, path, options), 401, "API key is required");
+    }
+    // nothing happened to the data
+    const page = await listPage(f, owner.key);
+    assert.is(page.total, 1);
+    assert.equal(page.items[0], submission);
+  });
+
+  t("auth: an unknown or garbled key is 401 'Invalid API key' on every route", async () => {
+    const owner = await f.account();
+    const submission = await create(owner.key);
+    const lastChar = owner.key.at(-1) === "a" ? "b" : "a";
+    const badKeys = [
+      "nonsense",
+      `${owner.key.slice(0, -1)}${lastChar}`, // right id, wrong secret
+      owner.key.replace(/^fs_sk_/, "fs_pk_"), // right secret, wrong kind
+      `fs_sk_AAAAAAAAAAAA_${"A".repeat(40)}`, // well formed, unknown id
+      `${owner.key}x`,
+      owner.key.toUpperCase(),
+    ];
+    for (const key of badKeys) {
+      for (const [method, path, options] of everyRoute(submission.submissionId)) {
+        expectError(await f.call(method, path, { ...options, key }), 401, "Invalid API key");
+      }
+    }
+    const page = await listPage(f, owner.key);
+    assert.is(page.total, 1);
+    assert.equal(page.items[0], submission);
+  });
+
+  t("auth: a revoked key is refused on the very next request", async () => {
+    const account = await f.account();
+    const other = await createApiKey(f.store, { account: "account-revocation" });
+    f.keys.push(other.key);
+    const revoked = await createApiKey(f.store, { account: "account-revocation" });
+    f.keys.push(revoked.key);
+    assert.is((await listPage(f, revoked.key)).total, 0);
+    assert.ok(await revokeApiKey(f.store, revoked.prefix));
+    for (const [method, path, options] of everyRoute(MISSING_ID)) {
+      expectError(await f.call(method, path, { ...options, key: revoked.key }), 401, "Invalid API key");
+    }
+    // the account's other key, and other accounts, are unaffected
+    assert.is((await listPage(f, other.key)).total, 0);
+    assert.is((await listPage(f, account.key)).total, 0);
+  });
+
+  t("auth: a publishable key is 403 on every route", async () => {
+    const owner = await f.account();
+    const submission = await create(owner.key);
+    const publishable = await createApiKey(f.store, { account: "account-1", kind: "publishable", domains: ["shop.example.com"] });
+    f.keys.push(publishable.key);
+    // POST comes from a page outside the key's domains, so it stays 403 once publishable ingest exists
+    const headers = { origin: "https://evil.example" };
+    for (const [method, path, options] of everyRoute(submission.submissionId)) {
+      expectError(await f.call(method, path, { ...options, headers, key: publishable.key }), 403);
+    }
+    const page = await listPage(f, owner.key);
+    assert.is(page.total, 1);
+    assert.equal(page.items[0], submission);
+  });
+
+  t("auth: another account's submission is 404 like one that does not exist", async () => {
+    const owner = await f.account();
+    const stranger = await f.account();
+    const submission = await create(owner.key);
+    const path = `/api/submission/${submission.submissionId}`;
+    for (const [method, options] of [["GET", {}], ["PATCH", { json: { status: "completed" } }], ["DELETE", {}]] as const) {
+      const theirs = expectError(await f.call(method, path, { ...options, key: stranger.key }), 404, "Submission not found");
+      const missing = expectError(await f.call(method, `/api/submission/${MISSING_ID}`, { ...options, key: stranger.key }), 404);
+      assert.is(theirs, missing);
+    }
+    assert.is((await listPage(f, stranger.key)).total, 0);
+    // untouched for its owner
+    assert.equal(expectJson(await f.call("GET", path, { key: owner.key }), 200), submission);
+  });
+
+  t("auth: a malformed submission id is 404 'Submission not found'", async () => {
+    const { key } = await f.account();
+    await create(key);
+    const malformed = ["not-a-uuid", "123", MISSING_ID.replaceAll("-", ""), `${MISSING_ID}0`, `${MISSING_ID.slice(0, -1)}g`, "%20"];
+    for (const id of malformed) {
+      for (const [method, options] of [["GET", {}], ["PATCH", { json: { status: "completed" } }], ["DELETE", {}]] as const) {
+        expectError(await f.call(method, `/api/submission/${id}`, { ...options, key }), 404, "Submission not found");
+      }
+    }
+    assert.is(await totalOf(f, key), 1);
+  });
+
+  // ---- create -----------------------------------------------------------------------------
+
+  t("create: 201 with the submission, a Location, and get/list return the same", async () => {
+    const { key } = await f.account();
+    const data = { email: "jane@example.com", name: "Jane <b>Doe</b> & \"co\"", agreed: true, age: 42, note: null, tags: ["a", "b"] };
+    const reply = await f.call("POST", "/api/submission", {
+      key,
+      json: { popupId: "popup_123", data, domain: "example.com" },
+      headers: { "user-agent": IPHONE_UA },
+    });
+    const submission = expectSubmission(expectJson(reply, 201));
+    assert.is(submission.popupId, "popup_123");
+    assert.equal(submission.data, data, "data is stored as given, without escaping");
+    assert.is(submission.domain, "example.com");
+    assert.is(submission.userAgent, IPHONE_UA);
+    assert.is(submission.device, "mobile");
+    assert.is(submission.status, "pending");
+    assert.is(new Date(submission.createdAt).toISOString(), submission.createdAt);
+    assert.is(reply.headers.get("location"), `/api/submission/${submission.submissionId}`);
+
+    assert.equal(expectJson(await f.call("GET", `/api/submission/${submission.submissionId}`, { key }), 200), submission);
+    const page = await listPage(f, key);
+    assert.is(page.total, 1);
+    assert.equal(page.items, [submission]);
+  });
+
+  t("create: device comes from the User-Agent unless it is given; userAgent may be given", async () => {
+    const { key } = await f.account();
+    const bot = await f.call("POST", "/api/submission", {
+      key, json: { popupId: "p", data: { a: 1 } }, headers: { "user-agent": GOOGLEBOT_UA },
+    });
+    assert.is(expectSubmission(expectJson(bot, 201)).device, "bot");
+    const given = await f.call("POST", "/api/submission", {
+      key, json: { popupId: "p", data: { a: 1 }, device: "tablet" }, headers: { "user-agent": IPHONE_UA },
+    });
+    assert.is(expectSubmission(expectJson(given, 201)).device, "tablet");
+    const fromBody = await f.call("POST", "/api/submission", {
+      key, json: { popupId: "p", data: { a: 1 }, userAgent: IPHONE_UA }, headers: { "user-agent": GOOGLEBOT_UA },
+    });
+    const submission = expectSubmission(expectJson(fromBody, 201));
+    assert.is(submission.userAgent, IPHONE_UA);
+    assert.is(submission.device, "mobile");
+    assert.is(await totalOf(f, key), 3);
+  });
+
+  t("create: two submissions get different ids", async () => {
+    const { key } = await f.account();
+    const first = await create(key);
+    const second = await create(key);
+    assert.is.not(first.submissionId, second.submissionId);
+    assert.is(await totalOf(f, key), 2);
+  });
+
+  t("create: bodies at the edge of every limit are accepted", async () => {
+    const { key } = await f.account();
+    const accepted: [name: string, body: string][] = [
+      ["popupId of 256 characters", JSON.stringify({ popupId: "p".repeat(256), data: {} })],
+      ["data 4 levels deep", '{"popupId":"p","data":{"a":{"b":{"c":{"leaf":1}}}}}'],
+      ["arrays 4 levels deep", '{"popupId":"p","data":{"a":[[[1]]]}}'],
+      ["100 fields counted at every depth", JSON.stringify({ popupId: "p", data: { ...fieldsObject(50), nested: fieldsObject(49, "n") } })],
+      ["a data key of 128 characters", JSON.stringify({ popupId: "p", data: { ["k".repeat(128)]: 1 } })],
+      ["a domain of 512 characters", JSON.stringify({ popupId: "p", data: {}, domain: "d".repeat(512) })],
+      ["a body of exactly 64 KiB", createBodyOfSize(MAX_BODY_BYTES)],
+    ];
+    for (const [name, body] of accepted) {
+      const reply = await f.call("POST", "/api/submission", { key, rawJson: body });
+      assert.is(reply.status, 201, `${name}: ${reply.text.slice(0, 200)}`);
+    }
+    const charset = await f.call("POST", "/api/submission", {
+      key, json: { popupId: "p", data: { a: 1 } }, headers: { "content-type": "application/json; charset=utf-8" },
+    });
+    assert.is(charset.status, 201, charset.text);
+    assert.is(await totalOf(f, key), accepted.length + 1);
+  });
+
+  t("create: invalid bodies are 400 naming the problem, and nothing is stored", async () => {
+    const { key } = await f.account();
+    for (const [name, body, message] of BAD_CREATES) {
+      const text = expectError(await f.call("POST", "/api/submission", { key, rawJson: body }), 400);
+      assert.match(text, message, `${name}: ${text}`);
+      assert.is(await totalOf(f, key), 0, `${name} stored something`);
+    }
+  });
+
+  t("create: a body that is not JSON is 415", async () => {
+    const { key } = await f.account();
+    const json = JSON.stringify({ popupId: "p", data: { a: 1 } });
+    for (const contentType of ["text/plain", "application/xml", "text/json"]) {
+      expectError(await f.call("POST", "/api/submission", { key, body: json, headers: { "content-type": contentType } }), 415);
+    }
+    // a body without any content type
+    expectError(await f.call("POST", "/api/submission", { key, body: new TextEncoder().encode(json) }), 415);
+    assert.is(await totalOf(f, key), 0);
+  });
+
+  t("create: a body over 64 KiB is 413", async () => {
+    const { key } = await f.account();
+    expectError(await f.call("POST", "/api/submission", { key, rawJson: createBodyOfSize(MAX_BODY_BYTES + 1) }), 413);
+    expectError(await f.call("POST", "/api/submission", { key, rawJson: createBodyOfSize(4 * MAX_BODY_BYTES) }), 413);
+    assert.is(await totalOf(f, key), 0);
+  });
+
+  // ---- update status ----------------------------------------------------------------------
+
+  t("patch: 200 with the exact confirmation; the status sticks; any move is allowed", async () => {
+    const { key } = await f.account();
+    const submission = await create(key);
+    const path = `/api/submission/${submission.submissionId}`;
+    for (const status of ["completed", "completed", "pending", "pending", "completed"] as const) {
+      const body = expectJson(await f.call("PATCH", path, { key, json: { status } }), 200);
+      assert.equal(body, { message: "Submission status updated", submissionId: submission.submissionId, status });
+      assert.equal(expectJson(await f.call("GET", path, { key }), 200), { ...submission, status });
+    }
+    const completed = await listPage(f, key, "status=completed");
+    assert.equal(ids(completed.items), [submission.submissionId]);
+  });
+
+  t("patch: other fields, a bad status or a bad body are 400 and change nothing", async () => {
+    const { key } = await f.account();
+    const submission = await create(key);
+    const path = `/api/submission/${submission.submissionId}`;
+    const bad: [body: string, message: RegExp][] = [
+      ['{"status":"completed","popupId":"other"}', /popupId/],
+      ['{"status":"completed","data":{}}', /data/],
+      ['{"status":"done"}', /status/],
+      ['{"status":"COMPLETED"}', /status/],
+      ['{"status":null}', /status/],
+      ["{}", /status/],
+      ['["completed"]', /object/i],
+      ['"completed"', /object/i],
+      ['{"status":', /JSON/],
+      ["", /empty/i],
+    ];
+    for (const [body, message] of bad) {
+      const text = expectError(await f.call("PATCH", path, { key, rawJson: body }), 400);
+      assert.match(text, message, `${body}: ${text}`);
+    }
+    expectError(await f.call("PATCH", path, { key, body: '{"status":"completed"}', headers: { "content-type": "text/plain" } }), 415);
+    assert.equal(expectJson(await f.call("GET", path, { key }), 200), submission);
+  });
+
+  t("patch: an unknown submission is 404 'Submission not found'", async () => {
+    const { key } = await f.account();
+    expectError(await f.call("PATCH", `/api/submission/${MISSING_ID}`, { key, json: { status: "completed" } }), 404, "Submission not found");
+    assert.is(await totalOf(f, key), 0);
+  });
+
+  // ---- delete -----------------------------------------------------------------------------
+
+  t("delete: 200 with the exact confirmation, then gone; a second delete is 404", async () => {
+    const { key } = await f.account();
+    const kept = await create(key);
+    const doomed = await create(key);
+    const path = `/api/submission/${doomed.submissionId}`;
+    assert.equal(expectJson(await f.call("DELETE", path, { key }), 200), { message: "Submission deleted", submissionId: doomed.submissionId });
+    expectError(await f.call("GET", path, { key }), 404, "Submission not found");
+    expectError(await f.call("DELETE", path, { key }), 404, "Submission not found");
+    expectError(await f.call("PATCH", path, { key, json: { status: "completed" } }), 404, "Submission not found");
+    const page = await listPage(f, key);
+    assert.is(page.total, 1);
+    assert.equal(page.items, [kept]);
+  });
+
+  // ---- routing ----------------------------------------------------------------------------
+
+  t("routing: a wrong method on a known path is 405 with an Allow header", async () => {
+    const { key } = await f.account();
+    const submission = await create(key);
+    const cases: [method: string, path: string, allowed: string[]][] = [
+      ["PUT", "/api/submission", ["GET", "POST"]],
+      ["DELETE", "/api/submission", ["GET", "POST"]],
+      ["PATCH", "/api/submission", ["GET", "POST"]],
+      ["POST", `/api/submission/${submission.submissionId}`, ["DELETE", "GET", "PATCH"]],
+      ["PUT", `/api/submission/${submission.submissionId}`, ["DELETE", "GET", "PATCH"]],
+    ];
+    for (const [method, path, allowed] of cases) {
+      const withBody = method === "PUT" || method === "POST" || method === "PATCH";
+      const reply = await f.call(method, path, withBody ? { key, json: { status: "completed" } } : { key });
+      expectError(reply, 405);
+      const allow = (reply.headers.get("allow") ?? "").split(",").map((m) => m.trim()).filter(Boolean).sort();
+      assert.equal(allow, allowed, `${method} ${path}`);
+    }
+    assert.equal(expectJson(await f.call("GET", `/api/submission/${submission.submissionId}`, { key }), 200), submission);
+    assert.is(await totalOf(f, key), 1);
+  });
+
+  t("routing: an unknown route is 404", async () => {
+    const { key } = await f.account();
+    for (const path of ["/api/submissions", "/api/nothing", "/", "/submission", "/api", "/api/submission/a/b"]) {
+      expectError(await f.call("GET", path, { key }), 404);
+      expectError(await f.call("GET", path), 404);
+    }
+  });
+
+  // ---- log ----------------------------------------------------------------------------------
+
+  t("log: one request entry per request with method, path, status and duration", async () => {
+    const { key } = await f.account();
+    const submission = await create(key);
+    const requests: [method: string, path: string, options: CallOptions, status: number][] = [
+      ["GET", `/api/submission?limit=2&${QUERY_MARKER}=1`, { key }, 200],
+      ["POST", "/api/submission", { key, json: { popupId: "p", data: { secret: BODY_MARKER } } }, 201],
+      ["PATCH", `/api/submission/${submission.submissionId}`, { key, json: { status: "completed" } }, 200],
+      ["GET", `/api/submission/${MISSING_ID}`, { key }, 404],
+      ["GET", "/api/submission", {}, 401],
+      ["PUT", "/api/submission", { key }, 405],
+      ["POST", "/api/submission", { key, rawJson: `{"popupId":"${BODY_MARKER}"` }, 400],
+    ];
+    for (const [method, path, options, status] of requests) {
+      const before = f.log.filter((entry) => entry.type === "request").length;
+      const reply = await f.call(method, path, options);
+      assert.is(reply.status, status, `${method} ${path}`);
+      const entries = f.log.filter((entry) => entry.type === "request");
+      assert.is(entries.length, before + 1, `${method} ${path} logged ${entries.length - before} entries`);
+      const entry = entries.at(-1)!;
+      assert.equal(Object.keys(entry).sort(), ["durationMs", "method", "path", "status", "type"]);
+      assert.equal({ ...entry, durationMs: 0 }, { type: "request", method, path: path.split("?")[0]!, status, durationMs: 0 });
+      assert.type(entry.durationMs, "number");
+      assert.ok(entry.durationMs >= 0 && Number.isFinite(entry.durationMs));
+    }
+  });
+
+  // Runs last: every entry of every request above.
+  t("log: no entry ever holds an API key, a query string or a body", () => {
+    assert.ok(f.log.length > 50, "the suite logged its requests");
+    assert.ok(f.keys.length > 10);
+    for (const entry of f.log) {
+      const text = describeLogEntry(entry);
+      for (const key of f.keys) assert.not.ok(text.includes(key), `log entry holds an API key: ${text}`);
+      assert.not.match(text, /fs_(sk|pk)_/);
+      assert.not.ok(text.includes(QUERY_MARKER), `log entry holds a query string: ${text}`);
+      assert.not.ok(text.includes(BODY_MARKER), `log entry holds a body: ${text}`);
+      if (entry.type === "request") assert.not.ok(entry.path.includes("?"));
+    }
+  });
+
+  t.run();
+}
+
+function basePathSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+  const t = suite(`${target}: basePath`);
+  let f: Fixture;
+  t.before(async () => {
+    f = await mount(start, createStore, { basePath: "/forms" });
+  });
+  t.after(async () => {
+    await f.stop();
+  });
+
+  t("basePath: the API is served under /forms", async () => {
+    const { key } = await f.account();
+    const reply = await f.call("POST", "/api/submission", { key, json: { popupId: "p", data: { a: 1 } } });
+    const submission = expectSubmission(expectJson(reply, 201));
+    assert.is(reply.headers.get("location"), `/forms/api/submission/${submission.submissionId}`);
+    assert.equal(expectJson(await f.call("GET", `/api/submission/${submission.submissionId}`, { key }), 200), submission);
+    assert.equal((await listPage(f, key)).items, [submission]);
+    const log = f.log.filter((entry) => entry.type === "request").at(-1);
+    assert.equal(log && log.type === "request" ? log.path : undefined, "/forms/api/submission");
+  });
+
+  t("basePath: /api outside the base path is 404", async () => {
+    const { key } = await f.account();
+    const submission = expectSubmission(
+      expectJson(await f.call("POST", "/api/submission", { key, json: { popupId: "p", data: { a: 1 } } }), 201),
+    );
+    const outside = (method: string, path: string, options: CallOptions = {}) =>
+      f.call(method, path, { ...options, outsideBasePath: true });
+    expectError(await outside("GET", "/api/submission", { key }), 404);
+    expectError(await outside("GET", `/api/submission/${submission.submissionId}`, { key }), 404);
+    expectError(await outside("POST", "/api/submission", { key, json: { popupId: "p", data: { a: 1 } } }), 404);
+    expectError(await outside("DELETE", `/api/submission/${submission.submissionId}`, { key }), 404);
+    assert.is(await totalOf(f, key), 1);
+  });
+
+  t.run();
+}
+
+function failingStoreSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+  const t = suite(`${target}: store failure`);
+  const failure = new Error("database exploded: SQLITE_IOERR at /var/lib/formsink/formsink.db");
+  let f: Fixture;
+  t.before(async () => {
+    f = await mount(start, createStore, {
+      breakStore: (store) => ({
+        ...store,
+        listSubmissions: async () => {
+          throw failure;
+        },
+        insertSubmission: async () => {
+          throw failure;
+        },
+        getSubmission: async () => {
+          throw failure;
+        },
+        setSubmissionStatus: async () => {
+          throw failure;
+        },
+        deleteSubmission: async () => {
+          throw failure;
+        },
+      }),
+    });
+  });
+  t.after(async () => {
+    await f.stop();
+  });
+
+  t("a store that throws is 500 'Internal server error'; the error goes to the log only", async () => {
+    const { key } = await f.account();
+    for (const [method, path, options] of [
+      ["GET", "/api/submission", {}],
+      ["POST", "/api/submission", { json: { popupId: "p", data: { a: BODY_MARKER } } }],
+      ["GET", `/api/submission/${MISSING_ID}`, {}],
+      ["PATCH", `/api/submission/${MISSING_ID}`, { json: { status: "completed" } }],
+      ["DELETE", `/api/submission/${MISSING_ID}`, {}],
+    ] as [string, string, CallOptions][]) {
+      const errorsBefore = f.log.filter((entry) => entry.type === "error").length;
+      const reply = await f.call(method, path, { ...options, key });
+      expectError(reply, 500, "Internal server error");
+      assert.is(reply.text, '{"message":"Internal server error"}');
+      assert.not.ok(reply.text.includes("exploded") || reply.text.includes("SQLITE"), reply.text);
+
+      const errors = f.log.filter((entry) => entry.type === "error");
+      assert.is(errors.length, errorsBefore + 1, `${method} ${path}`);
+      const logged = errors.at(-1)!;
+      assert.is(logged.type === "error" ? logged.error : undefined, failure);
+      assert.equal({ method: logged.method, path: logged.path }, { method, path });
+      const request = f.log.at(-1)!;
+      assert.equal(request.type === "request" ? [request.method, request.path, request.status] : [], [method, path, 500]);
+    }
+    for (const entry of f.log) {
+      const text = describeLogEntry(entry);
+      assert.not.ok(text.includes(key), `log entry holds an API key: ${text}`);
+      assert.not.ok(text.includes(BODY_MARKER), `log entry holds a body: ${text}`);
+    }
+  });
+
+  t.run();
+}
+
+/** Everything an entry could leak, as text: Errors do not survive JSON.stringify. */
+function describeLogEntry(entry: LogEntry): string {
+  return JSON.stringify(entry, (_key, value: unknown) =>
+    value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value,
+  );
+}
