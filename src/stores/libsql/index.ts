@@ -8,6 +8,7 @@ import type {
   Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionQuery, SubmissionStore,
 } from "../../store.ts";
 import type { Device, Submission, SubmissionData, SubmissionStatus } from "../../submission.ts";
+import { listStatements, SUBMISSION_COLUMNS } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
 
 export interface LibsqlStoreOptions {
@@ -50,8 +51,6 @@ function isInMemory(url: string | undefined): boolean {
   return url !== undefined && /^(file:)?:memory:/.test(url);
 }
 
-const SUBMISSION_COLUMNS = "id, popup_id, domain, device, user_agent, status, created_at, data";
-
 function libsqlStore(client: Client, ownsClient: boolean): SubmissionStore {
   return {
     async insertSubmission(accountId, s) {
@@ -71,21 +70,10 @@ function libsqlStore(client: Client, ownsClient: boolean): SubmissionStore {
       return rows[0] && toSubmission(rows[0]);
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
-      const { where, args } = whereClause(accountId, query);
-      const direction = query.order === "asc" ? "ASC" : "DESC";
+      const { page, count } = listStatements(accountId, query);
       // One read transaction, so the page and the total come from the same snapshot.
-      const [page, count] = await client.batch(
-        [
-          {
-            sql: `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE ${where}
-                  ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ?`,
-            args: [...args, query.limit, query.offset],
-          },
-          { sql: `SELECT COUNT(*) AS total FROM submissions WHERE ${where}`, args },
-        ],
-        "read",
-      );
-      return { items: page!.rows.map(toSubmission), total: Number(count!.rows[0]!.total) };
+      const [rows, total] = await client.batch([page, count], "read");
+      return { items: rows!.rows.map(toSubmission), total: Number(total!.rows[0]!.total) };
     },
     async setSubmissionStatus(accountId, submissionId, status: SubmissionStatus) {
       const result = await client.execute({
@@ -152,26 +140,6 @@ function libsqlStore(client: Client, ownsClient: boolean): SubmissionStore {
       if (ownsClient) client.close();
     },
   };
-}
-
-function whereClause(accountId: string, query: SubmissionQuery): { where: string; args: (string | number)[] } {
-  const conditions = ["account_id = ?"];
-  const args: (string | number)[] = [accountId];
-  const equal = { popup_id: query.popupId, domain: query.domain, device: query.device, status: query.status };
-  for (const [column, value] of Object.entries(equal)) {
-    if (value === undefined) continue;
-    conditions.push(`${column} = ?`);
-    args.push(value);
-  }
-  if (query.createdAfter !== undefined) {
-    conditions.push("created_at > ?");
-    args.push(query.createdAfter);
-  }
-  if (query.createdBefore !== undefined) {
-    conditions.push("created_at < ?");
-    args.push(query.createdBefore);
-  }
-  return { where: conditions.join(" AND "), args };
 }
 
 function toSubmission(row: Row): Submission {

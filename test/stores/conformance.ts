@@ -1,0 +1,396 @@
+/**
+ * The `SubmissionStore` contract (src/store.ts) as one suite that every store runs unchanged:
+ * a store is done when this passes. Query answers are checked against a reference model written
+ * here from the contract (filters, exclusive date bounds, order by createdAt then id, total),
+ * independently of any store's own code. Runtime-agnostic: no `node:*`.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import type { ApiKeyRecord, SubmissionFilter, SubmissionQuery, SubmissionStore } from "../../src/store.ts";
+import type { Device, Submission, SubmissionStatus } from "../../src/submission.ts";
+
+export interface StoreUnderTest {
+  store: SubmissionStore;
+  /** Anything to remove after the store is closed (a temporary file, a server). */
+  cleanup?: () => Promise<void>;
+}
+
+export type OpenStore = () => Promise<StoreUnderTest>;
+
+const ACCOUNT = "acct-conformance-a";
+const OTHER_ACCOUNT = "acct-conformance-b";
+const T0 = Date.UTC(2025, 6, 12, 10, 30, 0);
+const POPUPS = ["popup_a", "popup_b", "popup_c"];
+const DOMAINS = ["example.com", "shop.example.com"];
+const DEVICES: Device[] = ["desktop", "mobile", "tablet", "bot"];
+
+/**
+ * 36 rows with every filter value mixed, three pairs sharing a millisecond (so order among
+ * them is decided by id), and created out of order. Ids are random v4 UUIDs: the tie-break is
+ * by id text, whatever kind of UUID it is.
+ */
+function seedRows(count = 36): Submission[] {
+  return Array.from({ length: count }, (_, i): Submission => {
+    const minute = i % 12 === 5 ? i - 1 : i; // rows 5, 17, 29 share a millisecond with 4, 16, 28
+    return {
+      submissionId: crypto.randomUUID(),
+      popupId: POPUPS[i % 3]!,
+      data: { email: `user${i}@example.com`, index: i },
+      domain: DOMAINS[Math.floor(i / 3) % 2]!,
+      userAgent: `agent ${i}`,
+      device: DEVICES[i % 4]!,
+      status: i % 5 < 2 ? "completed" : "pending",
+      createdAt: new Date(T0 + minute * 60_000).toISOString(),
+    };
+  }).reverse();
+}
+
+/** What a list must answer, computed the plain way from the rows an account holds. */
+function expectedPage(rows: readonly Submission[], query: SubmissionQuery): { ids: string[]; total: number } {
+  const matching = rows.filter((row) => {
+    const created = Date.parse(row.createdAt);
+    return (
+      (query.popupId === undefined || row.popupId === query.popupId) &&
+      (query.domain === undefined || row.domain === query.domain) &&
+      (query.device === undefined || row.device === query.device) &&
+      (query.status === undefined || row.status === query.status) &&
+      (query.createdAfter === undefined || created > query.createdAfter) &&
+      (query.createdBefore === undefined || created < query.createdBefore)
+    );
+  });
+  matching.sort((a, b) => {
+    const byTime = Date.parse(a.createdAt) - Date.parse(b.createdAt);
+    const byId = a.submissionId < b.submissionId ? -1 : a.submissionId > b.submissionId ? 1 : 0;
+    return (query.order === "asc" ? 1 : -1) * (byTime || byId);
+  });
+  return { ids: matching.slice(query.offset, query.offset + query.limit).map((r) => r.submissionId), total: matching.length };
+}
+
+async function expectList(store: SubmissionStore, accountId: string, rows: readonly Submission[], query: SubmissionQuery) {
+  const page = await store.listSubmissions(accountId, query);
+  const expected = expectedPage(rows, query);
+  const what = JSON.stringify(query);
+  assert.equal(page.items.map((s) => s.submissionId), expected.ids, `items of ${what}`);
+  assert.is(page.total, expected.total, `total of ${what}`);
+  return page;
+}
+
+/** Every combination of the four equality filters, each absent or set to a value that occurs. */
+function equalityFilterCombinations(): SubmissionFilter[] {
+  const choices = {
+    popupId: [undefined, "popup_b"],
+    domain: [undefined, "shop.example.com"],
+    device: [undefined, "mobile"],
+    status: [undefined, "completed"] as (SubmissionStatus | undefined)[],
+  };
+  const combinations: SubmissionFilter[] = [];
+  for (const popupId of choices.popupId)
+    for (const domain of choices.domain)
+      for (const device of choices.device)
+        for (const status of choices.status) combinations.push({ popupId, domain, device, status });
+  return combinations.map((f) => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)));
+}
+
+function apiKeyRecord(id: string, accountId: string, createdAt: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  return { id, accountId, kind: "secret", hash: "ab".repeat(32), domains: [], createdAt, revokedAt: null, ...overrides };
+}
+
+interface Context {
+  under: StoreUnderTest;
+  store: SubmissionStore;
+}
+
+export function storeConformance(name: string, open: OpenStore): void {
+  const t = suite<Context>(`store conformance: ${name}`);
+
+  t.before.each(async (context) => {
+    context.under = await open();
+    context.store = context.under.store;
+  });
+  t.after.each(async (context) => {
+    await context.store.close();
+    await context.under.cleanup?.();
+  });
+
+  async function seeded(store: SubmissionStore): Promise<{ rows: Submission[]; otherRows: Submission[] }> {
+    const rows = seedRows();
+    // The other account holds look-alikes of every row (same popups, domains, times), so any
+    // query that leaks across accounts gets a wrong total.
+    const otherRows = seedRows(12);
+    for (const row of rows) await store.insertSubmission(ACCOUNT, row);
+    for (const row of otherRows) await store.insertSubmission(OTHER_ACCOUNT, row);
+    return { rows, otherRows };
+  }
+
+  t("insert then get returns the submission field for field", async ({ store }) => {
+    const submission: Submission = {
+      submissionId: crypto.randomUUID(),
+      popupId: "popup_123",
+      data: {
+        email: "jane@example.com",
+        name: "Jöhn \"Q\" <b>O'Brien</b> 😀",
+        consent: true,
+        score: 1.25,
+        big: 9007199254740991,
+        none: null,
+        tags: ["a", 1, false, null, { deep: ["x"] }],
+        nested: { "dotted.key": { level: 3 } },
+      },
+      domain: "example.com",
+      userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X)",
+      device: "mobile",
+      status: "pending",
+      createdAt: "2025-07-12T10:30:00.123Z",
+    };
+    await store.insertSubmission(ACCOUNT, submission);
+    assert.equal(await store.getSubmission(ACCOUNT, submission.submissionId), submission);
+    assert.equal((await store.listSubmissions(ACCOUNT, { order: "desc", limit: 10, offset: 0 })).items, [submission]);
+  });
+
+  t("what a store returns is a copy: editing it changes nothing stored", async ({ store }) => {
+    const [row] = seedRows(1);
+    await store.insertSubmission(ACCOUNT, row!);
+    const storedStatus = row!.status;
+    row!.status = storedStatus === "pending" ? "completed" : "pending";
+    const got = (await store.getSubmission(ACCOUNT, row!.submissionId))!;
+    assert.is(got.status, storedStatus);
+    got.data.email = "changed";
+    (await store.listSubmissions(ACCOUNT, { order: "asc", limit: 1, offset: 0 })).items[0]!.data.index = -1;
+    assert.equal((await store.getSubmission(ACCOUNT, row!.submissionId))!.data, { email: "user0@example.com", index: 0 });
+  });
+
+  t("get of an unknown id is undefined", async ({ store }) => {
+    await seeded(store);
+    assert.is(await store.getSubmission(ACCOUNT, crypto.randomUUID()), undefined);
+  });
+
+  t("a second insert with an id the account already has fails and changes nothing", async ({ store }) => {
+    const [row] = seedRows(1);
+    await store.insertSubmission(ACCOUNT, row!);
+    let failed = false;
+    try {
+      await store.insertSubmission(ACCOUNT, { ...row!, popupId: "other", status: "completed" });
+    } catch {
+      failed = true;
+    }
+    assert.ok(failed, "duplicate insert must throw");
+    assert.equal(await store.getSubmission(ACCOUNT, row!.submissionId), row);
+    assert.is((await store.listSubmissions(ACCOUNT, { order: "asc", limit: 10, offset: 0 })).total, 1);
+  });
+
+  t("list: both orders are total, by createdAt then submissionId, in the same direction", async ({ store }) => {
+    const { rows } = await seeded(store);
+    for (const order of ["asc", "desc"] as const) {
+      const page = await expectList(store, ACCOUNT, rows, { order, limit: 100, offset: 0 });
+      assert.is(page.items.length, rows.length);
+      // The reference model decides ties by id; make sure the seed really has ties.
+      const times = page.items.map((s) => s.createdAt);
+      assert.ok(new Set(times).size < times.length, "seed has createdAt ties");
+    }
+  });
+
+  t("list: every combination of equality filters, both orders, matches the reference", async ({ store }) => {
+    const { rows } = await seeded(store);
+    for (const filter of equalityFilterCombinations()) {
+      for (const order of ["asc", "desc"] as const) {
+        await expectList(store, ACCOUNT, rows, { ...filter, order, limit: 100, offset: 0 });
+        await expectList(store, ACCOUNT, rows, { ...filter, order, limit: 2, offset: 1 });
+      }
+    }
+  });
+
+  t("list: a filter value that matches nothing gives no items and total 0", async ({ store }) => {
+    const { rows } = await seeded(store);
+    for (const filter of [{ popupId: "popup_zzz" }, { domain: "nowhere.test" }, { device: "toaster" }, { popupId: "popup_a", device: "no" }]) {
+      const page = await expectList(store, ACCOUNT, rows, { ...filter, order: "desc", limit: 10, offset: 0 });
+      assert.is(page.total, 0);
+    }
+  });
+
+  t("list: total counts every match regardless of limit and offset", async ({ store }) => {
+    const { rows } = await seeded(store);
+    for (const [limit, offset] of [[1, 0], [5, 3], [10, 30], [100, 0]] as const) {
+      const page = await expectList(store, ACCOUNT, rows, { order: "desc", limit, offset });
+      assert.is(page.total, rows.length);
+    }
+  });
+
+  t("list: an offset past the end gives no items and the true total", async ({ store }) => {
+    const { rows } = await seeded(store);
+    const page = await expectList(store, ACCOUNT, rows, { status: "pending", order: "asc", limit: 10, offset: 1000 });
+    assert.equal(page.items, []);
+    assert.ok(page.total > 0);
+  });
+
+  t("list: paging through with offset visits every row exactly once", async ({ store }) => {
+    const { rows } = await seeded(store);
+    for (const order of ["asc", "desc"] as const) {
+      const seen: string[] = [];
+      for (let offset = 0; offset < rows.length; offset += 5) {
+        const page = await store.listSubmissions(ACCOUNT, { order, limit: 5, offset });
+        seen.push(...page.items.map((s) => s.submissionId));
+      }
+      assert.is(new Set(seen).size, rows.length);
+      assert.equal(seen, expectedPage(rows, { order, limit: 100, offset: 0 }).ids);
+    }
+  });
+
+  t("list: createdAfter and createdBefore are exclusive, alone, together and with filters", async ({ store }) => {
+    const { rows } = await seeded(store);
+    const at = (minute: number) => T0 + minute * 60_000;
+    const bounds: SubmissionFilter[] = [
+      { createdAfter: at(10) },
+      { createdBefore: at(10) },
+      { createdAfter: at(4), createdBefore: at(16) }, // both ends land on a millisecond shared by two rows
+      { createdAfter: at(4) - 0.5, createdBefore: at(4) + 0.5 }, // fractions of a millisecond are honoured
+      { createdAfter: at(4) + 0.25, createdBefore: at(5) }, // nothing strictly between
+      { createdAfter: at(20), createdBefore: at(10) }, // an empty range
+      { createdAfter: at(-100), createdBefore: at(1000) },
+    ];
+    for (const bound of bounds) {
+      for (const filter of [{}, { popupId: "popup_a" }, { status: "pending" as const, device: "desktop" }]) {
+        for (const order of ["asc", "desc"] as const) {
+          await expectList(store, ACCOUNT, rows, { ...bound, ...filter, order, limit: 100, offset: 0 });
+        }
+      }
+    }
+    const onTheTie = await store.listSubmissions(ACCOUNT, { createdAfter: at(4) - 0.5, createdBefore: at(4) + 0.5, order: "asc", limit: 10, offset: 0 });
+    assert.is(onTheTie.total, 2, "both rows of the shared millisecond are inside (at-0.5, at+0.5)");
+  });
+
+  t("setSubmissionStatus: changes the status, is true, and lists and totals follow", async ({ store }) => {
+    const { rows } = await seeded(store);
+    const target = rows.find((r) => r.status === "pending")!;
+    assert.is(await store.setSubmissionStatus(ACCOUNT, target.submissionId, "completed"), true);
+    target.status = "completed";
+    assert.is((await store.getSubmission(ACCOUNT, target.submissionId))!.status, "completed");
+    for (const status of ["pending", "completed"] as const) {
+      await expectList(store, ACCOUNT, rows, { status, order: "desc", limit: 100, offset: 0 });
+      await expectList(store, ACCOUNT, rows, { status, popupId: target.popupId, order: "desc", limit: 100, offset: 0 });
+    }
+    assert.is(await store.setSubmissionStatus(ACCOUNT, target.submissionId, "completed"), true, "setting the current status succeeds");
+    assert.is(await store.setSubmissionStatus(ACCOUNT, target.submissionId, "pending"), true, "completed may go back to pending");
+    assert.is((await store.getSubmission(ACCOUNT, target.submissionId))!.status, "pending");
+  });
+
+  t("setSubmissionStatus: false for an unknown id and for another account's submission", async ({ store }) => {
+    const { otherRows } = await seeded(store);
+    assert.is(await store.setSubmissionStatus(ACCOUNT, crypto.randomUUID(), "completed"), false);
+    const theirs = otherRows.find((r) => r.status === "pending")!;
+    assert.is(await store.setSubmissionStatus(ACCOUNT, theirs.submissionId, "completed"), false);
+    assert.is((await store.getSubmission(OTHER_ACCOUNT, theirs.submissionId))!.status, "pending");
+  });
+
+  t("deleteSubmission: removes for good; a second delete and an unknown id are false", async ({ store }) => {
+    const { rows } = await seeded(store);
+    const [target] = rows.splice(7, 1);
+    assert.is(await store.deleteSubmission(ACCOUNT, target!.submissionId), true);
+    assert.is(await store.getSubmission(ACCOUNT, target!.submissionId), undefined);
+    assert.is(await store.deleteSubmission(ACCOUNT, target!.submissionId), false);
+    assert.is(await store.deleteSubmission(ACCOUNT, crypto.randomUUID()), false);
+    await expectList(store, ACCOUNT, rows, { order: "asc", limit: 100, offset: 0 });
+    await expectList(store, ACCOUNT, rows, { popupId: target!.popupId, device: target!.device, order: "desc", limit: 100, offset: 0 });
+  });
+
+  t("accounts are isolated: get, list, status and delete never cross", async ({ store }) => {
+    const { rows, otherRows } = await seeded(store);
+    const theirs = otherRows[0]!;
+    assert.is(await store.getSubmission(ACCOUNT, theirs.submissionId), undefined);
+    assert.is(await store.deleteSubmission(ACCOUNT, theirs.submissionId), false);
+    assert.equal(await store.getSubmission(OTHER_ACCOUNT, theirs.submissionId), theirs);
+    for (const filter of equalityFilterCombinations()) {
+      await expectList(store, ACCOUNT, rows, { ...filter, order: "desc", limit: 100, offset: 0 });
+      await expectList(store, OTHER_ACCOUNT, otherRows, { ...filter, order: "asc", limit: 100, offset: 0 });
+    }
+    const empty = await store.listSubmissions("acct-with-nothing", { order: "desc", limit: 10, offset: 0 });
+    assert.equal(empty, { items: [], total: 0 });
+  });
+
+  t("concurrent inserts, status changes and deletes all take effect; lists and totals agree", async ({ store }) => {
+    const { rows } = await seeded(store);
+    const fresh = Array.from({ length: 120 }, (_, i): Submission => ({
+      ...seedRows(1)[0]!,
+      submissionId: crypto.randomUUID(),
+      popupId: POPUPS[i % 3]!,
+      device: DEVICES[i % 4]!,
+      createdAt: new Date(T0 + (40 + (i % 7)) * 60_000).toISOString(),
+    }));
+    const toComplete = rows.filter((r) => r.status === "pending").slice(0, 8);
+    const toDelete = rows.filter((r) => !toComplete.includes(r)).slice(0, 6);
+    const work: Promise<unknown>[] = [
+      ...fresh.map((row) => store.insertSubmission(ACCOUNT, row)),
+      ...toComplete.map((row) => store.setSubmissionStatus(ACCOUNT, row.submissionId, "completed")),
+      ...toDelete.map((row) => store.deleteSubmission(ACCOUNT, row.submissionId)),
+      ...Array.from({ length: 10 }, () => store.listSubmissions(ACCOUNT, { status: "pending", order: "desc", limit: 5, offset: 0 })),
+      ...fresh.slice(0, 20).map((row) => store.insertSubmission(OTHER_ACCOUNT, { ...row, submissionId: crypto.randomUUID() })),
+    ];
+    const outcomes = await Promise.all(work);
+    assert.ok(outcomes.slice(fresh.length, fresh.length + toComplete.length + toDelete.length).every((ok) => ok === true));
+
+    for (const row of toComplete) row.status = "completed";
+    const expected = [...rows.filter((r) => !toDelete.includes(r)), ...fresh];
+    for (const filter of equalityFilterCombinations()) {
+      await expectList(store, ACCOUNT, expected, { ...filter, order: "desc", limit: 100, offset: 0 });
+    }
+    assert.is((await store.listSubmissions(ACCOUNT, { order: "asc", limit: 1, offset: 0 })).total, expected.length);
+  });
+
+  t("ensureAccount: one account per name, created once even when asked at once", async ({ store }) => {
+    const first = await store.ensureAccount("acme");
+    assert.is(first.name, "acme");
+    assert.ok(first.id.length > 0);
+    assert.ok(!Number.isNaN(Date.parse(first.createdAt)));
+    assert.equal(await store.ensureAccount("acme"), first);
+    const other = await store.ensureAccount("globex");
+    assert.is.not(other.id, first.id);
+    const racing = await Promise.all(Array.from({ length: 8 }, () => store.ensureAccount("initech")));
+    assert.is(new Set(racing.map((a) => a.id)).size, 1);
+  });
+
+  t("api keys: insert, find by id, list (no hash, filtered by account, in creation order), revoke", async ({ store }) => {
+    const acme = await store.ensureAccount("acme");
+    const globex = await store.ensureAccount("globex");
+    const first = apiKeyRecord("key000000001", acme.id, "2025-07-12T10:00:00.000Z");
+    const second = apiKeyRecord("key000000002", globex.id, "2025-07-12T11:00:00.000Z", {
+      kind: "publishable",
+      domains: ["example.com", "shop.example.com:8443"],
+      hash: "cd".repeat(32),
+    });
+    const third = apiKeyRecord("key000000003", acme.id, "2025-07-12T09:00:00.000Z");
+    for (const key of [first, second, third]) await store.insertApiKey(key);
+
+    assert.equal(await store.findApiKey("key000000002"), second);
+    assert.is(await store.findApiKey("nokey0000000"), undefined);
+
+    const all = await store.listApiKeys();
+    assert.equal(all.map((k) => k.id), ["key000000003", "key000000001", "key000000002"]);
+    assert.ok(all.every((k) => !("hash" in k)), "a listing never carries the hash");
+    assert.equal(all[2], { ...(({ hash: _hash, ...rest }) => rest)(second), accountName: "globex" });
+    assert.equal((await store.listApiKeys({ accountName: "acme" })).map((k) => k.id), ["key000000003", "key000000001"]);
+    assert.equal(await store.listApiKeys({ accountName: "nobody" }), []);
+
+    const revoked = await store.revokeApiKey("key000000001", "2025-07-13T00:00:00.000Z");
+    assert.equal(revoked, { ...first, revokedAt: "2025-07-13T00:00:00.000Z" });
+    const again = await store.revokeApiKey("key000000001", "2025-07-14T00:00:00.000Z");
+    assert.is(again!.revokedAt, "2025-07-13T00:00:00.000Z", "the first revocation time is kept");
+    assert.is((await store.findApiKey("key000000001"))!.revokedAt, "2025-07-13T00:00:00.000Z");
+    assert.is((await store.findApiKey("key000000003"))!.revokedAt, null, "only the named key is revoked");
+    assert.is(await store.revokeApiKey("nokey0000000", "2025-07-13T00:00:00.000Z"), undefined);
+  });
+
+  t("api keys: a second key with the same id fails and keeps the first", async ({ store }) => {
+    const acme = await store.ensureAccount("acme");
+    const key = apiKeyRecord("dupkey000001", acme.id, "2025-07-12T10:00:00.000Z");
+    await store.insertApiKey(key);
+    let failed = false;
+    try {
+      await store.insertApiKey({ ...key, hash: "ef".repeat(32) });
+    } catch {
+      failed = true;
+    }
+    assert.ok(failed, "duplicate key id must throw");
+    assert.equal(await store.findApiKey(key.id), key);
+  });
+
+  t.run();
+}
