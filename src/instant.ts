@@ -1,13 +1,31 @@
 // ISO 8601 instants as the list filters take them: a full date and time with a zone
 // (`Z` or `±hh:mm`). Date.parse alone is too lenient: it takes "2025-02-30" and local times.
 const INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})$/;
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /**
- * Milliseconds since the epoch of an ISO 8601 instant, or undefined if the text is not one.
- * Digits past the millisecond are kept as a fraction so that exclusive bounds stay exact.
+ * An instant as whole epoch milliseconds plus whether it lies strictly inside that
+ * millisecond. A double cannot hold both (1.7e12 ms with a 1e-4 fraction needs 17 digits),
+ * and exclusive bounds against whole-millisecond timestamps need nothing more.
  */
-export function parseInstant(text: string): number | undefined {
+export interface Instant {
+  millis: number;
+  /** True when digits past the millisecond are not all zero. */
+  insideMillis: boolean;
+}
+
+/** Exclusive lower bound in whole milliseconds: t > instant exactly when t > bound. */
+export function afterBound({ millis }: Instant): number {
+  return millis;
+}
+
+/** Exclusive upper bound in whole milliseconds: t < instant exactly when t < bound. */
+export function beforeBound({ millis, insideMillis }: Instant): number {
+  return insideMillis ? millis + 1 : millis;
+}
+
+/** An ISO 8601 instant with a zone, or undefined if the text is not one. */
+export function parseInstant(text: string): Instant | undefined {
   const match = INSTANT.exec(text);
   if (!match) return undefined;
   const [, y, mo, d, h, mi, s = "0", fraction = "", zone] = match;
@@ -24,8 +42,8 @@ export function parseInstant(text: string): number | undefined {
   }
   // Date.UTC would read years 0-99 as 1900-1999; setUTCFullYear takes them as written.
   const utc = new Date(0).setUTCFullYear(year, month - 1, day) + ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000;
-  const millis = utc + (fraction === "" ? 0 : Number(`0.${fraction}`) * 1000);
-  return Number.isFinite(millis) ? millis : undefined;
+  const millis = utc + Number(fraction.slice(0, 3).padEnd(3, "0"));
+  return Number.isFinite(millis) ? { millis, insideMillis: /[1-9]/.test(fraction.slice(3)) } : undefined;
 }
 
 function daysInMonth(year: number, month: number): number {

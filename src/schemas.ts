@@ -4,7 +4,7 @@
  * contract's; nothing else restates them.
  */
 import { type } from "arktype";
-import { parseInstant } from "./instant.ts";
+import { afterBound, beforeBound, parseInstant } from "./instant.ts";
 import { DEVICES, SUBMISSION_STATUSES, type SubmissionData } from "./submission.ts";
 
 export const submissionStatus = type.enumerated(...SUBMISSION_STATUSES);
@@ -16,7 +16,7 @@ const domain = type("1 <= string <= 512");
 /** Query integers are base-10 digits only: `1e1`, `10.0`, ` 5` and the empty string are refused. */
 const digits = type(/^\d+$/).describe("a whole number written in digits");
 
-/** An ISO 8601 instant with a zone, as epoch milliseconds. */
+/** An ISO 8601 instant with a zone. */
 const instant = type("string")
   .narrow((text, ctx) => parseInstant(text) !== undefined || ctx.mustBe("an ISO 8601 instant such as 2025-07-12T10:30:00Z"))
   .pipe((text) => parseInstant(text)!);
@@ -33,8 +33,9 @@ export const listQuery = type({
   "device?": "1 <= string <= 128",
   "status?": submissionStatus,
   orderBy: type.enumerated("created_at", "created_at_desc").default("created_at_desc"),
-  "createdAfter?": instant,
-  "createdBefore?": instant,
+  // Exclusive bounds, as whole epoch milliseconds that select exactly what the instant does.
+  "createdAfter?": instant.pipe(afterBound),
+  "createdBefore?": instant.pipe(beforeBound),
 });
 
 /** A JSON object (not an array); its size and shape limits are checked by `checkSubmissionData`. */

@@ -5,11 +5,27 @@ import { HttpError } from "./errors.ts";
  * streams in, not after buffering it all - and with a precise 4xx for anything that is not
  * well-formed JSON in UTF-8.
  */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
-  if (mediaType(request.headers.get("content-type")) !== "application/json") {
+export interface JsonBodyLimits {
+  maxBytes: number;
+  /** Deepest nesting of arrays and objects; the body itself is level 1. */
+  maxNesting: number;
+}
+
+export async function readJsonBody(request: Request, limits: JsonBodyLimits): Promise<unknown> {
+  const contentType = request.headers.get("content-type");
+  if (mediaType(contentType) !== "application/json") {
     throw new HttpError(415, "Content-Type must be application/json");
   }
-  const text = await readBodyText(request, maxBytes);
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? "")?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+    throw new HttpError(415, `Content-Type charset must be utf-8 (got ${charset || "an empty one"})`);
+  }
+  // The body is read as sent; a compressed one would be taken for garbled JSON.
+  const encoding = request.headers.get("content-encoding")?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") {
+    throw new HttpError(415, `Content-Encoding ${encoding} is not supported; send the body uncompressed`);
+  }
+  const text = await readBodyText(request, limits.maxBytes);
   if (text.trim() === "") throw new HttpError(400, "Request body is empty; expected a JSON object");
   let value: unknown;
   try {
@@ -17,10 +33,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   } catch {
     throw new HttpError(400, "Request body is not valid JSON");
   }
-  const illFormedAt = findIllFormedText(value, "");
-  if (illFormedAt !== undefined) {
-    throw new HttpError(400, `Request body has text that is not valid Unicode (a lone surrogate) at ${illFormedAt || "the top level"}`);
-  }
+  checkJsonValue(value, limits.maxNesting);
   return value;
 }
 
@@ -61,16 +74,42 @@ export function mediaType(contentType: string | null): string {
   return (contentType ?? "").split(";", 1)[0]!.trim().toLowerCase();
 }
 
-// JSON escapes can smuggle lone UTF-16 surrogates into strings; SQLite would store them as
-// U+FFFD, silently changing the data, so they are refused up front.
-function findIllFormedText(value: unknown, path: string): string | undefined {
-  if (typeof value === "string") return value.isWellFormed() ? undefined : path;
-  if (typeof value !== "object" || value === null) return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const at = path === "" ? key : `${path}.${key}`;
-    if (!key.isWellFormed()) return at;
-    const found = findIllFormedText(item, at);
-    if (found !== undefined) return found;
+interface Visit {
+  value: unknown;
+  key: string;
+  depth: number;
+  parent: Visit | undefined;
+}
+
+/**
+ * Refuses what no schema should ever see:
+ * - nesting past `maxNesting`: a few KB of brackets nest thousands of levels, and validators
+ *   and serialisers recurse (arktype describes the value it refuses);
+ * - lone UTF-16 surrogates smuggled in through JSON escapes: SQLite would store them as
+ *   U+FFFD, silently changing the data.
+ * The walk keeps its own stack, and each entry only a link to its parent, so neither the call
+ * stack nor path strings grow with the depth.
+ */
+function checkJsonValue(root: unknown, maxNesting: number): void {
+  const pending: Visit[] = [{ value: root, key: "", depth: 0, parent: undefined }];
+  for (let visit = pending.pop(); visit !== undefined; visit = pending.pop()) {
+    if (typeof visit.value === "string") {
+      if (!visit.value.isWellFormed()) throw illFormedText(visit);
+      continue;
+    }
+    if (typeof visit.value !== "object" || visit.value === null) continue;
+    const depth = visit.depth + 1;
+    if (depth > maxNesting) throw new HttpError(400, `Request body is nested more than ${maxNesting} levels deep`);
+    for (const [key, value] of Object.entries(visit.value)) {
+      const child = { value, key, depth, parent: visit };
+      if (!key.isWellFormed()) throw illFormedText(child);
+      pending.push(child);
+    }
   }
-  return undefined;
+}
+
+function illFormedText(visit: Visit): HttpError {
+  const keys: string[] = [];
+  for (let at: Visit | undefined = visit; at?.parent !== undefined; at = at.parent) keys.push(at.key);
+  return new HttpError(400, `Request body has text that is not valid Unicode (a lone surrogate) at ${keys.reverse().join(".") || "the top level"}`);
 }

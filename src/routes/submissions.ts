@@ -64,6 +64,8 @@ export async function deleteSubmission(request: RouteRequest, context: RequestCo
   return jsonResponse({ message: "Submission deleted", submissionId });
 }
 
+const MAX_NESTING_SLACK = 16;
+
 function submissionNotFound(): HttpError {
   return new HttpError(404, "Submission not found");
 }
@@ -76,7 +78,12 @@ function submissionIdParam(request: RouteRequest): string {
 }
 
 async function readJsonObject(request: RouteRequest, context: RequestContext): Promise<object> {
-  const body = await readJsonBody(request, context.limits.maxBodyBytes);
+  const body = await readJsonBody(request, {
+    maxBytes: context.limits.maxBodyBytes,
+    // Room above the data depth limit, so that a body a little too deep still gets the precise
+    // message of checkSubmissionData; only pathological nesting meets this one.
+    maxNesting: context.limits.maxDataDepth + MAX_NESTING_SLACK,
+  });
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new HttpError(400, "Request body must be a JSON object");
   }

@@ -1,21 +1,35 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { parseInstant } from "../../src/instant.ts";
+import { afterBound, beforeBound, parseInstant } from "../../src/instant.ts";
+
+const millisOf = (text: string) => parseInstant(text)?.millis;
 
 test("UTC and offset instants become epoch milliseconds", () => {
-  assert.is(parseInstant("2025-07-12T10:30:00Z"), Date.UTC(2025, 6, 12, 10, 30));
-  assert.is(parseInstant("2025-07-12T10:30:00.123Z"), Date.UTC(2025, 6, 12, 10, 30, 0, 123));
-  assert.is(parseInstant("2025-07-12T12:30:00+02:00"), Date.UTC(2025, 6, 12, 10, 30));
-  assert.is(parseInstant("2025-07-12T05:00-05:30"), Date.UTC(2025, 6, 12, 10, 30));
-  assert.is(parseInstant("2024-02-29T00:00:00Z"), Date.UTC(2024, 1, 29));
+  assert.is(millisOf("2025-07-12T10:30:00Z"), Date.UTC(2025, 6, 12, 10, 30));
+  assert.is(millisOf("2025-07-12T10:30:00.123Z"), Date.UTC(2025, 6, 12, 10, 30, 0, 123));
+  assert.is(millisOf("2025-07-12T10:30:00.5Z"), Date.UTC(2025, 6, 12, 10, 30, 0, 500));
+  assert.is(millisOf("2025-07-12T12:30:00+02:00"), Date.UTC(2025, 6, 12, 10, 30));
+  assert.is(millisOf("2025-07-12T05:00-05:30"), Date.UTC(2025, 6, 12, 10, 30));
+  assert.is(millisOf("2024-02-29T00:00:00Z"), Date.UTC(2024, 1, 29));
 });
 
-test("digits past the millisecond are kept as a fraction", () => {
-  assert.is(parseInstant("2025-07-12T10:30:00.1234Z"), Date.UTC(2025, 6, 12, 10, 30, 0, 123) + 0.4);
+test("digits past the millisecond are honoured exactly, however many there are", () => {
+  const ms = Date.UTC(2026, 10, 23, 7, 4, 51, 796);
+  // A double would round .7960001 back onto .796; the bounds must not.
+  for (const fraction of ["7960001", "7960000000000001", "79600000000000000000009"]) {
+    const instant = parseInstant(`2026-11-23T07:04:51.${fraction}Z`)!;
+    assert.equal(instant, { millis: ms, insideMillis: true }, fraction);
+    assert.is(afterBound(instant), ms, "t > .796x holds for t = .797 and later: t > .796");
+    assert.is(beforeBound(instant), ms + 1, "t < .796x holds for t = .796 and earlier: t < .797");
+  }
+  const whole = parseInstant("2026-11-23T07:04:51.796000Z")!;
+  assert.equal(whole, { millis: ms, insideMillis: false });
+  assert.is(afterBound(whole), ms);
+  assert.is(beforeBound(whole), ms);
 });
 
 test("years below 100 are taken as written", () => {
-  assert.is(new Date(parseInstant("0050-01-01T00:00:00Z")!).getUTCFullYear(), 50);
+  assert.is(new Date(millisOf("0050-01-01T00:00:00Z")!).getUTCFullYear(), 50);
 });
 
 test("anything that is not a whole instant with a zone is refused", () => {

@@ -286,4 +286,53 @@ t("graceful close: an in-flight request finishes, new connections are refused, c
   }
 });
 
+/** Sends raw bytes on a fresh connection and resolves with everything the server sent back. */
+function rawExchange(url: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return within(
+    new Promise<string>((resolve, reject) => {
+      let received = "";
+      const socket = connect(Number(port), hostname, () => socket.end(bytes));
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk: string) => (received += chunk));
+      socket.on("close", () => resolve(received));
+      socket.on("error", reject);
+    }),
+    5_000,
+    "a raw exchange",
+  );
+}
+
+function parseRawReply(text: string): { status: number; contentType: string; body: unknown } {
+  const [head = "", body = ""] = text.split("\r\n\r\n");
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
+  const contentType = /^content-type: *(.*)$/im.exec(head)?.[1]?.trim() ?? "";
+  return { status, contentType, body: JSON.parse(body) as unknown };
+}
+
+t("requests Fetch cannot carry or Node cannot parse get a JSON error, never a 500", async () => {
+  const { server, store } = await keyedServer();
+  try {
+    const cases: [string, number, RegExp][] = [
+      ["TRACE /api/submission HTTP/1.1\r\nHost: x\r\n\r\n", 501, /Method TRACE is not supported/],
+      ["GET /api/submission HTTP/1.1\r\nHost: x:99999\r\nConnection: close\r\n\r\n", 401, /^API key is required$/],
+      ["GET /api/submission HTTP/1.1\r\nHost: evil/../x\r\nConnection: close\r\n\r\n", 401, /^API key is required$/],
+      ["GET http://other.test/api/submission HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 401, /^API key is required$/],
+      ["FOO /api/submission HTTP/1.1\r\nHost: x\r\n\r\n", 400, /^Malformed HTTP request$/],
+      ["GET /api/submission HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", 400, /^Malformed HTTP request$/],
+      [`GET /api/submission HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431, /^Request headers are too large$/],
+    ];
+    for (const [bytes, status, message] of cases) {
+      const what = bytes.slice(0, 60);
+      const reply = parseRawReply(await rawExchange(server.url, bytes));
+      assert.is(reply.status, status, what);
+      assert.match(reply.contentType, /^application\/json/, what);
+      assert.match((reply.body as { message: string }).message, message, what);
+    }
+  } finally {
+    await server.close();
+    await store.close();
+  }
+});
+
 t.run();

@@ -313,6 +313,12 @@ const BAD_CREATES: [name: string, body: string, message: RegExp][] = [
   ["an empty domain", '{"popupId":"p","data":{"a":1},"domain":""}', /domain/],
   ["a domain of 513 characters", `{"popupId":"p","data":{"a":1},"domain":"${"d".repeat(513)}"}`, /domain/],
   ["a userAgent not a string", '{"popupId":"p","data":{"a":1},"userAgent":42}', /userAgent/],
+  ["a number too large for a double", '{"popupId":"p","data":{"n":1e999}}', /data\.n must be a finite number/],
+  ["a lone surrogate in a data value", '{"popupId":"p","data":{"name":"\\ud800x"}}', /not valid Unicode.*data\.name/],
+  ["a lone surrogate in a data key", '{"popupId":"p","data":{"\\udc00":1}}', /not valid Unicode/],
+  // A few KB of brackets nest thousands of levels: refused by the depth limit, not a crash.
+  ["data nested 20000 levels deep", `{"popupId":"p","data":{"a":${"[".repeat(20_000)}${"]".repeat(20_000)}}}`, /deep|depth|nest/i],
+  ["the body nested 30000 levels deep", `${"[".repeat(30_000)}${"]".repeat(30_000)}`, /nested more than \d+ levels deep/],
 ];
 
 /** Runs the whole contract against one target. */
@@ -435,6 +441,11 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
     // one millisecond earlier includes the row; the same instant written with an offset excludes it
     await expect(`createdAfter=${encodeURIComponent(new Date(seedTime(3) - 1).toISOString())}`, (i) => i >= 3);
     await expect(`createdAfter=${encodeURIComponent("2025-07-12T12:33:00+02:00")}`, (i) => i > 3);
+    // digits past the millisecond count, however many: just after row 3's instant excludes
+    // it as a lower bound and includes it as an upper one
+    const justAfter3 = encodeURIComponent(new Date(seedTime(3)).toISOString().replace("Z", "0001Z"));
+    await expect(`createdAfter=${justAfter3}`, (i) => i > 3);
+    await expect(`createdBefore=${justAfter3}`, (i) => i <= 3);
     // filters and bounds combine, and total follows both
     await expect(`createdAfter=${at(3)}&status=pending`, (i) => i > 3 && rows[i]!.status === "pending");
   });
@@ -657,6 +668,26 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
     }
   });
 
+  t("create: a body with thousands of problems gets a short message that counts the rest", async () => {
+    const { key } = await f.account();
+    const unknown = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`f${i}`, 0]));
+    const text = expectError(await f.call("POST", "/api/submission", { key, json: { popupId: "p", data: {}, ...unknown } }), 400);
+    assert.match(text, /f0 is not a known submission field/);
+    assert.match(text, /and 2995 more problems$/);
+    assert.ok(text.length < 1000, `message of ${text.length} characters`);
+  });
+
+  t("create: bytes that are not UTF-8 are 400, and nothing is stored", async () => {
+    const { key } = await f.account();
+    const prefix = new TextEncoder().encode('{"popupId":"p","data":{"name":"');
+    for (const invalid of [[0xff], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf]]) {
+      const bytes = new Uint8Array([...prefix, ...invalid, ...new TextEncoder().encode('"}}')]);
+      const reply = await f.call("POST", "/api/submission", { key, body: bytes, headers: { "content-type": "application/json" } });
+      expectError(reply, 400, /UTF-8/);
+    }
+    assert.is(await totalOf(f, key), 0);
+  });
+
   t("create: a body that is not JSON is 415", async () => {
     const { key } = await f.account();
     const json = JSON.stringify({ popupId: "p", data: { a: 1 } });
@@ -665,7 +696,19 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
     }
     // a body without any content type
     expectError(await f.call("POST", "/api/submission", { key, body: new TextEncoder().encode(json) }), 415);
-    assert.is(await totalOf(f, key), 0);
+    // a charset other than UTF-8, or a compressed body, would be misread: refused, not guessed at
+    for (const contentType of ["application/json; charset=utf-16", "application/json;charset=latin1", 'application/json; charset=""']) {
+      expectError(await f.call("POST", "/api/submission", { key, body: json, headers: { "content-type": contentType } }), 415, /charset must be utf-8/);
+    }
+    for (const encoding of ["gzip", "br"]) {
+      const reply = await f.call("POST", "/api/submission", {
+        key, body: json, headers: { "content-type": "application/json", "content-encoding": encoding },
+      });
+      expectError(reply, 415, `Content-Encoding ${encoding} is not supported; send the body uncompressed`);
+    }
+    const quotedUtf8 = await f.call("POST", "/api/submission", { key, body: json, headers: { "content-type": 'application/json; charset="UTF-8"' } });
+    assert.is(quotedUtf8.status, 201, quotedUtf8.text);
+    assert.is(await totalOf(f, key), 1, "only the UTF-8 body was stored");
   });
 
   t("create: a body over 64 KiB is 413", async () => {
@@ -705,10 +748,11 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
       ['"completed"', /object/i],
       ['{"status":', /JSON/],
       ["", /empty/i],
+      [`{"status":${"[".repeat(30_000)}${"]".repeat(30_000)}}`, /nested more than \d+ levels deep/],
     ];
     for (const [body, message] of bad) {
       const text = expectError(await f.call("PATCH", path, { key, rawJson: body }), 400);
-      assert.match(text, message, `${body}: ${text}`);
+      assert.match(text, message, `${body.slice(0, 80)}: ${text}`);
     }
     expectError(await f.call("PATCH", path, { key, body: '{"status":"completed"}', headers: { "content-type": "text/plain" } }), 415);
     assert.equal(expectJson(await f.call("GET", path, { key }), 200), submission);
