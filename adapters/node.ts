@@ -2,9 +2,9 @@
  * Node adapter: serves any Fetch handler on node:http, with streamed request and response
  * bodies, keep-alive, and a graceful close that lets in-flight requests finish.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { AddressInfo } from "node:net";
-import { finished } from "node:stream";
+import { type Duplex, finished } from "node:stream";
 
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
@@ -42,6 +42,7 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
     },
   });
   const server = createServer(listener);
+  server.on("clientError", answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 8787, options.hostname ?? "127.0.0.1", () => {
@@ -69,6 +70,26 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
   };
 }
 
+/**
+ * Requests Node's HTTP parser refuses never reach the handler; they still get the API's
+ * `{"message"}` body instead of Node's empty one.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] =
+    error.code === "HPE_HEADER_OVERFLOW" ? [431, "Request headers are too large"]
+    : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? [408, "The request took too long to arrive"]
+    : [400, "Malformed HTTP request"];
+  const body = JSON.stringify({ message });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 interface ListenerHooks {
   onError?: (error: unknown) => void;
   beforeRespond?: (res: ServerResponse) => void;
@@ -79,17 +100,18 @@ interface ListenerHooks {
 export function createRequestListener(handler: FetchHandler, hooks: ListenerHooks = {}) {
   const onError = hooks.onError ?? ((error: unknown) => console.error("formsink: unhandled error", error));
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const aborted = new AbortController();
-    res.once("close", () => {
-      if (!res.writableFinished) aborted.abort();
-    });
     res.once("finish", () => hooks.afterRespond?.());
     let response: Response;
-    try {
-      response = await handler(toRequest(req, res, aborted.signal));
-    } catch (error) {
-      onError(error);
-      response = Response.json({ message: "Internal server error" }, { status: 500 });
+    const request = toRequest(req, res);
+    if (request instanceof Response) {
+      response = request;
+    } else {
+      try {
+        response = await handler(request);
+      } catch (error) {
+        onError(error);
+        response = jsonError(500, "Internal server error");
+      }
     }
     hooks.beforeRespond?.(res);
     await writeResponse(response, res).catch((error) => {
@@ -99,20 +121,50 @@ export function createRequestListener(handler: FetchHandler, hooks: ListenerHook
   };
 }
 
+/** The API's error shape, for the few answers the adapter gives itself. */
+function jsonError(status: number, message: string): Response {
+  const body = JSON.stringify({ message });
+  return new Response(body, {
+    status,
+    headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
+  });
+}
+
 // A Host header is client input: only a plain host[:port] goes into the URL, so a request
 // cannot make the handler see another origin through `Host: evil/..` tricks.
-const PLAIN_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/;
+// Methods the Fetch API refuses to put in a Request (they would throw in its constructor).
+const FETCH_FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
 
-function toRequest(req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Request {
-  const host = req.headers.host && PLAIN_HOST.test(req.headers.host) ? req.headers.host : "localhost";
-  const path = req.url?.startsWith("/") ? req.url : `/${req.url ?? ""}`;
+function plainHost(value: string | undefined): string | undefined {
+  const match = value === undefined ? null : PLAIN_HOST.exec(value);
+  return match && (match[1] === undefined || Number(match[1]) <= 65535) ? value : undefined;
+}
+
+/**
+ * The Fetch request for a Node request, or the answer when it cannot be one (a method Fetch
+ * forbids). No AbortSignal is attached: undici's signal bookkeeping halves throughput and adds
+ * millisecond pauses (bench/node-bridge.ts); a client that goes away still stops the work that
+ * matters, as the response stream is cancelled in writeResponse.
+ */
+function toRequest(req: IncomingMessage, res: ServerResponse): Request | Response {
+  const method = req.method ?? "GET";
+  if (FETCH_FORBIDDEN_METHODS.has(method)) return jsonError(501, `Method ${method} is not supported`);
+  let target = req.url ?? "/";
+  let host = plainHost(req.headers.host);
+  if (/^https?:\/\//i.test(target)) {
+    // Absolute form (`GET http://host/path`): its authority replaces Host (RFC 9112, 3.2.2).
+    const url = URL.canParse(target) ? new URL(target) : undefined;
+    if (!url) return jsonError(400, "The request target is not a valid URL");
+    host = plainHost(url.host);
+    target = url.pathname + url.search;
+  }
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  return new Request(`http://${host}${path}`, {
-    method: req.method,
+  const hasBody = method !== "GET" && method !== "HEAD";
+  return new Request(`http://${host ?? "localhost"}${target.startsWith("/") ? target : `/${target}`}`, {
+    method,
     headers,
-    signal,
     body: hasBody ? requestBody(req, res) : null,
     // Required by the Fetch spec for a streamed request body.
     duplex: "half",

@@ -1,0 +1,94 @@
+/** Load generation for the benchmarks: autocannon, pinned to its own core when taskset exists. */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  connections?: number;
+  durationSeconds: number;
+}
+
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? "GET",
+    headers: options.headers,
+    body: options.body,
+    connections: options.connections ?? 10,
+    pipelining: 1,
+    duration: options.durationSeconds,
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+let tasksetChecked: boolean | undefined;
+
+/** True when `taskset` can pin processes here (the benchmarks then say so). */
+export function canPin(): boolean {
+  if (tasksetChecked === undefined) {
+    try {
+      execFileSync("taskset", ["-p", String(process.pid)], { stdio: "ignore" });
+      tasksetChecked = true;
+    } catch {
+      tasksetChecked = false;
+    }
+  }
+  return tasksetChecked;
+}
+
+/** Pins this process (the load generator) to `core`, when it can. */
+export function pinSelf(core: number): void {
+  if (canPin()) execFileSync("taskset", ["-cp", String(core), String(process.pid)], { stdio: "ignore" });
+}
+
+/**
+ * Starts a TypeScript server script in its own process (on `core` when it can pin) and
+ * resolves with the URL it prints as its first stdout line.
+ */
+export async function startServerProcess(script: URL, args: string[], core: number): Promise<{ url: string; child: ChildProcess }> {
+  const node = [process.execPath, "--import", "tsx", fileURLToPath(script), ...args];
+  const [command, ...rest] = canPin() ? ["taskset", "-c", String(core), ...node] : node;
+  const child = spawn(command!, rest, { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      const line = seen.split("\n")[0];
+      if (seen.includes("\n") && line) resolve(line.trim());
+    });
+    child.once("exit", (code) => reject(new Error(`server ${args.join(" ")} exited with ${code} before it was ready`)));
+  });
+  return { url, child };
+}
+
+export function stopServerProcess(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
+export function formatTable(header: string[], rows: string[][]): string {
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+  const line = (row: string[]) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+}
