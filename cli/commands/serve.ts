@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { serve } from "../../adapters/node.ts";
 import { createSubmissionsHandler } from "../../src/handler.ts";
 import type { LogEntry } from "../../src/options.ts";
-import { DEFAULT_DATABASE_URL } from "../../src/stores/libsql/index.ts";
+import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/index.ts";
 import { DATABASE_HELP, databaseUrl, displayUrl, openDatabase } from "../database.ts";
 import { EXIT_OK, type Io, UsageError } from "../usage.ts";
 
@@ -44,16 +44,8 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     await store.close();
     throw new UsageError(`cannot listen on ${hostname}:${port}: ${error.code ?? error.message}`);
   });
-  io.stdout(`formsink serving ${server.url} (database ${displayUrl(url)})`);
-  if ((await store.listApiKeys()).length === 0) {
-    const dbFlag = url === DEFAULT_DATABASE_URL ? "" : ` --db ${displayUrl(url)}`;
-    io.stderr(
-      "No API keys yet. Create your first one (it is printed once - keep it):\n" +
-        `  npx formsink keys create --account my-site${dbFlag}`,
-    );
-  }
-
-  await new Promise<void>((resolve) => {
+  // Listening from here on: a signal must find its handler even while the lines below print.
+  const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       io.stderr(`${signal}: finishing in-flight requests, then closing the database`);
       server.close().then(resolve, resolve);
@@ -61,6 +53,22 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+  io.stdout(`formsink serving ${server.url} (database ${displayUrl(url)})`);
+  if (isInMemory(url)) {
+    io.stderr(
+      "The database is in memory: it starts empty, is gone when the server stops, and no other\n" +
+        "process (such as `formsink keys create`) can reach it. Embed the handler to use it with\n" +
+        "keys made in code, or serve a file: URL (the default) to keep data and make keys.",
+    );
+  } else if ((await store.listApiKeys()).length === 0) {
+    const dbFlag = url === DEFAULT_DATABASE_URL ? "" : ` --db ${displayUrl(url)}`;
+    io.stderr(
+      "No API keys yet. Create your first one (it is printed once - keep it):\n" +
+        `  npx formsink keys create --account my-site${dbFlag}`,
+    );
+  }
+
+  await stopped;
   await store.close();
   return EXIT_OK;
 }

@@ -21,7 +21,7 @@ export function requireKey(authenticate: Authenticate, access: Access): RouteHan
         403,
         access === "create"
           ? "Publishable keys cannot create submissions yet; use a secret key from your server"
-          : "This operation needs a secret key; publishable keys may only create submissions",
+          : "This operation needs a secret key",
       );
     }
     context.principal = principal;

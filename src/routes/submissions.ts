@@ -33,15 +33,17 @@ export async function createSubmission(request: RouteRequest, context: RequestCo
   const body = validate(createSubmissionBody, await readJsonObject(request, context), "submission");
   checkSubmissionData(body.data, context.limits);
   const userAgent = body.userAgent ?? request.headers.get("user-agent") ?? "";
+  // One clock reading for both, so the time inside the UUIDv7 is the createdAt.
+  const now = Date.now();
   const submission: Submission = {
-    submissionId: newSubmissionId(),
+    submissionId: newSubmissionId(now),
     popupId: body.popupId,
     data: body.data,
     domain: body.domain ?? pageHost(request) ?? "",
     userAgent,
     device: body.device ?? deviceFromUserAgent(userAgent),
     status: "pending",
-    createdAt: new Date().toISOString(),
+    createdAt: new Date(now).toISOString(),
   };
   await context.store.insertSubmission(principalOf(context).accountId, submission);
   return jsonResponse(submission, 201, {

@@ -136,6 +136,24 @@ cli("FORMSINK_DB chooses the database when --db is absent", async ({ db }) => {
   assert.equal(json.map((key: { account: string }) => key.account), ["from-env"]);
 });
 
+cli("serve --db :memory: says the database is out of reach of keys create, and offers no such command", async () => {
+  const server = spawn(process.execPath, [BIN, "serve", "--port", "0", "--db", ":memory:"]);
+  const exited = collect(server);
+  await new Promise<void>((resolve, reject) => {
+    let seen = "";
+    server.stderr!.on("data", (chunk) => {
+      seen += chunk;
+      if (seen.includes("use it with")) resolve();
+    });
+    server.on("close", () => reject(new Error(`server exited early: ${seen}`)));
+  });
+  server.kill("SIGTERM");
+  const result = await exited;
+  assert.is(result.code, 0);
+  assert.match(result.stderr, /The database is in memory: it starts empty, is gone when the server stops/);
+  assert.not.match(result.stderr, /keys create --account/);
+});
+
 cli("serve: first-key hint, a CLI key works, revoke takes effect at once, SIGTERM exits 0", async ({ db }) => {
   const server = spawn(process.execPath, [BIN, "serve", "--port", "0", "--db", db]);
   const exited = collect(server);

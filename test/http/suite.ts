@@ -629,6 +629,16 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
     assert.is(await totalOf(f, key), 3);
   });
 
+  t("create: the id is a UUIDv7 whose timestamp is the submission's createdAt", async () => {
+    const { key } = await f.account();
+    for (let i = 0; i < 20; i++) {
+      const submission = expectSubmission(expectJson(await f.call("POST", "/api/submission", { key, json: { popupId: "p", data: { i } } }), 201));
+      const hex = submission.submissionId.replaceAll("-", "");
+      assert.is(hex[12], "7", "version 7");
+      assert.is(parseInt(hex.slice(0, 12), 16), Date.parse(submission.createdAt), submission.submissionId);
+    }
+  });
+
   t("create: two submissions get different ids", async () => {
     const { key } = await f.account();
     const first = await create(key);

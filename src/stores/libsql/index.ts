@@ -47,7 +47,8 @@ export async function createLibsqlStore(options: LibsqlStoreOptions = {}): Promi
   return libsqlStore(client, ownsClient);
 }
 
-function isInMemory(url: string | undefined): boolean {
+/** True for a libSQL URL of a database that lives only in this process. */
+export function isInMemory(url: string | undefined): boolean {
   return url !== undefined && /^(file:)?:memory:/.test(url);
 }
 
