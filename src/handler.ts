@@ -2,6 +2,7 @@ import { Router } from "itty-router";
 import type { Authenticate } from "./auth/principal.ts";
 import { authenticateWithStore } from "./auth/store-authenticate.ts";
 import { HttpError, toErrorResponse } from "./http/errors.ts";
+import { createSubmissionIdGenerator } from "./id.ts";
 import { DEFAULT_LIMITS, type SubmissionsHandlerOptions } from "./options.ts";
 import { type Access, requireKey } from "./routes/access.ts";
 import type { RequestContext, RouteHandler, RouteRequest } from "./routes/context.ts";
@@ -39,6 +40,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const authenticate: Authenticate = options.authenticate ?? authenticateWithStore(store);
   const log = options.log;
+  const newSubmissionId = createSubmissionIdGenerator();
 
   const router = Router<RouteRequest, [RequestContext], Response>({ base: basePath });
   for (const route of ROUTES) {
@@ -56,7 +58,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
     let response: Response;
     try {
       response =
-        (await router.fetch(request as RouteRequest, { store, limits, basePath, url })) ??
+        (await router.fetch(request as RouteRequest, { store, limits, basePath, url, newSubmissionId })) ??
         toErrorResponse(new HttpError(404, "Not found"));
     } catch (error) {
       if (!(error instanceof HttpError)) log?.({ type: "error", method: request.method, path: url.pathname, error });

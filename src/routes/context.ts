@@ -1,5 +1,6 @@
 import type { IRequest } from "itty-router";
 import type { Principal } from "../auth/principal.ts";
+import type { NewSubmissionId } from "../id.ts";
 import type { Limits } from "../options.ts";
 import type { SubmissionStore } from "../store.ts";
 
@@ -9,6 +10,7 @@ export interface RequestContext {
   limits: Limits;
   basePath: string;
   url: URL;
+  newSubmissionId: () => NewSubmissionId;
   /** Set by the access step that runs before every route. */
   principal?: Principal;
 }

@@ -5,7 +5,7 @@ import { readJsonBody } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
 import { jsonResponse } from "../http/json.ts";
 import { singleValuedQuery } from "../http/query.ts";
-import { isSubmissionId, newSubmissionId } from "../id.ts";
+import { isSubmissionId } from "../id.ts";
 import { createSubmissionBody, LIST_QUERY_PARAMETERS, listQuery, statusUpdateBody } from "../schemas.ts";
 import type { Submission } from "../submission.ts";
 import { validate } from "../validate.ts";
@@ -33,17 +33,17 @@ export async function createSubmission(request: RouteRequest, context: RequestCo
   const body = validate(createSubmissionBody, await readJsonObject(request, context), "submission");
   checkSubmissionData(body.data, context.limits);
   const userAgent = body.userAgent ?? request.headers.get("user-agent") ?? "";
-  // One clock reading for both, so the time inside the UUIDv7 is the createdAt.
-  const now = Date.now();
+  // createdAt is the time inside the UUIDv7, so the two always agree.
+  const { id, millis } = context.newSubmissionId();
   const submission: Submission = {
-    submissionId: newSubmissionId(now),
+    submissionId: id,
     popupId: body.popupId,
     data: body.data,
     domain: body.domain ?? pageHost(request) ?? "",
     userAgent,
     device: body.device ?? deviceFromUserAgent(userAgent),
     status: "pending",
-    createdAt: new Date(now).toISOString(),
+    createdAt: new Date(millis).toISOString(),
   };
   await context.store.insertSubmission(principalOf(context).accountId, submission);
   return jsonResponse(submission, 201, {
