@@ -20,7 +20,7 @@ export function validate<T>(schema: (input: unknown) => T | type.errors, input: 
     // Bounded: a body of thousands of unknown fields must not come back as a message of
     // thousands of clauses, nor a long value be echoed whole.
     const shown = problems.slice(0, MAX_PROBLEMS_SHOWN).map((problem) =>
-      problem.length > MAX_PROBLEM_LENGTH ? `${problem.slice(0, MAX_PROBLEM_LENGTH)}...)` : problem,
+      problem.length > MAX_PROBLEM_LENGTH ? `${problem.slice(0, MAX_PROBLEM_LENGTH)}...` : problem,
     );
     const more = problems.length - shown.length;
     throw new HttpError(400, shown.join("; ") + (more > 0 ? `; and ${more} more problem${more === 1 ? "" : "s"}` : ""));

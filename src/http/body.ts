@@ -1,16 +1,16 @@
 import { HttpError } from "./errors.ts";
 
-/**
- * Reads a JSON request body, refusing it with 413 as soon as it passes `maxBytes` - while it
- * streams in, not after buffering it all - and with a precise 4xx for anything that is not
- * well-formed JSON in UTF-8.
- */
 export interface JsonBodyLimits {
   maxBytes: number;
   /** Deepest nesting of arrays and objects; the body itself is level 1. */
   maxNesting: number;
 }
 
+/**
+ * Reads a JSON request body, refusing it with 413 as soon as it passes `maxBytes` - while it
+ * streams in, not after buffering it all - and with a precise 4xx for anything that is not
+ * well-formed JSON in UTF-8.
+ */
 export async function readJsonBody(request: Request, limits: JsonBodyLimits): Promise<unknown> {
   const contentType = request.headers.get("content-type");
   if (mediaType(contentType) !== "application/json") {
