@@ -40,19 +40,20 @@ for (const kind of kinds) {
   }
 }
 
+const shareOfRaw = (kind: string, workload: string) =>
+  `${((100 * results.get(`${kind}|${workload}`)!.requestsPerSecond) / results.get(`raw node:http|${workload}`)!.requestsPerSecond).toFixed(0)}%`;
+
 const rows: string[][] = [];
 for (const name of Object.keys(WORKLOADS)) {
-  const raw = results.get(`raw node:http|${name}`)!;
   for (const kind of kinds) {
     const r = results.get(`${kind}|${name}`)!;
     rows.push([
-      `${name} - ${kind}`, r.requestsPerSecond.toFixed(0), `${((100 * r.requestsPerSecond) / raw.requestsPerSecond).toFixed(0)}%`,
+      `${name} - ${kind}`, r.requestsPerSecond.toFixed(0), shareOfRaw(kind, name),
       r.p50Ms.toFixed(1), r.p99Ms.toFixed(1), String(r.errors + r.non2xx),
     ]);
   }
 }
 console.log(formatTable(["workload - server", "req/s", "vs raw", "p50 ms", "p99 ms", "errors"], rows));
 
-const share = (kind: string) =>
-  Object.keys(WORKLOADS).map((name) => `${((100 * results.get(`${kind}|${name}`)!.requestsPerSecond) / results.get(`raw node:http|${name}`)!.requestsPerSecond).toFixed(0)}%`).join("/");
-console.log(`\nheadline: GET/POST req/s as a share of raw node:http - ${kinds.slice(1).map((kind) => `${kind} ${share(kind)}`).join(", ")}`);
+const shares = (kind: string) => Object.keys(WORKLOADS).map((name) => shareOfRaw(kind, name)).join("/");
+console.log(`\nheadline: GET/POST req/s as a share of raw node:http - ${kinds.slice(1).map((kind) => `${kind} ${shares(kind)}`).join(", ")}`);

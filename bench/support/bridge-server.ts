@@ -4,13 +4,12 @@
  * Prints the URL on stdout, then serves until killed. Every kind answers the same two routes:
  * GET -> a fixed 2 KB JSON; POST -> reads and parses the JSON body, answers 201.
  */
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import { serve as srvxServe } from "srvx";
 import { serve } from "../../adapters/node.ts";
 import { BRIDGE_KINDS, type BridgeKind } from "./bridge-kinds.ts";
-
 
 const FIXED_JSON = JSON.stringify({
   items: Array.from({ length: 12 }, (_, i) => ({ submissionId: `0193f5c2-7b8e-7cc1-9a1e-4f1f9d6f0c${10 + i}`, popupId: "popup_123", status: "pending", createdAt: "2025-07-12T10:30:00.000Z", domain: "example.com" })),
@@ -28,6 +27,11 @@ async function fetchHandler(request: Request): Promise<Response> {
   return new Response(FIXED_JSON, { headers: JSON_HEADERS });
 }
 
+async function listenOnFreePort(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 async function start(kind: BridgeKind): Promise<string> {
   switch (kind) {
     case "raw node:http": {
@@ -43,21 +47,14 @@ async function start(kind: BridgeKind): Promise<string> {
         }
         res.writeHead(200, JSON_HEADERS).end(FIXED_JSON);
       });
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      return listenOnFreePort(server);
     }
     case "formsink adapters/node.ts":
       return (await serve(fetchHandler, { port: 0 })).url;
-    case "@hono/node-server": {
-      const server = createServer(getRequestListener(fetchHandler));
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    }
-    case "@hono/node-server (globals kept)": {
-      const server = createServer(getRequestListener(fetchHandler, { overrideGlobalObjects: false }));
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    }
+    case "@hono/node-server":
+      return listenOnFreePort(createServer(getRequestListener(fetchHandler)));
+    case "@hono/node-server (globals kept)":
+      return listenOnFreePort(createServer(getRequestListener(fetchHandler, { overrideGlobalObjects: false })));
     case "srvx": {
       const server = await srvxServe({ fetch: fetchHandler, port: 0, hostname: "127.0.0.1", silent: true }).ready();
       return server.url!.replace(/\/$/, "");

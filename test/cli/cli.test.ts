@@ -52,6 +52,19 @@ function collect(child: ChildProcess): Promise<Run> {
   return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
 }
 
+/** Resolves with the first match of `pattern` in what the child writes to `stream`. */
+function waitForOutput(child: ChildProcess, stream: "stdout" | "stderr", pattern: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    child[stream]!.on("data", (chunk) => {
+      seen += chunk;
+      const match = pattern.exec(seen);
+      if (match) resolve(match);
+    });
+    child.on("close", () => reject(new Error(`process exited early: ${seen}`)));
+  });
+}
+
 cli("--help works on every command and exits 0", async () => {
   for (const args of [["--help"], ["serve", "--help"], ["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "-h"], ["keys", "revoke", "--help"]]) {
     const result = await runHere(args);
@@ -139,14 +152,7 @@ cli("FORMSINK_DB chooses the database when --db is absent", async ({ db }) => {
 cli("serve --db :memory: says the database is out of reach of keys create, and offers no such command", async () => {
   const server = spawn(process.execPath, [BIN, "serve", "--port", "0", "--db", ":memory:"]);
   const exited = collect(server);
-  await new Promise<void>((resolve, reject) => {
-    let seen = "";
-    server.stderr!.on("data", (chunk) => {
-      seen += chunk;
-      if (seen.includes("use it with")) resolve();
-    });
-    server.on("close", () => reject(new Error(`server exited early: ${seen}`)));
-  });
+  await waitForOutput(server, "stderr", /use it with/);
   server.kill("SIGTERM");
   const result = await exited;
   assert.is(result.code, 0);
@@ -157,15 +163,7 @@ cli("serve --db :memory: says the database is out of reach of keys create, and o
 cli("serve: first-key hint, a CLI key works, revoke takes effect at once, SIGTERM exits 0", async ({ db }) => {
   const server = spawn(process.execPath, [BIN, "serve", "--port", "0", "--db", db]);
   const exited = collect(server);
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = "";
-    server.stdout!.on("data", (chunk) => {
-      seen += chunk;
-      const match = /serving (http:\/\/\S+)/.exec(seen);
-      if (match) resolve(match[1]!);
-    });
-    server.on("close", () => reject(new Error(`server exited early: ${seen}`)));
-  });
+  const url = (await waitForOutput(server, "stdout", /serving (http:\/\/\S+)/))[1]!;
   try {
     const key = (await run(["keys", "create", "--account", "acme", "--db", db])).stdout.trim();
     const list = () => fetch(`${url}/api/submission`, { headers: { "x-api-key": key } });
