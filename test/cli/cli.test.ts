@@ -8,7 +8,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createClient } from "@libsql/client";
 import { main } from "../../cli/main.ts";
-import { MIGRATIONS } from "../../src/stores/libsql/migrations.ts";
+import { MIGRATIONS } from "../../src/stores/sql/migrations.ts";
 
 const BIN = fileURLToPath(new URL("../../cli/bin.js", import.meta.url));
 const KEY = /^fs_sk_[0-9A-Za-z]{12}_[0-9A-Za-z]{40}$/;

@@ -1,4 +1,4 @@
-import type { Client } from "@libsql/client";
+import type { SqlDriver } from "./driver.ts";
 import { MIGRATIONS } from "./migrations.ts";
 
 /**
@@ -8,15 +8,15 @@ import { MIGRATIONS } from "./migrations.ts";
  * Each migration runs in one write batch that starts by recording its version, whose primary
  * key makes the record a lock: of two processes applying the same version, the second one's
  * batch fails on that insert and rolls back whole, and it then finds the version applied.
- * Batches (not interactive transactions) are used because every libSQL transport supports
- * them, including HTTP to a remote server.
+ * Batches, not interactive transactions: every driver has them (D1 and libSQL over HTTP have
+ * nothing else).
  */
-export async function migrate(client: Client): Promise<number> {
-  await client.execute(
-    "CREATE TABLE IF NOT EXISTS formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
-  );
+export async function migrate(driver: SqlDriver): Promise<number> {
+  await driver.execute({
+    sql: "CREATE TABLE IF NOT EXISTS formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
+  });
   for (;;) {
-    const current = await schemaVersion(client);
+    const current = await schemaVersion(driver);
     if (current > MIGRATIONS.length) {
       throw new Error(
         `database schema version ${current} is newer than this formsink knows (${MIGRATIONS.length}); upgrade formsink`,
@@ -25,21 +25,21 @@ export async function migrate(client: Client): Promise<number> {
     if (current === MIGRATIONS.length) return current;
     const next = current + 1;
     try {
-      await client.batch(
+      await driver.batch(
         [
           { sql: "INSERT INTO formsink_migrations (version, applied_at) VALUES (?, ?)", args: [next, new Date().toISOString()] },
-          ...MIGRATIONS[next - 1]!,
+          ...MIGRATIONS[next - 1]!.map((sql) => ({ sql })),
         ],
         "write",
       );
     } catch (error) {
       // Lost the race to another process: fine if it applied this version, a real error if not.
-      if ((await schemaVersion(client)) < next) throw error;
+      if ((await schemaVersion(driver)) < next) throw error;
     }
   }
 }
 
-async function schemaVersion(client: Client): Promise<number> {
-  const { rows } = await client.execute("SELECT COALESCE(MAX(version), 0) AS version FROM formsink_migrations");
+async function schemaVersion(driver: SqlDriver): Promise<number> {
+  const { rows } = await driver.execute({ sql: "SELECT COALESCE(MAX(version), 0) AS version FROM formsink_migrations" });
   return Number(rows[0]?.version ?? 0);
 }

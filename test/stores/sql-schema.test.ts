@@ -1,5 +1,5 @@
 /**
- * The libSQL schema: migrations, and the query plans of every list the API can ask for. Each
+ * The SQL store's schema (run on libSQL's engine): migrations, and the query plans of every list the API can ask for. Each
  * combination of filters and both orders must be answered by walking an index (SEARCH), never
  * by scanning the table (SCAN) or sorting the result (USE TEMP B-TREE).
  */
@@ -8,14 +8,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { createClient, type InStatement } from "@libsql/client";
+import { createClient } from "@libsql/client";
 import type { SubmissionQuery } from "../../src/store.ts";
-import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
-import { listStatements } from "../../src/stores/libsql/list-query.ts";
-import { migrate } from "../../src/stores/libsql/migrate.ts";
-import { MIGRATIONS } from "../../src/stores/libsql/migrations.ts";
+import { createLibsqlStore, libsqlDriver } from "../../src/stores/libsql/index.ts";
+import type { SqlStatement } from "../../src/stores/sql/driver.ts";
+import { listStatements } from "../../src/stores/sql/list-query.ts";
+import { migrate } from "../../src/stores/sql/migrate.ts";
+import { MIGRATIONS } from "../../src/stores/sql/migrations.ts";
 
-const plans = suite("libSQL query plans");
+const plans = suite("SQL store: query plans");
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" };
 
@@ -39,14 +40,13 @@ function everyListQuery(): SubmissionQuery[] {
 plans("every filter combination, date bound and order is an index walk: no table scan, no sort", async () => {
   const client = createClient({ url: ":memory:" });
   try {
-    await migrate(client);
+    await migrate(libsqlDriver(client));
     const queries = everyListQuery();
     assert.is(queries.length, 128);
     for (const query of queries) {
       const { page, count } = listStatements("account", query);
-      for (const [what, statement] of [["page", page], ["count", count]] as [string, InStatement][]) {
-        const { sql, args } = statement as { sql: string; args: (string | number)[] };
-        const { rows } = await client.execute({ sql: `EXPLAIN QUERY PLAN ${sql}`, args });
+      for (const [what, statement] of [["page", page], ["count", count]] as [string, SqlStatement][]) {
+        const { rows } = await client.execute({ sql: `EXPLAIN QUERY PLAN ${statement.sql}`, args: [...statement.args!] });
         const plan = rows.map((row) => String(row.detail));
         const context = `${what} of ${JSON.stringify(query)}: ${plan.join(" | ")}`;
         assert.ok(plan.length > 0, context);
@@ -124,7 +124,7 @@ migrations("a migration that fails leaves the schema at the version before it", 
   try {
     await client.execute("CREATE TABLE accounts (id TEXT)"); // collides with migration 1's first table
     let failed = false;
-    await migrate(client).catch(() => (failed = true));
+    await migrate(libsqlDriver(client)).catch(() => (failed = true));
     assert.ok(failed);
     assert.equal(await versions(url), []);
     const tables = await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");

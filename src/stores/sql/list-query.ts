@@ -1,15 +1,15 @@
 /**
  * The SQL of a list: one page and its total, with the same WHERE clause. Kept apart from the
- * store so that `test/stores/libsql-schema.test.ts` can `EXPLAIN QUERY PLAN` these very statements.
+ * store so that `test/stores/sql-schema.test.ts` can `EXPLAIN QUERY PLAN` these very statements.
  */
-import type { InStatement } from "@libsql/client";
+import type { SqlStatement } from "./driver.ts";
 import type { SubmissionQuery } from "../../store.ts";
 
 export const SUBMISSION_COLUMNS = "id, popup_id, domain, device, user_agent, status, created_at, data";
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 
-export function listStatements(accountId: string, query: SubmissionQuery): { page: InStatement; count: InStatement } {
+export function listStatements(accountId: string, query: SubmissionQuery): { page: SqlStatement; count: SqlStatement } {
   const conditions = ["account_id = ?"];
   const args: (string | number)[] = [accountId];
   for (const [field, column] of Object.entries(EQUALITY_COLUMNS)) {

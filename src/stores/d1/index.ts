@@ -1,0 +1,45 @@
+/**
+ * Cloudflare D1 as a submission store: `createD1Store(env.DB)` in a Worker. D1 is SQLite, so
+ * this is the SQL store with a D1 driver; the schema is migrated on first use, like libSQL.
+ */
+import type { SubmissionStore } from "../../store.ts";
+import type { SqlDriver, SqlResult, SqlRow, SqlValue } from "../sql/driver.ts";
+import { createSqlStore } from "../sql/store.ts";
+
+/**
+ * The part of a D1 binding the store uses, so that this module needs no Workers types: a real
+ * `D1Database` fits it.
+ */
+export interface D1Database {
+  prepare(query: string): D1PreparedStatement;
+  batch(statements: D1PreparedStatement[]): Promise<D1Result[]>;
+}
+
+export interface D1PreparedStatement {
+  bind(...values: SqlValue[]): D1PreparedStatement;
+  all(): Promise<D1Result>;
+}
+
+export interface D1Result {
+  results: unknown[];
+  meta: { changes?: number };
+}
+
+/** Opens (and migrates) the D1 database behind a binding as a submission store. */
+export function createD1Store(database: D1Database): Promise<SubmissionStore> {
+  return createSqlStore(d1Driver(database));
+}
+
+/** A `SqlDriver` over a D1 binding. A D1 batch is one transaction, whatever its mode. */
+export function d1Driver(database: D1Database): SqlDriver {
+  const prepare = ({ sql, args = [] }: { sql: string; args?: readonly SqlValue[] }) =>
+    database.prepare(sql).bind(...args);
+  return {
+    execute: async (statement) => toResult(await prepare(statement).all()),
+    batch: async (statements) => (await database.batch(statements.map(prepare))).map(toResult),
+  };
+}
+
+function toResult(result: D1Result): SqlResult {
+  return { rows: result.results as SqlRow[], rowsAffected: result.meta.changes ?? 0 };
+}
