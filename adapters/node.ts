@@ -5,27 +5,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Duplex, finished } from "node:stream";
+import {
+  DEFAULT_HOSTNAME, DEFAULT_PORT, type FetchHandler, reportError, type RunningServer, type ServeOptions, serverUrl,
+} from "./server.ts";
 
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
+export type { FetchHandler, RunningServer, ServeOptions } from "./server.ts";
 
-export interface ServeOptions {
-  /** Default 8787; 0 picks a free port. */
-  port?: number;
-  /** Default `127.0.0.1`: reachable from this machine only. Use `0.0.0.0` to listen on every interface. */
-  hostname?: string;
-  /** Told about a failure the handler did not turn into a response (a bug); default: stderr. */
-  onError?: (error: unknown) => void;
-}
-
-export interface NodeServer {
+export interface NodeServer extends RunningServer {
   server: Server;
-  /** `http://host:port` it listens on. */
-  url: string;
-  /**
-   * Stops accepting connections, lets in-flight requests finish, closes idle keep-alive
-   * connections, and resolves when all are gone (forcing them closed after `timeoutMs`).
-   */
-  close(timeoutMs?: number): Promise<void>;
 }
 
 export async function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<NodeServer> {
@@ -45,17 +32,16 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
   server.on("clientError", answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 8787, options.hostname ?? "127.0.0.1", () => {
+    server.listen(options.port ?? DEFAULT_PORT, options.hostname ?? DEFAULT_HOSTNAME, () => {
       server.off("error", reject);
       resolve();
     });
   });
   const address = server.address() as AddressInfo;
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
 
   return {
     server,
-    url: `http://${host}:${address.port}`,
+    url: serverUrl(address.address, address.port),
     close(timeoutMs = 10_000) {
       closing = true;
       return new Promise((resolve) => {
@@ -98,7 +84,7 @@ interface ListenerHooks {
 
 /** A node:http request listener that runs a Fetch handler; for mounting in an existing server. */
 export function createRequestListener(handler: FetchHandler, hooks: ListenerHooks = {}) {
-  const onError = hooks.onError ?? ((error: unknown) => console.error("formsink: unhandled error", error));
+  const onError = hooks.onError ?? reportError;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     res.once("finish", () => hooks.afterRespond?.());
     let response: Response;

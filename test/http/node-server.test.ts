@@ -11,26 +11,10 @@ import { createApiKey } from "../../src/auth/keys.ts";
 import { createSubmissionsHandler } from "../../src/handler.ts";
 import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
-import { type FetchHandler, httpSuite, type StartHttpTarget } from "./suite.ts";
+import { overSocket } from "./over-socket.ts";
+import { type FetchHandler, httpSuite } from "./suite.ts";
 
-const overSocket: StartHttpTarget = async (handler) => {
-  const server = await serve(handler, { port: 0 });
-  return {
-    async send(request) {
-      const url = new URL(request.url);
-      const body = request.body === null ? undefined : await request.arrayBuffer();
-      return fetch(new URL(url.pathname + url.search, server.url), {
-        method: request.method,
-        headers: request.headers,
-        body,
-        redirect: "manual",
-      });
-    },
-    stop: () => server.close(),
-  };
-};
-
-httpSuite("node server, libSQL :memory:", overSocket, { createStore: () => createLibsqlStore({ url: ":memory:" }) });
+httpSuite("node server, libSQL :memory:", overSocket(serve), { createStore: () => createLibsqlStore({ url: ":memory:" }) });
 
 // ---- Node adapter specifics -----------------------------------------------------------------
 

@@ -335,8 +335,9 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
   t.before(async () => {
     f = await mount(start, createStore);
   });
+  // `f` is unset when `before` failed: let that error be the one reported.
   t.after(async () => {
-    await f.stop();
+    await (f as Fixture | undefined)?.stop();
   });
 
   /** Creates one submission through the API and returns it. */
@@ -872,8 +873,9 @@ function basePathSuite(target: string, start: StartHttpTarget, createStore: () =
   t.before(async () => {
     f = await mount(start, createStore, { basePath: "/forms" });
   });
+  // `f` is unset when `before` failed: let that error be the one reported.
   t.after(async () => {
-    await f.stop();
+    await (f as Fixture | undefined)?.stop();
   });
 
   t("basePath: the API is served under /forms", async () => {
@@ -930,8 +932,9 @@ function failingStoreSuite(target: string, start: StartHttpTarget, createStore: 
       }),
     });
   });
+  // `f` is unset when `before` failed: let that error be the one reported.
   t.after(async () => {
-    await f.stop();
+    await (f as Fixture | undefined)?.stop();
   });
 
   t("a store that throws is 500 'Internal server error'; the error goes to the log only", async () => {

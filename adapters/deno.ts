@@ -1,0 +1,42 @@
+/**
+ * Deno adapter: `Deno.serve` runs the handler as it is; this only adds the shared options and
+ * a graceful close. Run with `--allow-net --allow-env --allow-sys --allow-ffi` for the libSQL
+ * store (README: what `--allow-ffi` means for the sandbox).
+ */
+import {
+  DEFAULT_HOSTNAME, DEFAULT_PORT, type FetchHandler, internalError, reportError, type RunningServer,
+  type ServeOptions, serverUrl,
+} from "./server.ts";
+
+export type { FetchHandler, RunningServer, ServeOptions } from "./server.ts";
+
+export interface DenoServer extends RunningServer {
+  server: Deno.HttpServer<Deno.NetAddr>;
+}
+
+export async function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<DenoServer> {
+  const onError = options.onError ?? reportError;
+  const server = Deno.serve(
+    {
+      port: options.port ?? DEFAULT_PORT,
+      hostname: options.hostname ?? DEFAULT_HOSTNAME,
+      onListen: () => {}, // Deno would print "Listening on ..." to stdout otherwise
+      onError(error) {
+        onError(error);
+        return internalError();
+      },
+    },
+    (request) => handler(request),
+  );
+  return {
+    server,
+    url: serverUrl(server.addr.hostname, server.addr.port),
+    async close(timeoutMs = 10_000) {
+      // Deno has no way to cut connections short: after the timeout, stop waiting for them.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+      await Promise.race([server.shutdown(), timeout]);
+      clearTimeout(timer);
+    },
+  };
+}

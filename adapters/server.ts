@@ -1,0 +1,39 @@
+/** The shape every server adapter (Node, Bun, Deno) shares, so a host or the CLI can swap them. */
+
+export type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+export interface ServeOptions {
+  /** Default 8787; 0 picks a free port. */
+  port?: number;
+  /** Default `127.0.0.1`: reachable from this machine only. Use `0.0.0.0` to listen on every interface. */
+  hostname?: string;
+  /** Told about a failure the handler did not turn into a response (a bug); default: stderr. */
+  onError?: (error: unknown) => void;
+}
+
+export interface RunningServer {
+  /** `http://host:port` it listens on. */
+  url: string;
+  /**
+   * Stops accepting connections, lets in-flight requests finish, and resolves when they have
+   * (forcing them closed after `timeoutMs`, default 10 s).
+   */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOSTNAME = "127.0.0.1";
+
+/** The API's error body, for a failure the handler itself could not answer. */
+export function internalError(): Response {
+  return Response.json({ message: "Internal server error" }, { status: 500 });
+}
+
+export function reportError(error: unknown): void {
+  console.error("formsink: unhandled error", error);
+}
+
+/** `http://host:port`, with IPv6 hosts in brackets. */
+export function serverUrl(hostname: string, port: number): string {
+  return `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+}

@@ -1,0 +1,61 @@
+/**
+ * Cloudflare Workers adapter: a module worker whose store comes from its environment.
+ *
+ *   export { default } from "formsink/workers";        // D1 binding `DB`, or FORMSINK_DB (+ token)
+ *
+ * The handler is built on the first request and kept for the isolate's life; a failed start
+ * (say, a migration error) is retried on the next request instead of being cached.
+ */
+import { createClient } from "@libsql/client/web";
+import { createSubmissionsHandler, type SubmissionsHandler } from "../src/handler.ts";
+import type { SubmissionsHandlerOptions } from "../src/options.ts";
+import type { SubmissionStore } from "../src/store.ts";
+import { createD1Store, type D1Database } from "../src/stores/d1/index.ts";
+import { createLibsqlStore } from "../src/stores/libsql/index.ts";
+import { internalError, reportError } from "./server.ts";
+
+export interface WorkerEnv {
+  /** A D1 binding: used when present. */
+  DB?: D1Database;
+  /** Otherwise a remote libSQL database over HTTP, e.g. `libsql://<name>.turso.io` (a secret). */
+  FORMSINK_DB?: string;
+  FORMSINK_DB_AUTH_TOKEN?: string;
+}
+
+export interface WorkerOptions<Env> extends SubmissionsHandlerOptions {
+  /** Where the store comes from; default: `env.DB` (D1), else `env.FORMSINK_DB` (libSQL). */
+  store?: (env: Env) => Promise<SubmissionStore>;
+}
+
+export interface Worker<Env> {
+  fetch(request: Request, env: Env): Promise<Response>;
+}
+
+export function createWorker<Env extends object = WorkerEnv>(options: WorkerOptions<Env> = {}): Worker<Env> {
+  const { store = (env: Env) => storeFromEnv(env), ...handlerOptions } = options;
+  const open = async (env: Env) => createSubmissionsHandler(await store(env), handlerOptions);
+  let handler: Promise<SubmissionsHandler> | undefined;
+  return {
+    async fetch(request, env) {
+      try {
+        handler ??= open(env);
+        return await (await handler)(request);
+      } catch (error) {
+        handler = undefined;
+        reportError(error);
+        return internalError();
+      }
+    },
+  };
+}
+
+export async function storeFromEnv(env: WorkerEnv): Promise<SubmissionStore> {
+  if (env.DB) return createD1Store(env.DB);
+  if (env.FORMSINK_DB) {
+    return createLibsqlStore({ client: createClient({ url: env.FORMSINK_DB, authToken: env.FORMSINK_DB_AUTH_TOKEN }) });
+  }
+  throw new Error("formsink needs a D1 binding named DB, or FORMSINK_DB (a libSQL URL) in the worker's environment");
+}
+
+const worker: Worker<WorkerEnv> = createWorker();
+export default worker;

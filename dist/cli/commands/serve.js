@@ -1,0 +1,80 @@
+import { parseArgs } from "node:util";
+import { serve } from "../../adapters/node.js";
+import { createSubmissionsHandler } from "../../src/handler.js";
+import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/index.js";
+import { DATABASE_HELP, databaseUrl, displayUrl, openDatabase } from "../database.js";
+import { EXIT_OK, UsageError } from "../usage.js";
+const HELP = `Serve the formsink HTTP API on an embedded libSQL database (or a remote one).
+
+Usage:
+  formsink serve [--port N] [--host H] [--db URL]
+
+Options:
+  --port <n>    port to listen on, 0 for any free one (default 8787)   [env PORT]
+  --host <h>    interface to listen on (default 127.0.0.1; 0.0.0.0 for all)   [env HOST]
+${DATABASE_HELP}
+  -h, --help    show this help
+
+Stops gracefully on SIGINT/SIGTERM: no new connections, in-flight requests finish, then the
+database is closed.`;
+export async function serveCommand(args, io) {
+    const { values } = parseArgs({
+        args,
+        options: {
+            port: { type: "string" },
+            host: { type: "string" },
+            db: { type: "string" },
+            help: { type: "boolean", short: "h" },
+        },
+    });
+    if (values.help) {
+        io.stdout(HELP);
+        return EXIT_OK;
+    }
+    const port = parsePort(values.port ?? io.env.PORT ?? "8787");
+    const hostname = values.host ?? io.env.HOST ?? "127.0.0.1";
+    const url = databaseUrl(values.db, io.env);
+    const store = await openDatabase(url, io.env);
+    const handler = createSubmissionsHandler(store, { log: (entry) => io.stderr(formatLogEntry(entry)) });
+    const server = await serve(handler, { port, hostname }).catch(async (error) => {
+        await store.close();
+        throw new UsageError(`cannot listen on ${hostname}:${port}: ${error.code ?? error.message}`);
+    });
+    // Listening from here on: a signal must find its handler even while the lines below print.
+    const stopped = new Promise((resolve) => {
+        const stop = (signal) => {
+            io.stderr(`${signal}: finishing in-flight requests, then closing the database`);
+            server.close().then(resolve, resolve);
+        };
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+    });
+    io.stdout(`formsink serving ${server.url} (database ${displayUrl(url)})`);
+    if (isInMemory(url)) {
+        io.stderr("The database is in memory: it starts empty, is gone when the server stops, and no other\n" +
+            "process (such as `formsink keys create`) can reach it. Embed the handler to use it with\n" +
+            "keys made in code, or serve a file: URL (the default) to keep data and make keys.");
+    }
+    else if ((await store.listApiKeys()).length === 0) {
+        const dbFlag = url === DEFAULT_DATABASE_URL ? "" : ` --db ${displayUrl(url)}`;
+        io.stderr("No API keys yet. Create your first one (it is printed once - keep it):\n" +
+            `  npx formsink keys create --account my-site${dbFlag}`);
+    }
+    await stopped;
+    await store.close();
+    return EXIT_OK;
+}
+function parsePort(text) {
+    const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+    if (!(port >= 0 && port <= 65535))
+        throw new UsageError(`--port must be a whole number from 0 to 65535 (got "${text}")`);
+    return port;
+}
+/** One line per request for people tailing the log; unexpected errors with their stack. */
+function formatLogEntry(entry) {
+    if (entry.type === "request") {
+        return `${new Date().toISOString()} ${entry.method} ${entry.path} ${entry.status} ${entry.durationMs.toFixed(1)}ms`;
+    }
+    const detail = entry.error instanceof Error ? (entry.error.stack ?? entry.error.message) : String(entry.error);
+    return `${new Date().toISOString()} ERROR ${entry.method} ${entry.path}: ${detail}`;
+}

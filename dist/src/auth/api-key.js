@@ -1,0 +1,47 @@
+const KIND_CODES = { secret: "sk", publishable: "pk" };
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const ID_LENGTH = 12;
+const SECRET_LENGTH = 40; // 40 * log2(62) = 238 bits
+const KEY_TEXT = new RegExp(`^fs_(sk|pk)_([0-9A-Za-z]{${ID_LENGTH}})_[0-9A-Za-z]{${SECRET_LENGTH}}$`);
+export async function generateApiKey(kind) {
+    const id = randomText(ID_LENGTH);
+    const prefix = `fs_${KIND_CODES[kind]}_${id}`;
+    const key = `${prefix}_${randomText(SECRET_LENGTH)}`;
+    return { key, id, prefix, hash: await hashApiKey(key) };
+}
+/** Kind and id of a well-formed key text, or undefined. */
+export function parseApiKey(text) {
+    const match = KEY_TEXT.exec(text);
+    if (!match)
+        return undefined;
+    return { kind: match[1] === "sk" ? "secret" : "publishable", id: match[2] };
+}
+export function apiKeyPrefix(kind, id) {
+    return `fs_${KIND_CODES[kind]}_${id}`;
+}
+export async function hashApiKey(key) {
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
+    return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+/** Compares two strings in time that depends only on their length, never on where they differ. */
+export function constantTimeEqual(a, b) {
+    if (a.length !== b.length)
+        return false; // lengths are public: a hex SHA-256 is always 64 long
+    let difference = 0;
+    for (let i = 0; i < a.length; i++)
+        difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+    return difference === 0;
+}
+// Rejection sampling keeps every character equally likely (256 is not a multiple of 62).
+function randomText(length) {
+    let text = "";
+    const bytes = new Uint8Array(length * 2);
+    while (text.length < length) {
+        crypto.getRandomValues(bytes);
+        for (const byte of bytes) {
+            if (byte < 248 && text.length < length)
+                text += ALPHABET[byte % 62];
+        }
+    }
+    return text;
+}

@@ -1,0 +1,35 @@
+import { HttpError } from "./http/errors.js";
+// Keys that mean something to JavaScript objects; a consumer that merges `data` into an
+// object could have its prototype replaced, so they never get stored.
+const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+/** Throws a 400 naming the place in `data` that breaks a limit. */
+export function checkSubmissionData(data, limits) {
+    let fields = 0;
+    const visit = (value, path, depth) => {
+        if (typeof value === "number" && !Number.isFinite(value)) {
+            throw new HttpError(400, `${path} must be a finite number`);
+        }
+        if (typeof value !== "object" || value === null)
+            return;
+        if (depth > limits.maxDataDepth) {
+            throw new HttpError(400, `${path} is nested too deeply: data may be at most ${limits.maxDataDepth} levels deep`);
+        }
+        if (Array.isArray(value)) {
+            value.forEach((item, index) => visit(item, `${path}[${index}]`, depth + 1));
+            return;
+        }
+        for (const [key, item] of Object.entries(value)) {
+            const at = `${path}.${key}`;
+            if (RESERVED_KEYS.has(key))
+                throw new HttpError(400, `${at} is not allowed: "${key}" is a reserved key`);
+            if (key.length === 0 || key.length > limits.maxDataKeyLength) {
+                throw new HttpError(400, `data keys must be 1 to ${limits.maxDataKeyLength} characters long (at ${path})`);
+            }
+            if (++fields > limits.maxDataFields) {
+                throw new HttpError(400, `data may have at most ${limits.maxDataFields} fields, counted at every depth`);
+            }
+            visit(item, at, depth + 1);
+        }
+    };
+    visit(data, "data", 1);
+}

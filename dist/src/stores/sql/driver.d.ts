@@ -1,0 +1,24 @@
+/**
+ * The little a SQL store needs from a SQLite-speaking database. The libSQL client and Cloudflare
+ * D1 each get a few-line driver; every query, migration and rule of the store lives once in
+ * `createSqlStore`.
+ *
+ * Only single statements and atomic batches: D1 and libSQL over HTTP have no interactive
+ * transactions, so nothing in the store may need one.
+ */
+export type SqlValue = string | number | null;
+export interface SqlStatement {
+    sql: string;
+    args?: readonly SqlValue[];
+}
+export type SqlRow = Record<string, unknown>;
+export interface SqlResult {
+    rows: SqlRow[];
+    /** Rows changed by an INSERT, UPDATE or DELETE. */
+    rowsAffected: number;
+}
+export interface SqlDriver {
+    execute(statement: SqlStatement): Promise<SqlResult>;
+    /** Runs every statement in one transaction: all of them take effect, or none. */
+    batch(statements: readonly SqlStatement[], mode: "read" | "write"): Promise<SqlResult[]>;
+}

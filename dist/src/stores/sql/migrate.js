@@ -1,0 +1,40 @@
+import { MIGRATIONS } from "./migrations.js";
+/**
+ * Brings the database to the newest schema version. Idempotent, and safe when several
+ * processes open the same database at once.
+ *
+ * Each migration runs in one write batch that starts by recording its version, whose primary
+ * key makes the record a lock: of two processes applying the same version, the second one's
+ * batch fails on that insert and rolls back whole, and it then finds the version applied.
+ * Batches, not interactive transactions: every driver has them (D1 and libSQL over HTTP have
+ * nothing else).
+ */
+export async function migrate(driver) {
+    await driver.execute({
+        sql: "CREATE TABLE IF NOT EXISTS formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
+    });
+    for (;;) {
+        const current = await schemaVersion(driver);
+        if (current > MIGRATIONS.length) {
+            throw new Error(`database schema version ${current} is newer than this formsink knows (${MIGRATIONS.length}); upgrade formsink`);
+        }
+        if (current === MIGRATIONS.length)
+            return current;
+        const next = current + 1;
+        try {
+            await driver.batch([
+                { sql: "INSERT INTO formsink_migrations (version, applied_at) VALUES (?, ?)", args: [next, new Date().toISOString()] },
+                ...MIGRATIONS[next - 1].map((sql) => ({ sql })),
+            ], "write");
+        }
+        catch (error) {
+            // Lost the race to another process: fine if it applied this version, a real error if not.
+            if ((await schemaVersion(driver)) < next)
+                throw error;
+        }
+    }
+}
+async function schemaVersion(driver) {
+    const { rows } = await driver.execute({ sql: "SELECT COALESCE(MAX(version), 0) AS version FROM formsink_migrations" });
+    return Number(rows[0]?.version ?? 0);
+}

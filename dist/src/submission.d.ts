@@ -1,0 +1,25 @@
+/** The domain model every part of formsink speaks: a submission and its fields. */
+export declare const SUBMISSION_STATUSES: readonly ["pending", "completed"];
+export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
+/** What the service derives from a User-Agent; the contract fixes this list. */
+export declare const DEVICES: readonly ["desktop", "mobile", "tablet", "bot", "unknown"];
+export type Device = (typeof DEVICES)[number];
+export type JsonValue = string | number | boolean | null | JsonValue[] | {
+    [key: string]: JsonValue;
+};
+/** What the visitor typed into the popup, as key/value pairs. */
+export type SubmissionData = {
+    [key: string]: JsonValue;
+};
+/** A submission as the API shows it. The account it belongs to is never part of it. */
+export interface Submission {
+    submissionId: string;
+    popupId: string;
+    data: SubmissionData;
+    domain: string;
+    userAgent: string;
+    device: Device;
+    status: SubmissionStatus;
+    /** ISO 8601 in UTC with milliseconds and a trailing `Z`. */
+    createdAt: string;
+}

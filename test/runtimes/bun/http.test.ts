@@ -1,0 +1,9 @@
+/** The HTTP contract against `Bun.serve` (adapters/bun.ts), and the libSQL store under Bun. */
+import { serve } from "../../../adapters/bun.ts";
+import { createLibsqlStore } from "../../../src/stores/libsql/index.ts";
+import { overSocket } from "../../http/over-socket.ts";
+import { httpSuite } from "../../http/suite.ts";
+import { storeConformance } from "../../stores/conformance.ts";
+
+httpSuite("bun server, libSQL :memory:", overSocket(serve), { createStore: () => createLibsqlStore({ url: ":memory:" }) });
+storeConformance("libSQL :memory: under Bun", async () => ({ store: await createLibsqlStore({ url: ":memory:" }) }));

@@ -1,0 +1,134 @@
+/**
+ * The workerd test worker (bundled and started by ./run.ts in Miniflare). `GET /__run` runs,
+ * inside workerd:
+ * - the HTTP contract, each fixture's handler served by this worker: the suite's requests leave
+ *   workerd and come back in through its HTTP server, sent by Node's fetch like any client's;
+ * - the store conformance suite against Miniflare's local D1;
+ * - the Workers adapter itself (`formsink/workers`) with a D1 binding and with a remote libSQL
+ *   database over HTTP.
+ */
+import { runQueuedSuites } from "./uvu-in-worker.ts";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { createWorker, type WorkerEnv } from "../../../adapters/workers.ts";
+import { createApiKey } from "../../../src/auth/keys.ts";
+import type { SubmissionStore } from "../../../src/store.ts";
+import { createD1Store, type D1Database } from "../../../src/stores/d1/index.ts";
+import { createLibsqlStore } from "../../../src/stores/libsql/index.ts";
+import { httpSuite, type FetchHandler, type StartHttpTarget } from "../../http/suite.ts";
+import { storeConformance } from "../../stores/conformance.ts";
+
+interface TestEnv {
+  DB: D1Database;
+  /** The Hrana stand-in the runner started, for libSQL over HTTP. */
+  HRANA_URL: string;
+  HRANA_TOKEN: string;
+  /** Sends a request back in to this worker through workerd's HTTP server (see ./run.ts). */
+  RELAY_URL: string;
+}
+
+const TARGET_HEADER = "x-formsink-test-target";
+const targets = new Map<string, FetchHandler>();
+let env: TestEnv;
+
+const servedByThisWorker: StartHttpTarget = async (handler) => {
+  const id = crypto.randomUUID();
+  targets.set(id, handler);
+  return {
+    async send(request) {
+      const url = new URL(request.url);
+      const headers = new Headers(request.headers);
+      headers.set(TARGET_HEADER, id);
+      return fetch(new URL(url.pathname + url.search, env.RELAY_URL), {
+        method: request.method,
+        headers,
+        body: request.body === null ? undefined : await request.arrayBuffer(),
+        redirect: "manual",
+      });
+    },
+    stop: async () => void targets.delete(id),
+  };
+};
+
+/** The D1 database emptied (every table dropped) and migrated again: a fresh store. */
+async function freshD1Store(): Promise<SubmissionStore> {
+  // Newest first, so that a table goes before the tables its foreign keys point at (D1 enforces them).
+  const { results } = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY rowid DESC",
+  ).all();
+  const tables = (results as { name: string }[]).map(({ name }) => env.DB.prepare(`DROP TABLE "${name}"`));
+  if (tables.length > 0) await env.DB.batch(tables);
+  return createD1Store(env.DB);
+}
+
+httpSuite("workerd, memory store", servedByThisWorker);
+httpSuite("workerd, D1", servedByThisWorker, { createStore: freshD1Store });
+storeConformance("D1 in workerd", async () => ({ store: await freshD1Store() }));
+
+const adapter = suite("workers adapter");
+
+async function listWith(worker: ReturnType<typeof createWorker>, workerEnv: WorkerEnv, key: string): Promise<Response> {
+  return worker.fetch(new Request("http://formsink.test/api/submission", { headers: { "x-api-key": key } }), workerEnv);
+}
+
+adapter("takes its store from a D1 binding named DB, migrated on first use", async () => {
+  const store = await freshD1Store();
+  const { key } = await createApiKey(store, { account: "d1-account" });
+  const response = await listWith(createWorker(), { DB: env.DB }, key);
+  assert.is(response.status, 200);
+  assert.equal(await response.json(), { items: [], limit: 10, offset: 0, total: 0 });
+});
+
+adapter("without D1, takes a remote libSQL database from FORMSINK_DB and its token", async () => {
+  const remote = { FORMSINK_DB: env.HRANA_URL, FORMSINK_DB_AUTH_TOKEN: env.HRANA_TOKEN };
+  const store = await createLibsqlStore({ url: remote.FORMSINK_DB, authToken: remote.FORMSINK_DB_AUTH_TOKEN });
+  const { key } = await createApiKey(store, { account: "remote-account" });
+  const worker = createWorker();
+  const created = await worker.fetch(
+    new Request("http://formsink.test/api/submission", {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ popupId: "popup_w", data: { email: "w@example.com" } }),
+    }),
+    remote,
+  );
+  assert.is(created.status, 201);
+  const page = (await (await listWith(worker, remote, key)).json()) as { total: number };
+  assert.is(page.total, 1);
+});
+
+adapter("with no store configured it answers 500 without details, and recovers once configured", async () => {
+  const worker = createWorker();
+  const errors: unknown[] = [];
+  const reported = console.error;
+  console.error = (...parts: unknown[]) => void errors.push(parts);
+  try {
+    const response = await worker.fetch(new Request("http://formsink.test/api/submission"), {});
+    assert.is(response.status, 500);
+    assert.equal(await response.json(), { message: "Internal server error" });
+    assert.match(String(errors.flat()), /D1 binding named DB, or FORMSINK_DB/);
+  } finally {
+    console.error = reported;
+  }
+  await freshD1Store();
+  const later = await worker.fetch(new Request("http://formsink.test/api/submission"), { DB: env.DB });
+  assert.is(later.status, 401);
+});
+
+adapter.run();
+
+export default {
+  async fetch(request: Request, testEnv: TestEnv): Promise<Response> {
+    const target = request.headers.get(TARGET_HEADER);
+    if (target !== null) {
+      const handler = targets.get(target);
+      return handler ? handler(request) : new Response("no such test target", { status: 502 });
+    }
+    const url = new URL(request.url);
+    if (url.pathname !== "/__run") return new Response("not found", { status: 404 });
+    env = testEnv;
+    const report = await runQueuedSuites();
+    const failed = !/Total:\s+(\d+)[\s\S]*Passed:\s+\1\b/.test(report.replace(/\x1b\[[0-9;]*m/g, ""));
+    return new Response(report, { status: failed ? 500 : 200 });
+  },
+};
