@@ -1,12 +1,13 @@
 import { parseArgs } from "node:util";
-import { serve } from "../../adapters/node.ts";
 import { createSubmissionsHandler } from "../../src/handler.ts";
 import type { LogEntry } from "../../src/options.ts";
 import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/index.ts";
 import { DATABASE_HELP, databaseUrl, displayUrl, openDatabase } from "../database.ts";
+import { runtimeServer } from "../server.ts";
 import { EXIT_OK, type Io, UsageError } from "../usage.ts";
 
-const HELP = `Serve the formsink HTTP API on an embedded libSQL database (or a remote one).
+const HELP = `Serve the formsink HTTP API on an embedded libSQL database (or a remote one), with
+the server of the runtime it runs in: Node, Bun or Deno.
 
 Usage:
   formsink serve [--port N] [--host H] [--db URL]
@@ -38,6 +39,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   const hostname = values.host ?? io.env.HOST ?? "127.0.0.1";
   const url = databaseUrl(values.db, io.env);
 
+  const { runtime, serve } = await runtimeServer();
   const store = await openDatabase(url, io.env);
   const handler = createSubmissionsHandler(store, { log: (entry) => io.stderr(formatLogEntry(entry)) });
   const server = await serve(handler, { port, hostname }).catch(async (error: NodeJS.ErrnoException) => {
@@ -53,7 +55,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
-  io.stdout(`formsink serving ${server.url} (database ${displayUrl(url)})`);
+  io.stdout(`formsink serving ${server.url} (database ${displayUrl(url)}, ${runtime})`);
   if (isInMemory(url)) {
     io.stderr(
       "The database is in memory: it starts empty, is gone when the server stops, and no other\n" +

@@ -3,8 +3,8 @@
  * a graceful close. Run with `--allow-net --allow-env --allow-sys --allow-ffi` for the libSQL
  * store (README: what `--allow-ffi` means for the sandbox).
  */
-import { type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
-export type { FetchHandler, RunningServer, ServeOptions } from "./server.ts";
+import { type FetchHandler, type RunningServer, type ServeOptions } from "./server.js";
+export type { FetchHandler, RunningServer, ServeOptions } from "./server.js";
 export interface DenoServer extends RunningServer {
     server: Deno.HttpServer<Deno.NetAddr>;
 }

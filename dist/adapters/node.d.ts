@@ -3,8 +3,8 @@
  * bodies, keep-alive, and a graceful close that lets in-flight requests finish.
  */
 import { type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
-export type { FetchHandler, RunningServer, ServeOptions } from "./server.ts";
+import { type FetchHandler, type RunningServer, type ServeOptions } from "./server.js";
+export type { FetchHandler, RunningServer, ServeOptions } from "./server.js";
 export interface NodeServer extends RunningServer {
     server: Server;
 }

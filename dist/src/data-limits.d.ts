@@ -1,4 +1,4 @@
-import type { SubmissionData } from "./submission.ts";
+import type { SubmissionData } from "./submission.js";
 export interface DataLimits {
     /** Fields counted at every depth of `data`. */
     maxDataFields: number;

@@ -1,7 +1,7 @@
-import { type SubmissionsHandlerOptions } from "./options.ts";
-import { type Access } from "./routes/access.ts";
-import type { RouteHandler } from "./routes/context.ts";
-import type { SubmissionStore } from "./store.ts";
+import { type SubmissionsHandlerOptions } from "./options.js";
+import { type Access } from "./routes/access.js";
+import type { RouteHandler } from "./routes/context.js";
+import type { SubmissionStore } from "./store.js";
 type Method = "GET" | "POST" | "PATCH" | "DELETE";
 interface Route {
     method: Method;

@@ -1,5 +1,5 @@
-import type { Authenticate } from "./auth/principal.ts";
-import type { DataLimits } from "./data-limits.ts";
+import type { Authenticate } from "./auth/principal.js";
+import type { DataLimits } from "./data-limits.js";
 export interface Limits extends DataLimits {
     /** Largest request body accepted, in bytes; larger ones get 413 while they stream in. */
     maxBodyBytes: number;

@@ -1,4 +1,4 @@
-import { type SubmissionData } from "./submission.ts";
+import { type SubmissionData } from "./submission.js";
 export declare const submissionStatus: import("arktype/internal/variants/string.ts").StringType<"completed" | "pending", {}>;
 export declare const device: import("arktype/internal/variants/string.ts").StringType<"bot" | "desktop" | "mobile" | "tablet" | "unknown", {}>;
 export declare const LIST_QUERY_PARAMETERS: readonly ["limit", "offset", "popupId", "domain", "device", "status", "orderBy", "createdAfter", "createdBefore"];

@@ -1,4 +1,4 @@
-import type { Submission, SubmissionStatus } from "./submission.ts";
+import type { Submission, SubmissionStatus } from "./submission.js";
 /**
  * The one interface every storage backend implements (memory, libSQL, ...). The handler knows
  * nothing else about storage; `test/stores/conformance.ts` is the executable form of this

@@ -10,7 +10,8 @@ import { createClient } from "@libsql/client";
 import { main } from "../../cli/main.ts";
 import { MIGRATIONS } from "../../src/stores/sql/migrations.ts";
 
-const BIN = fileURLToPath(new URL("../../cli/bin.js", import.meta.url));
+/** `formsink` from source, as `npm start` runs it. */
+const FORMSINK = ["--import", "tsx", fileURLToPath(new URL("../../cli/bin.ts", import.meta.url))];
 const KEY = /^fs_sk_[0-9A-Za-z]{12}_[0-9A-Za-z]{40}$/;
 
 interface Run {
@@ -28,7 +29,7 @@ cli.before.each((context) => {
 cli.after.each((context) => rmSync(context.dir, { recursive: true, force: true }));
 
 function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [...FORMSINK, ...args], { env: { ...process.env, ...env } });
   return collect(child);
 }
 
@@ -150,7 +151,7 @@ cli("FORMSINK_DB chooses the database when --db is absent", async ({ db }) => {
 });
 
 cli("serve --db :memory: says the database is out of reach of keys create, and offers no such command", async () => {
-  const server = spawn(process.execPath, [BIN, "serve", "--port", "0", "--db", ":memory:"]);
+  const server = spawn(process.execPath, [...FORMSINK, "serve", "--port", "0", "--db", ":memory:"]);
   const exited = collect(server);
   await waitForOutput(server, "stderr", /use it with/);
   server.kill("SIGTERM");
@@ -161,7 +162,7 @@ cli("serve --db :memory: says the database is out of reach of keys create, and o
 });
 
 cli("serve: first-key hint, a CLI key works, revoke takes effect at once, SIGTERM exits 0", async ({ db }) => {
-  const server = spawn(process.execPath, [BIN, "serve", "--port", "0", "--db", db]);
+  const server = spawn(process.execPath, [...FORMSINK, "serve", "--port", "0", "--db", db]);
   const exited = collect(server);
   const url = (await waitForOutput(server, "stdout", /serving (http:\/\/\S+)/))[1]!;
   try {

@@ -1,2 +1,2 @@
-import { type Io } from "../usage.ts";
+import { type Io } from "../usage.js";
 export declare function keysCommand(args: string[], io: Io): Promise<number>;

@@ -1,10 +1,11 @@
 import { parseArgs } from "node:util";
-import { serve } from "../../adapters/node.js";
 import { createSubmissionsHandler } from "../../src/handler.js";
 import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/index.js";
 import { DATABASE_HELP, databaseUrl, displayUrl, openDatabase } from "../database.js";
+import { runtimeServer } from "../server.js";
 import { EXIT_OK, UsageError } from "../usage.js";
-const HELP = `Serve the formsink HTTP API on an embedded libSQL database (or a remote one).
+const HELP = `Serve the formsink HTTP API on an embedded libSQL database (or a remote one), with
+the server of the runtime it runs in: Node, Bun or Deno.
 
 Usage:
   formsink serve [--port N] [--host H] [--db URL]
@@ -34,6 +35,7 @@ export async function serveCommand(args, io) {
     const port = parsePort(values.port ?? io.env.PORT ?? "8787");
     const hostname = values.host ?? io.env.HOST ?? "127.0.0.1";
     const url = databaseUrl(values.db, io.env);
+    const { runtime, serve } = await runtimeServer();
     const store = await openDatabase(url, io.env);
     const handler = createSubmissionsHandler(store, { log: (entry) => io.stderr(formatLogEntry(entry)) });
     const server = await serve(handler, { port, hostname }).catch(async (error) => {
@@ -49,7 +51,7 @@ export async function serveCommand(args, io) {
         process.once("SIGINT", stop);
         process.once("SIGTERM", stop);
     });
-    io.stdout(`formsink serving ${server.url} (database ${displayUrl(url)})`);
+    io.stdout(`formsink serving ${server.url} (database ${displayUrl(url)}, ${runtime})`);
     if (isInMemory(url)) {
         io.stderr("The database is in memory: it starts empty, is gone when the server stops, and no other\n" +
             "process (such as `formsink keys create`) can reach it. Embed the handler to use it with\n" +

@@ -5,7 +5,7 @@
  * constant time. The secret part carries 238 bits of randomness, so a plain (fast) hash is
  * enough: there is nothing to brute-force.
  */
-import type { ApiKeyKind } from "../store.ts";
+import type { ApiKeyKind } from "../store.js";
 export interface NewApiKey {
     /** The key itself: shown once, never stored. */
     key: string;

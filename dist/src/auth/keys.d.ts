@@ -1,5 +1,5 @@
 /** The library API for accounts and keys; the CLI's `keys` commands are a thin layer over it. */
-import type { ApiKeyKind, ApiKeyRecord, SubmissionStore } from "../store.ts";
+import type { ApiKeyKind, ApiKeyRecord, SubmissionStore } from "../store.js";
 export interface CreateApiKeyOptions {
     /** The account's name; the account is created if it does not exist yet. */
     account: string;

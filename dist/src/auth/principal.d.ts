@@ -1,4 +1,4 @@
-import type { ApiKeyKind } from "../store.ts";
+import type { ApiKeyKind } from "../store.js";
 /** Who a request acts for, as established from its API key. */
 export interface Principal {
     accountId: string;

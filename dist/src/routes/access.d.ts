@@ -1,5 +1,5 @@
-import type { Authenticate } from "../auth/principal.ts";
-import type { RouteHandler } from "./context.ts";
+import type { Authenticate } from "../auth/principal.js";
+import type { RouteHandler } from "./context.js";
 /** Which keys may call a route. */
 export type Access = "secret" | "create";
 /**

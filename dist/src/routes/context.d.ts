@@ -1,8 +1,8 @@
 import type { IRequest } from "itty-router";
-import type { Principal } from "../auth/principal.ts";
-import type { NewSubmissionId } from "../id.ts";
-import type { Limits } from "../options.ts";
-import type { SubmissionStore } from "../store.ts";
+import type { Principal } from "../auth/principal.js";
+import type { NewSubmissionId } from "../id.js";
+import type { Limits } from "../options.js";
+import type { SubmissionStore } from "../store.js";
 /** What every route handler gets beside the request; made fresh for each request. */
 export interface RequestContext {
     store: SubmissionStore;

@@ -1,4 +1,4 @@
-import { type RequestContext, type RouteRequest } from "./context.ts";
+import { type RequestContext, type RouteRequest } from "./context.js";
 export declare function listSubmissions(_request: RouteRequest, context: RequestContext): Promise<Response>;
 export declare function getSubmission(request: RouteRequest, context: RequestContext): Promise<Response>;
 export declare function createSubmission(request: RouteRequest, context: RequestContext): Promise<Response>;

@@ -2,8 +2,8 @@
  * Cloudflare D1 as a submission store: `createD1Store(env.DB)` in a Worker. D1 is SQLite, so
  * this is the SQL store with a D1 driver; the schema is migrated on first use, like libSQL.
  */
-import type { SubmissionStore } from "../../store.ts";
-import type { SqlDriver, SqlValue } from "../sql/driver.ts";
+import type { SubmissionStore } from "../../store.js";
+import type { SqlDriver, SqlValue } from "../sql/driver.js";
 /**
  * The part of a D1 binding the store uses, so that this module needs no Workers types: a real
  * `D1Database` fits it.

@@ -4,8 +4,8 @@
  * (`libsql://...` with an auth token).
  */
 import { type Client } from "@libsql/client";
-import type { SubmissionStore } from "../../store.ts";
-import type { SqlDriver } from "../sql/driver.ts";
+import type { SubmissionStore } from "../../store.js";
+import type { SqlDriver } from "../sql/driver.js";
 export interface LibsqlStoreOptions {
     /** `file:path.db` (default `file:formsink.db`), `:memory:`, `libsql://...`, `https://...`. */
     url?: string;

@@ -1,4 +1,4 @@
-import type { SqlDriver } from "./driver.ts";
+import type { SqlDriver } from "./driver.js";
 /**
  * Brings the database to the newest schema version. Idempotent, and safe when several
  * processes open the same database at once.
