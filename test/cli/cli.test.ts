@@ -1,5 +1,5 @@
 // The `formsink` command as a user runs it: a real process, a real database file, real signals.
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,17 +8,12 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createClient } from "@libsql/client";
 import { main } from "../../cli/main.ts";
+import { collect, type Run, waitForOutput } from "../support/process.ts";
 import { MIGRATIONS } from "../../src/stores/sql/migrations.ts";
 
 /** `formsink` from source, as `npm start` runs it. */
 const FORMSINK = ["--import", "tsx", fileURLToPath(new URL("../../cli/bin.ts", import.meta.url))];
 const KEY = /^fs_sk_[0-9A-Za-z]{12}_[0-9A-Za-z]{40}$/;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 const cli = suite<{ dir: string; db: string }>("cli");
 
@@ -43,27 +38,6 @@ async function runHere(args: string[], env: Record<string, string> = {}): Promis
     env: { ...env },
   });
   return { code, stdout, stderr };
-}
-
-function collect(child: ChildProcess): Promise<Run> {
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (chunk) => (stdout += chunk));
-  child.stderr!.on("data", (chunk) => (stderr += chunk));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
-}
-
-/** Resolves with the first match of `pattern` in what the child writes to `stream`. */
-function waitForOutput(child: ChildProcess, stream: "stdout" | "stderr", pattern: RegExp): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    child[stream]!.on("data", (chunk) => {
-      seen += chunk;
-      const match = pattern.exec(seen);
-      if (match) resolve(match);
-    });
-    child.on("close", () => reject(new Error(`process exited early: ${seen}`)));
-  });
 }
 
 cli("--help works on every command and exits 0", async () => {

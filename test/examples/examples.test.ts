@@ -1,0 +1,110 @@
+/**
+ * Every example in examples/ as a user starts it, each answering a list request with a key made
+ * beforehand. The examples import `formsink` by its package name, so they run against the
+ * built package (dist/, made by `npm run build`, which `npm test` runs first).
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Miniflare } from "miniflare";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { createApiKey } from "../../src/auth/keys.ts";
+import { createD1Store } from "../../src/stores/d1/index.ts";
+import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
+import { bundleWorker } from "../support/bundle-worker.ts";
+import { collect, waitForOutput } from "../support/process.ts";
+
+const BIN = "node_modules/.bin";
+const DENO_PERMISSIONS = ["--allow-net", "--allow-env", "--allow-sys", "--allow-ffi", "--allow-read", "--allow-write"];
+
+const examples = suite<{ dir: string; db: string; key: string }>("examples");
+
+examples.before.each(async (context) => {
+  context.dir = mkdtempSync(join(tmpdir(), "formsink-example-"));
+  context.db = `file:${join(context.dir, "forms.db")}`;
+  const store = await createLibsqlStore({ url: context.db });
+  context.key = (await createApiKey(store, { account: "example" })).key;
+  await store.close();
+});
+examples.after.each(({ dir }) => rmSync(dir, { recursive: true, force: true }));
+
+async function expectEmptyList(url: string, key: string): Promise<void> {
+  const response = await fetch(url, { headers: { "x-api-key": key } });
+  assert.is(response.status, 200, await response.clone().text());
+  assert.equal(await response.json(), { items: [], limit: 10, offset: 0, total: 0 });
+}
+
+/** Starts a server example, waits for the URL it prints, lists through it, then stops it. */
+async function serveAndList(command: string[], db: string, key: string, path = "/api/submission", listening = /listening on (http:\/\/\S+)/): Promise<string> {
+  const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, PORT: "0", FORMSINK_DB: db } });
+  const exited = collect(child);
+  try {
+    const url = (await waitForOutput(child, "stdout", listening))[1]!;
+    await expectEmptyList(`${url}${path}`, key);
+    return url;
+  } finally {
+    child.kill("SIGTERM");
+    const { stderr } = await exited;
+    assert.not.match(stderr, /error/i, stderr);
+  }
+}
+
+examples("Bun: a standalone server embedding the handler", async ({ db, key }) => {
+  await serveAndList([`${BIN}/bun`, "examples/bun/server.ts"], db, key);
+});
+
+examples("Bun: the CLI serves with Bun.serve, same flags as on Node", async ({ db, key }) => {
+  const command = [`${BIN}/bun`, "cli/bin.ts", "serve", "--port", "0", "--db", db];
+  await serveAndList(command, db, key, "/api/submission", /serving (http:\/\/\S+) \(database .*, bun\)/);
+});
+
+examples("Deno: a server with the documented permissions", async ({ db, key }) => {
+  await serveAndList([`${BIN}/deno`, "run", ...DENO_PERMISSIONS, "examples/deno/server.ts"], db, key);
+});
+
+examples("Hono: formsink under /forms next to the app's own routes", async ({ db, key }) => {
+  const url = await serveAndList([process.execPath, "--import", "tsx", "examples/hono/server.ts"], db, key, "/forms/api/submission");
+  assert.ok(url.startsWith("http://127.0.0.1:"));
+});
+
+examples("node:http: formsink under /forms next to the app's own routes", async ({ db, key }) => {
+  await serveAndList([process.execPath, "--import", "tsx", "examples/node-http/server.ts"], db, key, "/forms/api/submission");
+});
+
+examples("Next.js route handler: the exported methods answer under /forms", async ({ db, key }) => {
+  process.env.FORMSINK_DB = db;
+  try {
+    const route = (await import("../../examples/nextjs/app/forms/[...path]/route.ts")) as Record<string, (request: Request) => Promise<Response>>;
+    const response = await route.GET!(new Request("http://app.test/forms/api/submission", { headers: { "x-api-key": key } }));
+    assert.is(response.status, 200);
+    assert.equal(await response.json(), { items: [], limit: 10, offset: 0, total: 0 });
+    assert.equal(Object.keys(route).sort(), ["DELETE", "GET", "OPTIONS", "PATCH", "POST"]);
+  } finally {
+    delete process.env.FORMSINK_DB;
+  }
+});
+
+examples("Workers: the worker and D1 binding of wrangler.jsonc, in workerd", async () => {
+  const config = JSON.parse(readFileSync("examples/workers/wrangler.jsonc", "utf8").replace(/^\s*\/\/.*$/gm, "")) as {
+    main: string;
+    compatibility_date: string;
+    d1_databases: { binding: string; database_id: string }[];
+  };
+  const mf = new Miniflare({
+    modules: true,
+    script: await bundleWorker(join("examples/workers", config.main)),
+    compatibilityDate: config.compatibility_date,
+    d1Databases: Object.fromEntries(config.d1_databases.map((d1) => [d1.binding, d1.database_id])),
+  });
+  try {
+    const url = await mf.ready;
+    const { key } = await createApiKey(await createD1Store(await mf.getD1Database("DB")), { account: "example" });
+    await expectEmptyList(new URL("/api/submission", url).href, key);
+  } finally {
+    await mf.dispose();
+  }
+});
+
+examples.run();

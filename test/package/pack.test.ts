@@ -1,0 +1,118 @@
+/**
+ * The npm package as a user gets it: `npm pack`, installed into a throwaway project with no
+ * dev tools, every entry point imported from JavaScript (plain Node), from TypeScript (type-
+ * checked and run), and from Deno; the `formsink` bin run without tsx.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const BIN = join(ROOT, "node_modules/.bin");
+const ENTRY_POINTS = ["formsink", "formsink/memory", "formsink/libsql", "formsink/d1", "formsink/node", "formsink/bun", "formsink/deno", "formsink/workers"];
+
+const pkg = suite<{ project: string; files: string[] }>("npm package");
+
+function run(command: string, args: string[], cwd: string): string {
+  return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+}
+
+pkg.before(async (context) => {
+  context.project = mkdtempSync(join(tmpdir(), "formsink-consumer-"));
+  const [packed] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", context.project], ROOT)) as { filename: string; files: { path: string }[] }[];
+  context.files = packed!.files.map((file) => file.path);
+  writeFileSync(
+    join(context.project, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module", dependencies: { formsink: `file:./${packed!.filename}` } }),
+  );
+  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], context.project);
+});
+pkg.after(({ project }) => rmSync(project, { recursive: true, force: true }));
+
+pkg("the tarball holds the built package and nothing else: no sources, tests, fixtures or databases", ({ files }) => {
+  assert.ok(files.includes("dist/src/index.js") && files.includes("dist/src/index.d.ts") && files.includes("dist/cli/bin.js"));
+  const unexpected = files.filter((file) => !/^(dist\/.+\.(js|d\.ts)|package\.json|README\.md|LICENSE)$/.test(file));
+  assert.equal(unexpected, []);
+});
+
+pkg("every entry point imports in plain Node, and the handler answers", ({ project }) => {
+  writeFileSync(
+    join(project, "use.mjs"),
+    `${ENTRY_POINTS.map((entry, i) => `import * as m${i} from "${entry}";`).join("\n")}
+const modules = [${ENTRY_POINTS.map((_, i) => `m${i}`).join(", ")}];
+if (modules.some((m) => Object.keys(m).length === 0)) throw new Error("an entry point exports nothing");
+const store = m1.createMemoryStore();
+const { key } = await m0.createApiKey(store, { account: "js" });
+const response = await m0.createSubmissionsHandler(store)(new Request("http://x/api/submission", { headers: { "x-api-key": key } }));
+console.log(response.status, JSON.stringify(await response.json()));`,
+  );
+  assert.is(run("node", ["use.mjs"], project).trim(), '200 {"items":[],"limit":10,"offset":0,"total":0}');
+});
+
+pkg("the types of every entry point resolve (strict TypeScript), and the TypeScript runs", ({ project }) => {
+  writeFileSync(
+    join(project, "use.ts"),
+    `import { createSubmissionsHandler, createApiKey, type Submission, type SubmissionStore } from "formsink";
+import { createMemoryStore } from "formsink/memory";
+import { createLibsqlStore } from "formsink/libsql";
+import { createD1Store } from "formsink/d1";
+import { serve, createRequestListener } from "formsink/node";
+import { createWorker } from "formsink/workers";
+import type { BunServer } from "formsink/bun";
+import type { DenoServer } from "formsink/deno";
+
+const store: SubmissionStore = createMemoryStore();
+const handler: (request: Request) => Promise<Response> = createSubmissionsHandler(store, { basePath: "/forms" });
+export function neverCalled(): void {
+  // @ts-expect-error basePath is a string: fails to compile if the types resolved to any
+  createSubmissionsHandler(store, { basePath: 5 });
+}
+const unused = [createLibsqlStore, createD1Store, serve, createRequestListener, createWorker] as const;
+type Servers = BunServer["url"] | DenoServer["url"];
+const { key } = await createApiKey(store, { account: "ts" });
+const response = await handler(new Request("http://x/forms/api/submission", { headers: { "x-api-key": key } }));
+const page = (await response.json()) as { items: Submission[]; total: number };
+const url: Servers = "http://x";
+console.log(response.status, page.total, unused.length, url);`,
+  );
+  writeFileSync(
+    join(project, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "es2023", module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true,
+        skipLibCheck: true, types: ["node"], typeRoots: [join(ROOT, "node_modules/@types")],
+      },
+      files: ["use.ts"],
+    }),
+  );
+  run(join(BIN, "tsc"), ["-p", "tsconfig.json"], project);
+  assert.is(run(process.execPath, ["--import", join(ROOT, "node_modules/tsx/dist/esm/index.mjs"), "use.ts"], project).trim(), "200 0 5 http://x");
+});
+
+pkg("Deno imports the npm package and type-checks it", ({ project }) => {
+  writeFileSync(
+    join(project, "deno-use.ts"),
+    `import { createSubmissionsHandler } from "formsink";
+import { serve } from "formsink/deno";
+import { createMemoryStore } from "formsink/memory";
+const server = await serve(createSubmissionsHandler(createMemoryStore()), { port: 0 });
+const response = await fetch(\`\${server.url}/api/submission\`);
+console.log(response.status, (await response.json()).message);
+await server.close();`,
+  );
+  run(join(BIN, "deno"), ["check", "--quiet", "deno-use.ts"], project);
+  const output = run(join(BIN, "deno"), ["run", "--allow-net=127.0.0.1", "--allow-env", "--allow-read", "deno-use.ts"], project);
+  assert.is(output.trim(), "401 API key is required");
+});
+
+pkg("the formsink bin runs from the install, without tsx", ({ project }) => {
+  const db = `file:${join(project, "forms.db")}`;
+  assert.match(run(join(project, "node_modules/.bin/formsink"), ["keys", "create", "--account", "bin", "--db", db], project), /^fs_sk_\w+/);
+  assert.match(run(join(project, "node_modules/.bin/formsink"), ["keys", "list", "--db", db], project), /bin/);
+  assert.throws(() => run("node", ["-e", "import('tsx')"], project));
+});
+
+pkg.run();
