@@ -76,14 +76,16 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
-interface ListenerHooks {
+export interface ListenerHooks {
   onError?: (error: unknown) => void;
   beforeRespond?: (res: ServerResponse) => void;
   afterRespond?: () => void;
 }
 
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
 /** A node:http request listener that runs a Fetch handler; for mounting in an existing server. */
-export function createRequestListener(handler: FetchHandler, hooks: ListenerHooks = {}) {
+export function createRequestListener(handler: FetchHandler, hooks: ListenerHooks = {}): RequestListener {
   const onError = hooks.onError ?? reportError;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     res.once("finish", () => hooks.afterRespond?.());
