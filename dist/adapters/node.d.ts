@@ -9,10 +9,11 @@ export interface NodeServer extends RunningServer {
     server: Server;
 }
 export declare function serve(handler: FetchHandler, options?: ServeOptions): Promise<NodeServer>;
-interface ListenerHooks {
+export interface ListenerHooks {
     onError?: (error: unknown) => void;
     beforeRespond?: (res: ServerResponse) => void;
     afterRespond?: () => void;
 }
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 /** A node:http request listener that runs a Fetch handler; for mounting in an existing server. */
-export declare function createRequestListener(handler: FetchHandler, hooks?: ListenerHooks): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+export declare function createRequestListener(handler: FetchHandler, hooks?: ListenerHooks): RequestListener;

@@ -3,12 +3,13 @@
  * dev tools, every entry point imported from JavaScript (plain Node), from TypeScript (type-
  * checked and run), and from Deno; the `formsink` bin run without tsx.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
+import { collect, waitForOutput } from "../support/process.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "node_modules/.bin");
@@ -113,6 +114,28 @@ pkg("the formsink bin runs from the install, without tsx", ({ project }) => {
   assert.match(run(join(project, "node_modules/.bin/formsink"), ["keys", "create", "--account", "bin", "--db", db], project), /^fs_sk_\w+/);
   assert.match(run(join(project, "node_modules/.bin/formsink"), ["keys", "list", "--db", db], project), /bin/);
   assert.throws(() => run("node", ["-e", "import('tsx')"], project));
+});
+
+pkg("the installed command serves under Bun and Deno with their own servers, same flags", async ({ project }) => {
+  const db = `file:${join(project, "runtimes.db")}`;
+  const key = run(join(project, "node_modules/.bin/formsink"), ["keys", "create", "--account", "runtimes", "--db", db], project).trim();
+  const serveArgs = ["serve", "--port", "0", "--db", db];
+  const commands: [runtime: string, command: string[]][] = [
+    ["bun", [join(BIN, "bun"), "--bun", "node_modules/.bin/formsink", ...serveArgs]],
+    ["deno", [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-sys", "--allow-ffi", "--allow-read", "--allow-write", "npm:formsink", ...serveArgs]],
+  ];
+  for (const [runtime, [command, ...args]] of commands) {
+    const child = spawn(command!, args, { cwd: project });
+    const exited = collect(child);
+    try {
+      const url = (await waitForOutput(child, "stdout", new RegExp(`serving (http://\\S+) \\(database .*, ${runtime}\\)`)))[1]!;
+      const response = await fetch(`${url}/api/submission`, { headers: { "x-api-key": key } });
+      assert.is(response.status, 200, runtime);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    assert.is((await exited).code, 0, runtime);
+  }
 });
 
 pkg.run();
