@@ -41,5 +41,5 @@ status=0; passed=0; failed=0
 for name in "${suites[@]}"; do
   summarize "$name" || status=1
 done
-[ ${#suites[@]} -gt 1 ] && echo "all runtimes: $passed passed, $failed failed"
+[ ${#suites[@]} -gt 1 ] && echo "total: $passed passed, $failed failed"
 exit "$status"
