@@ -101,6 +101,7 @@ function publishableSuite(target: string, start: StartHttpTarget, createStore: C
       ["a port other than the listed one", { origin: "https://app.example.org" }],
       ["an allowed Referer behind a foreign Origin", { origin: "https://evil.test", referer: `${SHOP}/` }],
       ["a page that is not http(s)", { origin: "chrome-extension://abcdef" }],
+      ["a listed host under a scheme that is not http(s)", { origin: "ftp://shop.example.com" }],
       ["an Origin that is not a URL", { origin: "shop.example.com" }],
       ["Origin null and no Referer", { origin: "null" }],
       ["neither Origin nor Referer", {}],
@@ -138,15 +139,25 @@ function publishableSuite(target: string, start: StartHttpTarget, createStore: C
   t("publishable: a host app's own authenticate may return publishable principals", async () => {
     const store = await createStore();
     const account = await store.ensureAccount("custom");
-    const principal: Principal = { accountId: account.id, kind: "publishable", domains: ["shop.example.com"] };
+    // Keys of the host app's own format, without a keyId: rate limits still count each key apart.
+    const principals: Record<string, Principal> = {
+      "site-key": { accountId: account.id, kind: "publishable", domains: ["shop.example.com"] },
+      "other-site-key": { accountId: account.id, kind: "publishable", domains: ["shop.example.com"] },
+      "server-key": { accountId: account.id, kind: "secret", domains: [] },
+    };
     const g = await mount(start, async () => store, {
-      options: { authenticate: async (key) => (key === "site-key" ? principal : undefined), rateLimit: { publishable: { limit: 1, windowSeconds: 60 } } },
+      options: { authenticate: async (key) => principals[key], rateLimit: { publishable: { limit: 1, windowSeconds: 60 } } },
     });
     try {
       created(await post(g, fromPage(SHOP, { key: "site-key", json: { popupId: "p", data: {} } })));
       expectError(await post(g, fromPage("https://evil.test", { key: "site-key", json: { popupId: "p", data: {} } })), 403);
       expectError(await post(g, fromPage(SHOP, { key: "site-key", json: { popupId: "p", data: {} } })), 429);
-      expectError(await post(g, fromPage(SHOP, { key: "other", json: { popupId: "p", data: {} } })), 401, "Invalid API key");
+      created(await post(g, fromPage(SHOP, { key: "other-site-key", json: { popupId: "p", data: {} } })));
+      expectError(await post(g, fromPage(SHOP, { key: "unknown", json: { popupId: "p", data: {} } })), 401, "Invalid API key");
+      // a secret key of any format is refused in a form field
+      const secretInField = await post(g, formPost([["_key", "server-key"], ["popupId", "p"]]));
+      expectError(secretInField, 401, /^Secret keys are accepted only in the x-api-key header/);
+      created(await post(g, { key: "server-key", json: { popupId: "p", data: {} } }));
     } finally {
       await g.stop();
     }
@@ -254,15 +265,19 @@ function formSuite(target: string, start: StartHttpTarget, createStore: CreateSt
     const f = fixture();
     const site = await f.site(DOMAINS);
     const reply = await post(f, formPost([["_key", site.publishableKey], ["popupId", "p"], ["email", "a@example.com"]], SHOP, {
-      accept: BROWSER_ACCEPT, referer: `${SHOP}/landing?x="<b>`,
+      accept: BROWSER_ACCEPT, referer: `${SHOP}/landing?x="<b>&copy;=1`,
     }));
     assert.is(reply.status, 201);
     assert.match(reply.headers.get("content-type") ?? "", /^text\/html; charset=utf-8/);
     assert.match(reply.text, /<h1>Thank you!<\/h1>/);
-    assert.ok(reply.text.includes('href="https://shop.example.com/landing?x=%22%3Cb%3E"'), reply.text);
+    assert.ok(reply.text.includes('href="https://shop.example.com/landing?x=%22%3Cb%3E&#38;copy;=1"'), reply.text);
     assert.not.match(reply.text, /<script/i);
     assert.match(reply.headers.get("content-security-policy") ?? "", /default-src 'none'/);
-    assert.is(await totalOf(f, site.key), 1);
+    // never a link to a page off the key's domains
+    const elsewhere = await post(f, formPost([["_key", site.publishableKey], ["popupId", "p"]], SHOP, { accept: BROWSER_ACCEPT, referer: "https://evil.test/" }));
+    assert.match(elsewhere.text, /Thank you!/);
+    assert.not.match(elsewhere.text, /<a /);
+    assert.is(await totalOf(f, site.key), 2);
     // scripts and curl (*/* or no Accept) get JSON
     for (const accept of ["*/*", "application/json", "application/json, text/html;q=0.9"]) {
       created(await post(f, formPost([["_key", site.publishableKey], ["popupId", "p"]], SHOP, { accept })));
@@ -280,7 +295,7 @@ function formSuite(target: string, start: StartHttpTarget, createStore: CreateSt
     assert.is(await totalOf(f, site.key), 1);
     for (const target of [
       "https://evil.test/thanks", "https://shop.example.com.evil.test/", "//evil.test/x", "/thanks", "javascript:alert(1)",
-      "data:text/html,hi", "https://app.example.org/thanks", "not a url",
+      "data:text/html,hi", "https://app.example.org/thanks", "not a url", "ftp://shop.example.com/thanks",
     ]) {
       const refused = await post(f, formPost([["_key", site.publishableKey], ["popupId", "p"], ["_redirect", target]]));
       expectError(refused, 400, "_redirect must be an absolute http(s) URL on one of the key's domains");
@@ -296,6 +311,8 @@ function formSuite(target: string, start: StartHttpTarget, createStore: CreateSt
     const site = await f.site(DOMAINS);
     const secretMessage = /^Secret keys are accepted only in the x-api-key header/;
     expectError(await post(f, formPost([["_key", site.key], ["popupId", "p"]])), 401, secretMessage);
+    // refused as leaked even when it is not a valid key
+    expectError(await post(f, formPost([["_key", `fs_sk_AAAAAAAAAAAA_${"A".repeat(40)}`], ["popupId", "p"]])), 401, secretMessage);
     for (const query of [`_key=${site.key}`, `apiKey=${site.key}`, `key=${encodeURIComponent(site.key)}`]) {
       expectError(await f.call("POST", `/api/submission?${query}`, formPost([["popupId", "p"]])), 401, secretMessage);
       expectError(await f.call("GET", `/api/submission?${query}`, { key: site.key }), 401, secretMessage);
