@@ -43,12 +43,9 @@ function decodeFormComponent(text: string, index: number): string {
 }
 
 async function parseMultipart(bytes: Uint8Array<ArrayBuffer>, contentType: string): Promise<FormFields> {
-  let parsed: FormData;
-  try {
-    parsed = await new Response(bytes, { headers: { "content-type": contentType } }).formData();
-  } catch {
+  const parsed = await new Response(bytes, { headers: { "content-type": contentType } }).formData().catch(() => {
     throw new HttpError(400, "Request body is not valid multipart/form-data");
-  }
+  });
   const fields: FormFields = new Map();
   for (const [name, value] of parsed) {
     if (typeof value !== "string") {

@@ -169,7 +169,7 @@ cli("serve: first-key hint, a CLI key works, revoke takes effect at once, SIGTER
 
 cli("serve --rate-limits database --trust-proxy 1: two servers on one database share a client's limit", async ({ db }) => {
   const key = (await runHere(["keys", "create", "--account", "acme", "--kind", "publishable", "--domain", "shop.example.com", "--db", db])).stdout.trim();
-  const start = () => spawn(process.execPath, [BIN, "serve", "--port", "0", "--db", db, "--trust-proxy", "1", "--rate-limits", "database"]);
+  const start = () => spawn(process.execPath, [...FORMSINK, "serve", "--port", "0", "--db", db, "--trust-proxy", "1", "--rate-limits", "database"]);
   const servers = [start(), start()];
   const exits = servers.map(collect);
   try {

@@ -25,7 +25,9 @@ const CASES: [string, string][] = [
   // ... and a phone brand whose name ends in "bot" is still a phone
   ["Mozilla/5.0 (Linux; Android 10; CUBOT X30) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36", "mobile"],
   ["", "unknown"],
-  ["SomethingElse/1.0", "unknown"],
+  // a bare product/version with no platform is a script to isbot
+  ["SomethingElse/1.0", "bot"],
+  ["Roku4640X/DVP-7.70 (297.70E04154A)", "unknown"],
 ];
 
 for (const [userAgent, device] of CASES) {
