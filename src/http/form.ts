@@ -5,6 +5,7 @@
  */
 import { checkTextEncoding, decodeUtf8, readBodyBytes } from "./body.ts";
 import { HttpError } from "./errors.ts";
+import { parseMultipart } from "./multipart.ts";
 
 export const URLENCODED = "application/x-www-form-urlencoded";
 export const MULTIPART = "multipart/form-data";
@@ -16,7 +17,7 @@ export type FormFields = Map<string, string[]>;
 export async function readFormBody(request: Request, type: string, maxBytes: number): Promise<{ fields: FormFields; bytes: Uint8Array }> {
   checkTextEncoding(request);
   const bytes = await readBodyBytes(request, maxBytes);
-  const fields = type === MULTIPART ? await parseMultipart(bytes, request.headers.get("content-type")!) : parseUrlencoded(bytes);
+  const fields = type === MULTIPART ? fromMultipart(bytes, request.headers.get("content-type")!) : parseUrlencoded(bytes);
   return { fields, bytes };
 }
 
@@ -42,16 +43,19 @@ function decodeFormComponent(text: string, index: number): string {
   }
 }
 
-async function parseMultipart(bytes: Uint8Array<ArrayBuffer>, contentType: string): Promise<FormFields> {
-  const parsed = await new Response(bytes, { headers: { "content-type": contentType } }).formData().catch(() => {
-    throw new HttpError(400, "Request body is not valid multipart/form-data");
-  });
+function fromMultipart(bytes: Uint8Array, contentType: string): FormFields {
   const fields: FormFields = new Map();
-  for (const [name, value] of parsed) {
-    if (typeof value !== "string") {
-      // A file input left empty still sends a part, with no file name and no content.
-      if (value.name === "" && value.size === 0) continue;
+  for (const { name, filename, content } of parseMultipart(bytes, contentType)) {
+    if (filename !== undefined) {
+      // A file input left empty still sends a part, with an empty file name and no content.
+      if (filename === "" && content.byteLength === 0) continue;
       throw new HttpError(415, `Form field ${name} is a file; file uploads are not supported`);
+    }
+    let value: string;
+    try {
+      value = new TextDecoder("utf-8", { fatal: true }).decode(content);
+    } catch {
+      throw new HttpError(400, `Form field ${name} is not valid UTF-8`);
     }
     add(fields, name, value);
   }

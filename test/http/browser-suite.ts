@@ -357,11 +357,29 @@ function formSuite(target: string, start: StartHttpTarget, createStore: CreateSt
     expectError(await encoded({ "content-type": `${URLENCODED}; charset=iso-8859-1` }), 415, /charset must be utf-8/);
     expectError(await encoded({ "content-encoding": "gzip" }), 415, /Content-Encoding gzip/);
     expectError(await post(f, formPost(`${key}&popupId=p&big=${"x".repeat(64 * 1024)}`)), 413);
-    const brokenMultipart = await post(f, fromPage(SHOP, { key: site.publishableKey, body: "--x\r\nnonsense", headers: { "content-type": "multipart/form-data; boundary=y" } }));
-    expectError(brokenMultipart, 400, "Request body is not valid multipart/form-data");
+    const part = (name: string, value: string) => `--b\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const multipart: [what: string, body: string | Uint8Array, contentType: string, message: RegExp][] = [
+      ["no boundary parameter", `${part("popupId", "p")}--b--`, "multipart/form-data", /has no boundary/],
+      ["a boundary that never occurs", "--x\r\nnonsense", "multipart/form-data; boundary=y", /boundary never occurs/],
+      ["no closing boundary", `${part("popupId", "p")}${part("email", "a")}`, "multipart/form-data; boundary=b", /before its closing boundary/],
+      ["a part without a name", `--b\r\nContent-Disposition: form-data\r\n\r\nx\r\n--b--`, "multipart/form-data; boundary=b", /has no name/],
+      ["a part without Content-Disposition", `--b\r\nContent-Type: text/plain\r\n\r\nx\r\n--b--`, "multipart/form-data; boundary=b", /no Content-Disposition/],
+      [
+        "a value that is not UTF-8",
+        new Uint8Array([...new TextEncoder().encode(`${part("popupId", "p")}--b\r\nContent-Disposition: form-data; name="name"\r\n\r\n`), 0xff, ...new TextEncoder().encode("\r\n--b--")]),
+        "multipart/form-data; boundary=b", /^Form field name is not valid UTF-8$/,
+      ],
+    ];
+    for (const [what, body, contentType, message] of multipart) {
+      const text = expectError(await post(f, fromPage(SHOP, { key: site.publishableKey, body, headers: { "content-type": contentType } })), 400);
+      assert.match(text, message, `${what}: ${text}`);
+    }
+    // and one that is well formed, with a quoted boundary, passes
+    const quoted = await post(f, fromPage(SHOP, { key: site.publishableKey, body: `${part("popupId", "p")}${part("a", "1")}--b--\r\n`, headers: { "content-type": 'multipart/form-data; boundary="b"', accept: "application/json" } }));
+    assert.equal(created(quoted).data, { a: "1" });
     const unknownType = await post(f, fromPage(SHOP, { key: site.publishableKey, body: "popupId=p", headers: { "content-type": "text/plain" } }));
     expectError(unknownType, 415, "Content-Type must be application/json, application/x-www-form-urlencoded or multipart/form-data");
-    assert.is(await totalOf(f, site.key), 0);
+    assert.is(await totalOf(f, site.key), 1);
   });
 
   t("honeypot: a filled _gotcha gets the answer of a success and stores nothing", async () => {
