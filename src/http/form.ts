@@ -53,7 +53,7 @@ function fromMultipart(bytes: Uint8Array, contentType: string): FormFields {
     }
     let value: string;
     try {
-      value = new TextDecoder("utf-8", { fatal: true }).decode(content);
+      value = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(content);
     } catch {
       throw new HttpError(400, `Form field ${name} is not valid UTF-8`);
     }

@@ -358,7 +358,7 @@ function formSuite(target: string, start: StartHttpTarget, createStore: CreateSt
     expectError(await encoded({ "content-encoding": "gzip" }), 415, /Content-Encoding gzip/);
     expectError(await post(f, formPost(`${key}&popupId=p&big=${"x".repeat(64 * 1024)}`)), 413);
     const part = (name: string, value: string) => `--b\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
-    const multipart: [what: string, body: string | Uint8Array, contentType: string, message: RegExp][] = [
+    const multipart: [what: string, body: string | Uint8Array<ArrayBuffer>, contentType: string, message: RegExp][] = [
       ["no boundary parameter", `${part("popupId", "p")}--b--`, "multipart/form-data", /has no boundary/],
       ["a boundary that never occurs", "--x\r\nnonsense", "multipart/form-data; boundary=y", /boundary never occurs/],
       ["no closing boundary", `${part("popupId", "p")}${part("email", "a")}`, "multipart/form-data; boundary=b", /before its closing boundary/],
