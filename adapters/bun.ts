@@ -18,7 +18,7 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
   const server = Bun.serve({
     port: options.port ?? DEFAULT_PORT,
     hostname: options.hostname ?? DEFAULT_HOSTNAME,
-    fetch: (request) => handler(request),
+    fetch: (request, server) => handler(request, { clientAddress: server.requestIP(request)?.address }),
     error(error) {
       onError(error);
       return internalError();

@@ -26,7 +26,7 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
         return internalError();
       },
     },
-    (request) => handler(request),
+    (request, info) => handler(request, { clientAddress: info.remoteAddr.hostname }),
   );
   return {
     server,

@@ -9,7 +9,7 @@ import {
   DEFAULT_HOSTNAME, DEFAULT_PORT, type FetchHandler, reportError, type RunningServer, type ServeOptions, serverUrl,
 } from "./server.ts";
 
-export type { FetchHandler, RunningServer, ServeOptions } from "./server.ts";
+export type { ConnectionInfo, FetchHandler, RunningServer, ServeOptions } from "./server.ts";
 
 export interface NodeServer extends RunningServer {
   server: Server;
@@ -95,7 +95,8 @@ export function createRequestListener(handler: FetchHandler, hooks: ListenerHook
       response = request;
     } else {
       try {
-        response = await handler(request);
+        // The socket's peer: the client, or the nearest proxy (see the `clientAddress` option).
+        response = await handler(request, { clientAddress: req.socket.remoteAddress });
       } catch (error) {
         onError(error);
         response = jsonError(500, "Internal server error");

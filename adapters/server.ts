@@ -1,6 +1,10 @@
 /** The shape every server adapter (Node, Bun, Deno) shares, so a host or the CLI can swap them. */
+import type { ConnectionInfo } from "../src/rate-limit/client-address.ts";
 
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
+export type { ConnectionInfo };
+
+/** A Fetch handler; `connection` says where the request came from (the client's address). */
+export type FetchHandler = (request: Request, connection: ConnectionInfo) => Response | Promise<Response>;
 
 export interface ServeOptions {
   /** Default 8787; 0 picks a free port. */

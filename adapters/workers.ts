@@ -39,7 +39,8 @@ export function createWorker<Env extends object = WorkerEnv>(options: WorkerOpti
     async fetch(request, env) {
       try {
         handler ??= open(env);
-        return await (await handler)(request);
+        // Cloudflare's edge sets CF-Connecting-IP to the visitor's address, replacing any sent.
+        return await (await handler)(request, { clientAddress: request.headers.get("cf-connecting-ip") ?? undefined });
       } catch (error) {
         handler = undefined;
         reportError(error);

@@ -6,7 +6,7 @@ import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type Io, UsageError } from "./usage.
 const HELP = `formsink - form submissions from website popups
 
 Usage:
-  formsink serve [--port N] [--host H] [--db URL]     serve the HTTP API
+  formsink serve [--port N] [--host H] [--db URL] [--trust-proxy N] [--rate-limits WHERE]
   formsink keys create --account NAME [--kind K] [--domain HOST]...
   formsink keys list [--account NAME] [--json]
   formsink keys revoke PREFIX-OR-ID

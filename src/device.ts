@@ -1,8 +1,9 @@
+import { isbot } from "isbot";
 import type { Device } from "./submission.ts";
 
-// Order matters: bots first (many crawlers also say "Mobile"), then tablets (Android tablets
-// omit "Mobile", iPads say "iPad"), then phones, then anything that names a desktop OS.
-const BOT = /bot\b|crawl|spider|slurp|facebookexternalhit|headless|lighthouse|curl\/|wget\/|python-requests|httpclient|okhttp|go-http-client|axios\/|node-fetch|undici|postman/i;
+// Bots come from isbot's maintained list (hundreds of crawlers, previewers and HTTP
+// libraries); the device classes are a few rules of our own. Order matters: tablets before
+// phones, because Android tablets omit "Mobile" and iPads say "iPad".
 const TABLET = /ipad|tablet|kindle|silk\/|playbook|android(?!.*mobile)/i;
 const MOBILE = /mobi|iphone|ipod|android|windows phone|blackberry|opera mini/i;
 const DESKTOP = /windows nt|macintosh|mac os x|x11|linux|cros/i;
@@ -10,7 +11,7 @@ const DESKTOP = /windows nt|macintosh|mac os x|x11|linux|cros/i;
 /** The device class a User-Agent string announces; `unknown` when it is empty or says nothing. */
 export function deviceFromUserAgent(userAgent: string): Device {
   if (userAgent.trim() === "") return "unknown";
-  if (BOT.test(userAgent)) return "bot";
+  if (isbot(userAgent)) return "bot";
   if (TABLET.test(userAgent)) return "tablet";
   if (MOBILE.test(userAgent)) return "mobile";
   if (DESKTOP.test(userAgent)) return "desktop";

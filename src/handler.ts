@@ -4,32 +4,45 @@ import { authenticateWithStore } from "./auth/store-authenticate.ts";
 import { HttpError, toErrorResponse } from "./http/errors.ts";
 import { createSubmissionIdGenerator } from "./id.ts";
 import { DEFAULT_LIMITS, type SubmissionsHandlerOptions } from "./options.ts";
+import { type ConnectionInfo, connectionAddress } from "./rate-limit/client-address.ts";
+import { rateLimitSettings } from "./rate-limit/settings.ts";
 import { type Access, requireKey } from "./routes/access.ts";
 import type { RequestContext, RouteHandler, RouteRequest } from "./routes/context.ts";
+import { allowCrossOrigin, answerPreflight } from "./routes/cors.ts";
+import { limitCreateRate } from "./routes/rate-limit.ts";
 import {
   createSubmission, deleteSubmission, getSubmission, listSubmissions, updateSubmissionStatus,
 } from "./routes/submissions.ts";
 import type { SubmissionStore } from "./store.ts";
 
-type Method = "GET" | "POST" | "PATCH" | "DELETE";
+type Method = "GET" | "POST" | "PATCH" | "DELETE" | "OPTIONS";
 
 interface Route {
   method: Method;
   path: string;
   access: Access;
   handle: RouteHandler;
+  /** Answers (errors included) are readable by any web page: the path a browser posts to. */
+  crossOrigin?: boolean;
+  /** Counted against the key's rate limit, per client address. */
+  rateLimited?: boolean;
 }
 
 /** Every route of the API, in one table: where a newcomer looks first. */
 export const ROUTES: readonly Route[] = [
   { method: "GET", path: "/api/submission", access: "secret", handle: listSubmissions },
-  { method: "POST", path: "/api/submission", access: "create", handle: createSubmission },
+  { method: "POST", path: "/api/submission", access: "create", handle: createSubmission, crossOrigin: true, rateLimited: true },
+  { method: "OPTIONS", path: "/api/submission", access: "public", handle: answerPreflight, crossOrigin: true },
   { method: "GET", path: "/api/submission/:submissionId", access: "secret", handle: getSubmission },
   { method: "PATCH", path: "/api/submission/:submissionId", access: "secret", handle: updateSubmissionStatus },
   { method: "DELETE", path: "/api/submission/:submissionId", access: "secret", handle: deleteSubmission },
 ];
 
-export type SubmissionsHandler = (request: Request) => Promise<Response>;
+/**
+ * A Fetch handler. `connection` is what the adapter knows about where the request came from;
+ * without it (or its `clientAddress`), rate limits count every client as one.
+ */
+export type SubmissionsHandler = (request: Request, connection?: ConnectionInfo) => Promise<Response>;
 
 /**
  * The whole API as one Fetch handler: give it a store, mount it anywhere that speaks
@@ -38,13 +51,20 @@ export type SubmissionsHandler = (request: Request) => Promise<Response>;
 export function createSubmissionsHandler(store: SubmissionStore, options: SubmissionsHandlerOptions = {}): SubmissionsHandler {
   const basePath = normalizeBasePath(options.basePath ?? "");
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const rateLimits = rateLimitSettings(options.rateLimit);
   const authenticate: Authenticate = options.authenticate ?? authenticateWithStore(store);
+  const clientAddress = options.clientAddress ?? connectionAddress;
   const log = options.log;
   const newSubmissionId = createSubmissionIdGenerator();
 
   const router = Router<RouteRequest, [RequestContext], Response>({ base: basePath });
   for (const route of ROUTES) {
-    router[route.method.toLowerCase() as Lowercase<Method>](route.path, requireKey(authenticate, route.access), route.handle);
+    const steps: RouteHandler[] = [
+      ...(route.crossOrigin ? [allowCrossOrigin] : []),
+      ...(route.access === "public" ? [] : [requireKey(authenticate, route.access)]),
+      ...(route.rateLimited ? [limitCreateRate] : []),
+    ];
+    router[route.method.toLowerCase() as Lowercase<Method>](route.path, ...steps, route.handle);
   }
   for (const [path, methods] of methodsByPath(ROUTES)) {
     router.all(path, () => {
@@ -52,18 +72,22 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
     });
   }
 
-  return async (request) => {
+  return async (request, connection = {}) => {
     const started = performance.now();
     const url = new URL(request.url);
+    const context: RequestContext = {
+      store, limits, rateLimits, basePath, url, newSubmissionId,
+      clientAddress: clientAddress(request, connection),
+      responseHeaders: new Headers(),
+    };
     let response: Response;
     try {
-      response =
-        (await router.fetch(request as RouteRequest, { store, limits, basePath, url, newSubmissionId })) ??
-        toErrorResponse(new HttpError(404, "Not found"));
+      response = (await router.fetch(request as RouteRequest, context)) ?? toErrorResponse(new HttpError(404, "Not found"));
     } catch (error) {
       if (!(error instanceof HttpError)) log?.({ type: "error", method: request.method, path: url.pathname, error });
       response = toErrorResponse(error);
     }
+    context.responseHeaders.forEach((value, name) => response.headers.set(name, value));
     log?.({
       type: "request",
       method: request.method,

@@ -2,6 +2,11 @@
 export { createSubmissionsHandler, type SubmissionsHandler } from "./handler.ts";
 export type { SubmissionsHandlerOptions, Limits, LogEntry, RequestLogEntry, ErrorLogEntry } from "./options.ts";
 export { DEFAULT_LIMITS } from "./options.ts";
+export {
+  type ClientAddressSource, type ConnectionInfo, connectionAddress, forwardedForAddress,
+} from "./rate-limit/client-address.ts";
+export { createMemoryRateLimiter, type RateLimiter, type RateLimitPolicy, storeRateLimiter } from "./rate-limit/limiter.ts";
+export { DEFAULT_PUBLISHABLE_RATE_LIMIT, type RateLimitOptions } from "./rate-limit/settings.ts";
 export type { Authenticate, Principal } from "./auth/principal.ts";
 export { authenticateWithStore } from "./auth/store-authenticate.ts";
 export { createApiKey, revokeApiKey, type CreateApiKeyOptions, type CreatedApiKey } from "./auth/keys.ts";
@@ -9,6 +14,7 @@ export { apiKeyPrefix } from "./auth/api-key.ts";
 export { HttpError } from "./http/errors.ts";
 export type {
   SubmissionStore, SubmissionFilter, SubmissionQuery, SubmissionPage, Account, ApiKeyKind, ApiKeyRecord, ApiKeyListing,
+  IdempotencyRecord, IdempotentInsert,
 } from "./store.ts";
 export type { Submission, SubmissionStatus, SubmissionData, Device, JsonValue } from "./submission.ts";
 export { SUBMISSION_STATUSES, DEVICES } from "./submission.ts";

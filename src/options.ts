@@ -1,5 +1,7 @@
 import type { Authenticate } from "./auth/principal.ts";
 import type { DataLimits } from "./data-limits.ts";
+import type { ClientAddressSource } from "./rate-limit/client-address.ts";
+import type { RateLimitOptions } from "./rate-limit/settings.ts";
 
 export interface Limits extends DataLimits {
   /** Largest request body accepted, in bytes; larger ones get 413 while they stream in. */
@@ -38,6 +40,17 @@ export interface SubmissionsHandlerOptions {
   /** Replaces the store's own key lookup, for host apps that have a key system of their own. */
   authenticate?: Authenticate;
   limits?: Partial<Limits>;
+  /**
+   * Rate limits on creates, per key and client address: 30 per minute for publishable keys,
+   * none for secret keys, counted in memory, unless set here.
+   */
+  rateLimit?: RateLimitOptions;
+  /**
+   * Where a request's client address comes from. Default: the connection's address, which the
+   * adapter passes as `handler(request, { clientAddress })`. Behind reverse proxies, use
+   * `forwardedForAddress(numberOfProxies)`; X-Forwarded-For is never believed by default.
+   */
+  clientAddress?: ClientAddressSource;
   /** Receives one entry per request and one per unexpected error. Default: nothing is logged. */
   log?: (entry: LogEntry) => void;
 }

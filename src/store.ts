@@ -15,8 +15,33 @@ export interface SubmissionStore {
   listSubmissions(accountId: string, query: SubmissionQuery): Promise<SubmissionPage>;
   /** False when the account has no such submission. Setting the current status is a success. */
   setSubmissionStatus(accountId: string, submissionId: string, status: SubmissionStatus): Promise<boolean>;
-  /** Removes the row for good; false when the account has no such submission. */
+  /**
+   * Removes the row for good, and any idempotency record that would replay it; false when the
+   * account has no such submission.
+   */
   deleteSubmission(accountId: string, submissionId: string): Promise<boolean>;
+  /**
+   * Stores a submission under a client's Idempotency-Key, atomically. When the account already
+   * has a live record for `idempotency.key` (one that expires after `now`), nothing is stored
+   * and the submission first stored under that key comes back with the record's fingerprint;
+   * otherwise the submission and a record of it are stored together. Concurrent calls with one
+   * key store exactly one submission. Expired records may be dropped on the way.
+   */
+  insertSubmissionOnce(
+    accountId: string,
+    submission: Submission,
+    idempotency: IdempotencyRecord,
+    now: number,
+  ): Promise<IdempotentInsert>;
+
+  /**
+   * Adds one hit to `bucket` for the fixed window [windowStart, windowEnd) (epoch milliseconds)
+   * and returns the hits the bucket has in that window, this one included. A later window
+   * starts again from 1; a hit stamped with an earlier window than the bucket's current one (a
+   * clock behind another instance's) counts into the current one. Ended windows may be dropped.
+   * Concurrent hits each get a different count.
+   */
+  countRateLimitHit(bucket: string, windowStart: number, windowEnd: number): Promise<number>;
 
   /** The account with this name, created on first use. */
   ensureAccount(name: string): Promise<Account>;
@@ -53,6 +78,21 @@ export interface SubmissionPage {
   /** Every submission matching the filter, regardless of limit and offset. */
   total: number;
 }
+
+/** What a store keeps about a create made with an Idempotency-Key. */
+export interface IdempotencyRecord {
+  /** The client's Idempotency-Key header, unique within an account. */
+  key: string;
+  /** What a retry must repeat to get the first answer: a hash of the request body. */
+  fingerprint: string;
+  /** Epoch milliseconds from which the key is forgotten and may be used afresh. */
+  expiresAt: number;
+}
+
+export type IdempotentInsert =
+  | { inserted: true }
+  /** The key was taken: the submission first stored under it (as it was stored) and its fingerprint. */
+  | { inserted: false; fingerprint: string; submission: Submission };
 
 export interface Account {
   id: string;

@@ -15,6 +15,8 @@ run_suite() {
     bun) "$bin/bun" "$uvu" test/runtimes/bun '\.test\.ts$' --no-color ;;
     deno) "${deno_run[@]}" "$uvu" test/runtimes/deno '\.test\.ts$' --no-color ;;
     workerd) node --import tsx test/runtimes/workerd/run.ts ;;
+    # The popup in Debian's Chromium (apt-get install chromium; .ci/run does it).
+    browser) node --import tsx "$uvu" test/e2e '\.e2e\.ts$' --no-color ;;
     *) echo "unknown suite: $1" >&2; return 2 ;;
   esac
 }
@@ -36,7 +38,7 @@ summarize() {
 }
 
 suites=("$@")
-[ ${#suites[@]} -eq 0 ] && suites=(node bun deno workerd)
+[ ${#suites[@]} -eq 0 ] && suites=(node bun deno workerd browser)
 status=0; passed=0; failed=0
 for name in "${suites[@]}"; do
   summarize "$name" || status=1

@@ -10,7 +10,9 @@ const HELP = `Manage API keys. Keys are stored hashed: a new key is printed once
 Usage:
   formsink keys create --account NAME [--kind secret|publishable] [--domain HOST]...
       Creates a key (and the account, if it is new). Secret keys (fs_sk_...) are for servers and
-      may do everything; publishable keys (fs_pk_...) are for web pages and need --domain.
+      may do everything; publishable keys (fs_pk_...) are for web pages: they may only create
+      submissions, from pages on their --domain list: example.com (any port), example.com:8443
+      (that port), *.example.com (every subdomain, not example.com itself).
   formsink keys list [--account NAME] [--json]
       Shows prefix, kind, account, created and revoked time - never the key.
   formsink keys revoke PREFIX-OR-ID

@@ -1,6 +1,8 @@
 import { parseArgs } from "node:util";
 import { createSubmissionsHandler } from "../../src/handler.ts";
 import type { LogEntry } from "../../src/options.ts";
+import { forwardedForAddress } from "../../src/rate-limit/client-address.ts";
+import { storeRateLimiter } from "../../src/rate-limit/limiter.ts";
 import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/index.ts";
 import { DATABASE_HELP, databaseUrl, displayUrl, openDatabase } from "../database.ts";
 import { runtimeServer } from "../server.ts";
@@ -10,13 +12,22 @@ const HELP = `Serve the formsink HTTP API on an embedded libSQL database (or a r
 the server of the runtime it runs in: Node, Bun or Deno.
 
 Usage:
-  formsink serve [--port N] [--host H] [--db URL]
+  formsink serve [--port N] [--host H] [--db URL] [--trust-proxy N] [--rate-limits WHERE]
 
 Options:
   --port <n>    port to listen on, 0 for any free one (default 8787)   [env PORT]
   --host <h>    interface to listen on (default 127.0.0.1; 0.0.0.0 for all)   [env HOST]
 ${DATABASE_HELP}
+  --trust-proxy <n>
+                the server is behind n reverse proxies that append to X-Forwarded-For:
+                rate limits count the address the outermost one saw (default 0: the
+                connection's address; X-Forwarded-For is ignored)   [env FORMSINK_TRUST_PROXY]
+  --rate-limits <where>
+                count rate limits in "memory" (default: this process) or the "database"
+                (shared by every server on it)   [env FORMSINK_RATE_LIMITS]
   -h, --help    show this help
+
+Creates with a publishable key are limited to 30 per minute per key and client address.
 
 Stops gracefully on SIGINT/SIGTERM: no new connections, in-flight requests finish, then the
 database is closed.`;
@@ -28,6 +39,8 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
       port: { type: "string" },
       host: { type: "string" },
       db: { type: "string" },
+      "trust-proxy": { type: "string" },
+      "rate-limits": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -38,10 +51,19 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   const port = parsePort(values.port ?? io.env.PORT ?? "8787");
   const hostname = values.host ?? io.env.HOST ?? "127.0.0.1";
   const url = databaseUrl(values.db, io.env);
+  const trustedProxies = parseCount("--trust-proxy", values["trust-proxy"] ?? io.env.FORMSINK_TRUST_PROXY ?? "0");
+  const rateLimits = values["rate-limits"] ?? io.env.FORMSINK_RATE_LIMITS ?? "memory";
+  if (rateLimits !== "memory" && rateLimits !== "database") {
+    throw new UsageError(`--rate-limits must be memory or database (got "${rateLimits}")`);
+  }
 
   const { runtime, serve } = await runtimeServer();
   const store = await openDatabase(url, io.env);
-  const handler = createSubmissionsHandler(store, { log: (entry) => io.stderr(formatLogEntry(entry)) });
+  const handler = createSubmissionsHandler(store, {
+    log: (entry) => io.stderr(formatLogEntry(entry)),
+    clientAddress: trustedProxies > 0 ? forwardedForAddress(trustedProxies) : undefined,
+    rateLimit: { limiter: rateLimits === "database" ? storeRateLimiter(store) : undefined },
+  });
   const server = await serve(handler, { port, hostname }).catch(async (error: NodeJS.ErrnoException) => {
     await store.close();
     throw new UsageError(`cannot listen on ${hostname}:${port}: ${error.code ?? error.message}`);
@@ -73,6 +95,11 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   await stopped;
   await store.close();
   return EXIT_OK;
+}
+
+function parseCount(flag: string, text: string): number {
+  if (!/^\d{1,2}$/.test(text)) throw new UsageError(`${flag} must be a whole number of proxies, such as 1 (got "${text}")`);
+  return Number(text);
 }
 
 function parsePort(text: string): number {

@@ -1,12 +1,16 @@
 /** The library API for accounts and keys; the CLI's `keys` commands are a thin layer over it. */
 import type { ApiKeyKind, ApiKeyRecord, SubmissionStore } from "../store.ts";
 import { generateApiKey } from "./api-key.ts";
+import { isKeyDomain } from "./page-origin.ts";
 
 export interface CreateApiKeyOptions {
   /** The account's name; the account is created if it does not exist yet. */
   account: string;
   kind?: ApiKeyKind;
-  /** Hosts a publishable key may be used from (lower-cased; `example.com`, `shop.example.com:8443`). */
+  /**
+   * Where a publishable key may be used (lower-cased): `example.com` (that host, any port),
+   * `shop.example.com:8443` (that port only), `*.example.com` (every subdomain, not the domain itself).
+   */
   domains?: readonly string[];
 }
 
@@ -18,7 +22,6 @@ export interface CreatedApiKey {
 }
 
 const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const HOST = /^(?=.{1,253}(:|$))[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/;
 
 export async function createApiKey(store: SubmissionStore, options: CreateApiKeyOptions): Promise<CreatedApiKey> {
   const kind = options.kind ?? "secret";
@@ -27,7 +30,9 @@ export async function createApiKey(store: SubmissionStore, options: CreateApiKey
   }
   const domains = (options.domains ?? []).map((domain) => domain.trim().toLowerCase());
   for (const domain of domains) {
-    if (!HOST.test(domain)) throw new RangeError(`domain "${domain}" is not a host name such as example.com`);
+    if (!isKeyDomain(domain)) {
+      throw new RangeError(`domain "${domain}" is not a host name such as example.com, shop.example.com:8443 or *.example.com`);
+    }
   }
   if (kind === "secret" && domains.length > 0) {
     throw new RangeError("domains apply to publishable keys only");

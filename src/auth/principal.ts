@@ -4,8 +4,13 @@ import type { ApiKeyKind } from "../store.ts";
 export interface Principal {
   accountId: string;
   kind: ApiKeyKind;
-  /** Hosts a publishable key may be used from. */
+  /** Where a publishable key may be used (see `createApiKey`). */
   domains: readonly string[];
+  /**
+   * Names the key in rate-limit buckets (per key and client address). Without it, a hash of
+   * the key text does.
+   */
+  keyId?: string;
 }
 
 /**

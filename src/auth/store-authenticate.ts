@@ -14,6 +14,6 @@ export function authenticateWithStore(store: SubmissionStore): Authenticate {
     const hash = await hashApiKey(apiKey);
     const matches = constantTimeEqual(hash, record?.hash ?? NO_HASH);
     if (!record || !matches || record.revokedAt !== null || record.kind !== parsed?.kind) return undefined;
-    return { accountId: record.accountId, kind: record.kind, domains: record.domains };
+    return { accountId: record.accountId, kind: record.kind, domains: record.domains, keyId: record.id };
   };
 }

@@ -12,20 +12,18 @@ export interface JsonBodyLimits {
  * well-formed JSON in UTF-8.
  */
 export async function readJsonBody(request: Request, limits: JsonBodyLimits): Promise<unknown> {
+  return (await readJsonBodyAndBytes(request, limits)).value;
+}
+
+/** `readJsonBody`, also giving the body's bytes as sent. */
+export async function readJsonBodyAndBytes(request: Request, limits: JsonBodyLimits): Promise<{ value: unknown; bytes: Uint8Array }> {
   const contentType = request.headers.get("content-type");
   if (mediaType(contentType) !== "application/json") {
     throw new HttpError(415, "Content-Type must be application/json");
   }
-  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? "")?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
-    throw new HttpError(415, `Content-Type charset must be utf-8 (got ${charset || "an empty one"})`);
-  }
-  // The body is read as sent; a compressed one would be taken for garbled JSON.
-  const encoding = request.headers.get("content-encoding")?.trim().toLowerCase();
-  if (encoding && encoding !== "identity") {
-    throw new HttpError(415, `Content-Encoding ${encoding} is not supported; send the body uncompressed`);
-  }
-  const text = await readBodyText(request, limits.maxBytes);
+  checkTextEncoding(request);
+  const bytes = await readBodyBytes(request, limits.maxBytes);
+  const text = decodeUtf8(bytes);
   if (text.trim() === "") throw new HttpError(400, "Request body is empty; expected a JSON object");
   let value: unknown;
   try {
@@ -34,14 +32,46 @@ export async function readJsonBody(request: Request, limits: JsonBodyLimits): Pr
     throw new HttpError(400, "Request body is not valid JSON");
   }
   checkJsonValue(value, limits.maxNesting);
-  return value;
+  return { value, bytes };
 }
 
-export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+/** The parsed body as an object, or a 400: every body this API takes is a JSON object. */
+export function jsonObject(value: unknown): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new HttpError(400, "Request body must be a JSON object");
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Refuses a body that would be misread: a charset other than UTF-8, or a compressed body
+ * (which would be taken for garbled text).
+ */
+export function checkTextEncoding(request: Request): void {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers.get("content-type") ?? "")?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+    throw new HttpError(415, `Content-Type charset must be utf-8 (got ${charset || "an empty one"})`);
+  }
+  const encoding = request.headers.get("content-encoding")?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") {
+    throw new HttpError(415, `Content-Encoding ${encoding} is not supported; send the body uncompressed`);
+  }
+}
+
+export function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new HttpError(400, "Request body is not valid UTF-8");
+  }
+}
+
+/** The body's bytes, refused with 413 as soon as they pass `maxBytes`. */
+export async function readBodyBytes(request: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
   const tooLarge = () => new HttpError(413, `Request body must be at most ${maxBytes} bytes`);
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
-  if (request.body === null) return "";
+  if (request.body === null) return new Uint8Array(0);
 
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -62,11 +92,7 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    throw new HttpError(400, "Request body is not valid UTF-8");
-  }
+  return bytes;
 }
 
 /** `type/subtype` of a Content-Type header, lower-cased, without parameters. */

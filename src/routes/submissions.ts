@@ -1,15 +1,19 @@
 /** The submission routes: each a plain function of (request, context). */
 import { checkSubmissionData } from "../data-limits.ts";
 import { deviceFromUserAgent } from "../device.ts";
-import { readJsonBody } from "../http/body.ts";
+import { jsonObject, readJsonBody } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
 import { jsonResponse } from "../http/json.ts";
 import { singleValuedQuery } from "../http/query.ts";
 import { isSubmissionId } from "../id.ts";
-import { createSubmissionBody, LIST_QUERY_PARAMETERS, listQuery, statusUpdateBody } from "../schemas.ts";
+import { pageUrl } from "../auth/page-origin.ts";
+import { type CreateSubmissionBody, createSubmissionBody, LIST_QUERY_PARAMETERS, listQuery, statusUpdateBody } from "../schemas.ts";
 import type { Submission } from "../submission.ts";
 import { validate } from "../validate.ts";
 import { principalOf, type RequestContext, type RouteRequest } from "./context.ts";
+import { createRequestOf, MAX_NESTING_SLACK } from "./create-request.ts";
+import { createdResponse, redirectTarget } from "./create-response.ts";
+import { IDEMPOTENCY_TTL_MS, idempotencyKeyOf, requestFingerprint, reusedKey } from "./idempotency.ts";
 
 export async function listSubmissions(_request: RouteRequest, context: RequestContext): Promise<Response> {
   const query = validate(listQuery, singleValuedQuery(context.url, LIST_QUERY_PARAMETERS), "query");
@@ -30,30 +34,67 @@ export async function getSubmission(request: RouteRequest, context: RequestConte
 }
 
 export async function createSubmission(request: RouteRequest, context: RequestContext): Promise<Response> {
-  const body = validate(createSubmissionBody, await readJsonObject(request, context), "submission");
+  const principal = principalOf(context);
+  const input = await createRequestOf(request, context);
+  const body = validate(createSubmissionBody, input.body, "submission");
   checkSubmissionData(body.data, context.limits);
+  if (principal.kind === "publishable") refuseServerFields(body);
+  const redirect = redirectTarget(input, principal);
+  const idempotencyKey = idempotencyKeyOf(request);
+
   const userAgent = body.userAgent ?? request.headers.get("user-agent") ?? "";
   // createdAt is the time inside the UUIDv7, so the two always agree.
   const { id, millis } = context.newSubmissionId();
-  const submission: Submission = {
+  let submission: Submission = {
     submissionId: id,
     popupId: body.popupId,
     data: body.data,
-    domain: body.domain ?? pageHost(request) ?? "",
+    domain: body.domain ?? pageUrl(request)?.hostname ?? "",
     userAgent,
     device: body.device ?? deviceFromUserAgent(userAgent),
     status: "pending",
     createdAt: new Date(millis).toISOString(),
   };
-  await context.store.insertSubmission(principalOf(context).accountId, submission);
-  return jsonResponse(submission, 201, {
-    location: `${context.basePath}/api/submission/${submission.submissionId}`,
-  });
+  let replayed = false;
+  if (input.honeypot) {
+    // A bot filled the hidden field: it gets the answer a person would, and nothing is kept.
+  } else if (idempotencyKey === undefined) {
+    await context.store.insertSubmission(principal.accountId, submission);
+  } else {
+    const fingerprint = await requestFingerprint(input);
+    const now = Date.now();
+    const outcome = await context.store.insertSubmissionOnce(
+      principal.accountId,
+      submission,
+      { key: idempotencyKey, fingerprint, expiresAt: now + IDEMPOTENCY_TTL_MS },
+      now,
+    );
+    if (!outcome.inserted) {
+      if (outcome.fingerprint !== fingerprint) throw reusedKey();
+      submission = outcome.submission;
+      replayed = true;
+    }
+  }
+  const location = `${context.basePath}/api/submission/${submission.submissionId}`;
+  return createdResponse({ submission, replayed, location }, request, input, redirect, principal);
+}
+
+/** Fields only a server may set: a page's domain, user agent and device come from its request. */
+function refuseServerFields(body: CreateSubmissionBody): void {
+  for (const field of ["domain", "userAgent", "device"] as const) {
+    if (body[field] !== undefined) {
+      throw new HttpError(403, `${field} can only be set with a secret key; with a publishable key it comes from the request`);
+    }
+  }
 }
 
 export async function updateSubmissionStatus(request: RouteRequest, context: RequestContext): Promise<Response> {
   const submissionId = submissionIdParam(request);
-  const { status } = validate(statusUpdateBody, await readJsonObject(request, context), "status update");
+  const body = await readJsonBody(request, {
+    maxBytes: context.limits.maxBodyBytes,
+    maxNesting: context.limits.maxDataDepth + MAX_NESTING_SLACK,
+  });
+  const { status } = validate(statusUpdateBody, jsonObject(body), "status update");
   const updated = await context.store.setSubmissionStatus(principalOf(context).accountId, submissionId, status);
   if (!updated) throw submissionNotFound();
   return jsonResponse({ message: "Submission status updated", submissionId, status });
@@ -66,8 +107,6 @@ export async function deleteSubmission(request: RouteRequest, context: RequestCo
   return jsonResponse({ message: "Submission deleted", submissionId });
 }
 
-const MAX_NESTING_SLACK = 16;
-
 function submissionNotFound(): HttpError {
   return new HttpError(404, "Submission not found");
 }
@@ -77,32 +116,4 @@ function submissionIdParam(request: RouteRequest): string {
   const id = (request.params.submissionId ?? "").toLowerCase();
   if (!isSubmissionId(id)) throw submissionNotFound();
   return id;
-}
-
-async function readJsonObject(request: RouteRequest, context: RequestContext): Promise<object> {
-  const body = await readJsonBody(request, {
-    maxBytes: context.limits.maxBodyBytes,
-    // Room above the data depth limit, so that a body a little too deep still gets the precise
-    // message of checkSubmissionData; only pathological nesting meets this one.
-    maxNesting: context.limits.maxDataDepth + MAX_NESTING_SLACK,
-  });
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new HttpError(400, "Request body must be a JSON object");
-  }
-  return body;
-}
-
-/** The host of the page the request came from (Origin, else Referer), if it names one. */
-function pageHost(request: Request): string | undefined {
-  for (const header of ["origin", "referer"]) {
-    const value = request.headers.get(header);
-    if (!value) continue;
-    try {
-      const host = new URL(value).hostname;
-      if (host) return host;
-    } catch {
-      // not a URL (e.g. `Origin: null`): try the next header
-    }
-  }
-  return undefined;
 }

@@ -2,16 +2,24 @@
  * An in-memory store for tests, demos and embedding. Nothing survives the process; lists are
  * computed by scanning the account's submissions (fine for thousands, not for millions).
  */
+import { createMemoryRateLimiter } from "../rate-limit/limiter.ts";
 import type {
-  Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionQuery, SubmissionStore,
+  Account, ApiKeyListing, ApiKeyRecord, IdempotencyRecord, SubmissionPage, SubmissionQuery, SubmissionStore,
 } from "../store.ts";
 import type { Submission, SubmissionStatus } from "../submission.ts";
 import { compareSubmissions, matchesFilter } from "./query.ts";
+
+interface StoredIdempotency extends IdempotencyRecord {
+  submission: Submission;
+}
 
 export function createMemoryStore(): SubmissionStore {
   const accountsByName = new Map<string, Account>();
   const submissionsByAccount = new Map<string, Map<string, Submission>>();
   const keys = new Map<string, ApiKeyRecord>();
+  /** Per account: Idempotency-Key to the record of the create made with it. */
+  const idempotencyByAccount = new Map<string, Map<string, StoredIdempotency>>();
+  const rateLimiter = createMemoryRateLimiter();
   let closed = false;
 
   const submissionsOf = (accountId: string) => {
@@ -48,7 +56,29 @@ export function createMemoryStore(): SubmissionStore {
       return true;
     },
     async deleteSubmission(accountId, submissionId) {
+      const records = idempotencyByAccount.get(accountId);
+      for (const [key, record] of records ?? []) {
+        if (record.submission.submissionId === submissionId) records!.delete(key);
+      }
       return submissionsOf(accountId).delete(submissionId);
+    },
+    async insertSubmissionOnce(accountId, submission, idempotency, now) {
+      const submissions = submissionsOf(accountId);
+      let records = idempotencyByAccount.get(accountId);
+      if (!records) idempotencyByAccount.set(accountId, (records = new Map()));
+      for (const [key, record] of records) if (record.expiresAt <= now) records.delete(key);
+      const taken = records.get(idempotency.key);
+      if (taken) return { inserted: false, fingerprint: taken.fingerprint, submission: copy(taken.submission) };
+      if (submissions.has(submission.submissionId)) {
+        throw new Error(`submission ${submission.submissionId} already exists`);
+      }
+      submissions.set(submission.submissionId, copy(submission));
+      records.set(idempotency.key, { ...idempotency, submission: copy(submission) });
+      return { inserted: true };
+    },
+    async countRateLimitHit(bucket, windowStart, windowEnd) {
+      if (closed) throw new Error("store is closed");
+      return rateLimiter.countHit(bucket, windowStart, windowEnd);
     },
 
     async ensureAccount(name) {
@@ -84,6 +114,7 @@ export function createMemoryStore(): SubmissionStore {
     async close() {
       closed = true;
       submissionsByAccount.clear();
+      idempotencyByAccount.clear();
     },
   };
 }

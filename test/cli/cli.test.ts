@@ -106,6 +106,8 @@ cli("bad flags, bad values and bad database URLs exit non-zero with a clear mess
     [["keys", "list", "--db", "postgres://x"], 2, /--db must be a libSQL URL/],
     [["keys", "list", "--db", `file:${join(dir, "missing", "dir", "x.db")}`], 1, /cannot open database/],
     [["serve", "--port", "99999", "--db", db], 2, /--port must be a whole number/],
+    [["serve", "--trust-proxy", "yes", "--db", db], 2, /--trust-proxy must be a whole number of proxies/],
+    [["serve", "--rate-limits", "redis", "--db", db], 2, /--rate-limits must be memory or database/],
     [["keys", "revoke", "fs_sk_doesnotexist", "--db", db], 1, /no API key/],
     [["frobnicate"], 2, /unknown command "frobnicate"/],
     [[], 2, /Usage:/],
@@ -163,6 +165,31 @@ cli("serve: first-key hint, a CLI key works, revoke takes effect at once, SIGTER
   assert.match(result.stderr, /GET \/api\/submission 200/);
   assert.match(result.stderr, /GET \/api\/submission 401/);
   assert.not.match(result.stderr, /fs_sk_\w{12}_\w{40}/, "the request log never shows a key");
+});
+
+cli("serve --rate-limits database --trust-proxy 1: two servers on one database share a client's limit", async ({ db }) => {
+  const key = (await runHere(["keys", "create", "--account", "acme", "--kind", "publishable", "--domain", "shop.example.com", "--db", db])).stdout.trim();
+  const start = () => spawn(process.execPath, [...FORMSINK, "serve", "--port", "0", "--db", db, "--trust-proxy", "1", "--rate-limits", "database"]);
+  const servers = [start(), start()];
+  const exits = servers.map(collect);
+  try {
+    const [first, second] = (await Promise.all(servers.map((server) => waitForOutput(server, "stdout", /serving (http:\/\/\S+)/)))).map((match) => match[1]!) as [string, string];
+    const create = (url: string, client: string) =>
+      fetch(`${url}/api/submission`, {
+        method: "POST",
+        headers: { "x-api-key": key, origin: "https://shop.example.com", "content-type": "application/json", "x-forwarded-for": `6.6.6.6, ${client}` },
+        body: JSON.stringify({ popupId: "p", data: {} }),
+      });
+    for (let i = 0; i < 30; i++) assert.is((await create(i % 2 === 0 ? first : second, "198.51.100.7")).status, 201, `request ${i + 1}`);
+    const refused = await create(second, "198.51.100.7");
+    assert.is(refused.status, 429);
+    assert.match(refused.headers.get("ratelimit-policy") ?? "", /^"publishable";q=30;w=60$/);
+    // the address the proxy saw decides, not what the client wrote further left
+    assert.is((await create(first, "198.51.100.8")).status, 201);
+  } finally {
+    for (const server of servers) server.kill("SIGTERM");
+  }
+  for (const result of await Promise.all(exits)) assert.is(result.code, 0, result.stderr);
 });
 
 cli.run();

@@ -43,7 +43,7 @@ test("the store authenticator accepts a live key and refuses wrong, altered, oth
   const authenticate = authenticateWithStore(store);
   const request = new Request("http://formsink.test/");
   const { key, record } = await createApiKey(store, { account: "acme" });
-  assert.equal(await authenticate(key, request), { accountId: record.accountId, kind: "secret", domains: [] });
+  assert.equal(await authenticate(key, request), { accountId: record.accountId, kind: "secret", domains: [], keyId: record.id });
 
   const altered = key.slice(0, -1) + (key.endsWith("a") ? "b" : "a");
   assert.is(await authenticate(altered, request), undefined);
@@ -64,8 +64,12 @@ test("createApiKey validates account names and publishable-key domains", async (
     () => createApiKey(store, { account: "acme", kind: "publishable", domains: ["https://example.com"] }),
     /not a host name/,
   );
-  const { record } = await createApiKey(store, { account: "acme", kind: "publishable", domains: [" Shop.Example.com ", "localhost:8080"] });
-  assert.equal(record.domains, ["shop.example.com", "localhost:8080"]);
+  for (const domain of ["*.com", "*example.com", "*.*.example.com", "shop.*.example.com", "ex ample.com", "example.com:99999", "example.com:", ":80", "-example.com"]) {
+    await rejects(() => createApiKey(store, { account: "acme", kind: "publishable", domains: [domain] }), /not a host name/);
+  }
+  const domains = [" Shop.Example.com ", "localhost:8080", "*.brand.example", "127.0.0.1", "*.shop.example.org:8443"];
+  const { record } = await createApiKey(store, { account: "acme", kind: "publishable", domains });
+  assert.equal(record.domains, ["shop.example.com", "localhost:8080", "*.brand.example", "127.0.0.1", "*.shop.example.org:8443"]);
   assert.is((await store.listApiKeys()).length, 1, "nothing was stored for the refused keys");
 });
 

@@ -14,8 +14,20 @@ const CASES: [string, string][] = [
   ["Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36 (compatible; Googlebot/2.1)", "bot"],
   ["Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/126.0 Safari/537.36", "bot"],
   ["curl/8.5.0", "bot"],
+  // crawlers, previewers and HTTP libraries a short hand-written list missed (isbot's list has them)
+  ["WhatsApp/2.23.20.0 A", "bot"],
+  ["Java/1.8.0_151", "bot"],
+  ["libwww-perl/6.05", "bot"],
+  ["Scrapy/2.11.0 (+https://scrapy.org)", "bot"],
+  ["Python-urllib/3.11", "bot"],
+  ["Mediapartners-Google", "bot"],
+  ["Mozilla/5.0 (Unknown; Linux x86_64) AppleWebKit/538.1 (KHTML, like Gecko) PhantomJS/2.1.1 Safari/538.1", "bot"],
+  // ... and a phone brand whose name ends in "bot" is still a phone
+  ["Mozilla/5.0 (Linux; Android 10; CUBOT X30) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36", "mobile"],
   ["", "unknown"],
-  ["SomethingElse/1.0", "unknown"],
+  // a bare product/version with no platform is a script to isbot
+  ["SomethingElse/1.0", "bot"],
+  ["Roku4640X/DVP-7.70 (297.70E04154A)", "unknown"],
 ];
 
 for (const [userAgent, device] of CASES) {

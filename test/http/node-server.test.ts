@@ -319,4 +319,33 @@ t("requests Fetch cannot carry or Node cannot parse get a JSON error, never a 50
   }
 });
 
+t("the handler gets the socket's address as the client address, and rate limits count by it", async () => {
+  const store = createMemoryStore();
+  const site = await createApiKey(store, { account: "node-adapter", kind: "publishable", domains: ["shop.example.com"] });
+  const inner = createSubmissionsHandler(store, { rateLimit: { publishable: { limit: 1, windowSeconds: 60 } } });
+  const seen: (string | undefined)[] = [];
+  const server = await serve((request, connection) => {
+    seen.push(connection.clientAddress);
+    return inner(request, connection);
+  }, { port: 0 });
+  try {
+    const send = (forwardedFor: string) =>
+      fetch(`${server.url}/api/submission`, {
+        method: "POST",
+        headers: {
+          "x-api-key": site.key, origin: "https://shop.example.com", "content-type": "application/json", "x-forwarded-for": forwardedFor,
+        },
+        body: JSON.stringify({ popupId: "p", data: {} }),
+      });
+    assert.is((await send("198.51.100.1")).status, 201);
+    // another X-Forwarded-For is not another client: the socket's address is
+    assert.is((await send("198.51.100.2")).status, 429);
+    assert.equal(seen.length, 2);
+    for (const address of seen) assert.match(address ?? "", /^(::ffff:)?127\.0\.0\.1$/);
+  } finally {
+    await server.close();
+    await store.close();
+  }
+});
+
 t.run();

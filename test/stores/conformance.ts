@@ -392,5 +392,101 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.equal(await store.findApiKey(key.id), key);
   });
 
+  // ---- idempotency records ----------------------------------------------------------------
+
+  const DAY = 24 * 60 * 60_000;
+  const record = (key: string, fingerprint = "fp-1", expiresAt = T0 + DAY) => ({ key, fingerprint, expiresAt });
+
+  t("insertSubmissionOnce: the first call stores; a second with the key stores nothing and returns the first", async ({ store }) => {
+    const [first, second] = seedRows(2);
+    assert.equal(await store.insertSubmissionOnce(ACCOUNT, first!, record("key-1"), T0), { inserted: true });
+    assert.equal(await store.getSubmission(ACCOUNT, first!.submissionId), first);
+    const retry = await store.insertSubmissionOnce(ACCOUNT, second!, record("key-1", "fp-2"), T0 + 1000);
+    assert.equal(retry, { inserted: false, fingerprint: "fp-1", submission: first });
+    assert.is(await store.getSubmission(ACCOUNT, second!.submissionId), undefined);
+    assert.is((await store.listSubmissions(ACCOUNT, { order: "asc", limit: 10, offset: 0 })).total, 1);
+    // the first answer is what was stored then, not what the submission became
+    await store.setSubmissionStatus(ACCOUNT, first!.submissionId, first!.status === "pending" ? "completed" : "pending");
+    const later = await store.insertSubmissionOnce(ACCOUNT, second!, record("key-1"), T0 + 2000);
+    assert.equal(later, { inserted: false, fingerprint: "fp-1", submission: first });
+  });
+
+  t("insertSubmissionOnce: keys are per account, and other keys are independent", async ({ store }) => {
+    const [a, b, c] = seedRows(3);
+    assert.equal(await store.insertSubmissionOnce(ACCOUNT, a!, record("shared"), T0), { inserted: true });
+    assert.equal(await store.insertSubmissionOnce(OTHER_ACCOUNT, b!, record("shared"), T0), { inserted: true });
+    assert.equal(await store.insertSubmissionOnce(ACCOUNT, c!, record("another"), T0), { inserted: true });
+    assert.equal(await store.getSubmission(OTHER_ACCOUNT, b!.submissionId), b);
+    assert.is((await store.listSubmissions(ACCOUNT, { order: "asc", limit: 10, offset: 0 })).total, 2);
+  });
+
+  t("insertSubmissionOnce: a key is forgotten once it expires", async ({ store }) => {
+    const [first, second, third] = seedRows(3);
+    await store.insertSubmissionOnce(ACCOUNT, first!, record("key-1", "fp-1", T0 + DAY), T0);
+    const justBefore = await store.insertSubmissionOnce(ACCOUNT, second!, record("key-1", "fp-2", T0 + 2 * DAY), T0 + DAY - 1);
+    assert.is(justBefore.inserted, false);
+    assert.equal(await store.insertSubmissionOnce(ACCOUNT, second!, record("key-1", "fp-2", T0 + 2 * DAY), T0 + DAY), { inserted: true });
+    const retry = await store.insertSubmissionOnce(ACCOUNT, third!, record("key-1", "fp-3", T0 + 3 * DAY), T0 + DAY + 1);
+    assert.equal(retry, { inserted: false, fingerprint: "fp-2", submission: second });
+    assert.is((await store.listSubmissions(ACCOUNT, { order: "asc", limit: 10, offset: 0 })).total, 2);
+  });
+
+  t("insertSubmissionOnce: concurrent calls with one key store exactly one submission", async ({ store }) => {
+    const rows = seedRows(12);
+    const outcomes = await Promise.all(rows.map((row, i) => store.insertSubmissionOnce(ACCOUNT, row, record("racing", `fp-${i}`), T0)));
+    const winners = outcomes.flatMap((outcome, i) => (outcome.inserted ? [rows[i]!] : []));
+    assert.is(winners.length, 1);
+    for (const outcome of outcomes) {
+      if (!outcome.inserted) assert.equal(outcome.submission, winners[0]);
+    }
+    const page = await store.listSubmissions(ACCOUNT, { order: "asc", limit: 100, offset: 0 });
+    assert.equal(page.items, winners);
+  });
+
+  t("insertSubmissionOnce: deleting the submission forgets its key; what comes back is a copy", async ({ store }) => {
+    const [first, second] = seedRows(2);
+    await store.insertSubmissionOnce(ACCOUNT, first!, record("key-1"), T0);
+    const replay = await store.insertSubmissionOnce(ACCOUNT, second!, record("key-1"), T0);
+    if (replay.inserted) throw new Error("expected a replay");
+    replay.submission.data.email = "changed";
+    const again = await store.insertSubmissionOnce(ACCOUNT, second!, record("key-1"), T0);
+    assert.equal(again.inserted ? undefined : again.submission, first);
+
+    assert.is(await store.deleteSubmission(ACCOUNT, first!.submissionId), true);
+    assert.equal(await store.insertSubmissionOnce(ACCOUNT, second!, record("key-1", "fp-2"), T0), { inserted: true });
+    assert.equal((await store.listSubmissions(ACCOUNT, { order: "asc", limit: 10, offset: 0 })).items, [second]);
+  });
+
+  // ---- rate-limit counters -------------------------------------------------------------------
+
+  t("countRateLimitHit: counts per bucket within a window, and a new window starts again at 1", async ({ store }) => {
+    const minute = 60_000;
+    const counts = [];
+    for (let i = 0; i < 4; i++) counts.push(await store.countRateLimitHit("key-a|1.2.3.4", T0, T0 + minute));
+    assert.equal(counts, [1, 2, 3, 4]);
+    assert.is(await store.countRateLimitHit("key-a|5.6.7.8", T0, T0 + minute), 1);
+    assert.is(await store.countRateLimitHit("key-b|1.2.3.4", T0, T0 + minute), 1);
+    assert.is(await store.countRateLimitHit("key-a|1.2.3.4", T0 + minute, T0 + 2 * minute), 1);
+    assert.is(await store.countRateLimitHit("key-a|1.2.3.4", T0 + minute, T0 + 2 * minute), 2);
+    // an instance whose clock is behind counts into the newer window rather than resetting it
+    assert.is(await store.countRateLimitHit("key-a|1.2.3.4", T0, T0 + minute), 3);
+    assert.is(await store.countRateLimitHit("key-a|1.2.3.4", T0 + minute, T0 + 2 * minute), 4);
+    // windows of other lengths live side by side
+    assert.is(await store.countRateLimitHit("hourly|1.2.3.4", T0, T0 + 60 * minute), 1);
+    assert.is(await store.countRateLimitHit("key-b|1.2.3.4", T0 + 5 * minute, T0 + 6 * minute), 1);
+    assert.is(await store.countRateLimitHit("hourly|1.2.3.4", T0, T0 + 60 * minute), 2);
+    // one-second windows, one after the other
+    for (const second of [0, 1, 2]) {
+      const start = T0 + 10 * minute + second * 1000;
+      assert.is(await store.countRateLimitHit("per-second", start, start + 1000), 1, `second ${second}`);
+      assert.is(await store.countRateLimitHit("per-second", start, start + 1000), 2, `second ${second}`);
+    }
+  });
+
+  t("countRateLimitHit: concurrent hits each get their own count", async ({ store }) => {
+    const counts = await Promise.all(Array.from({ length: 25 }, () => store.countRateLimitHit("busy", T0, T0 + 60_000)));
+    assert.equal([...counts].sort((a, b) => a - b), Array.from({ length: 25 }, (_, i) => i + 1));
+  });
+
   t.run();
 }

@@ -98,6 +98,26 @@ migrations("opening a database again applies nothing twice and keeps the data", 
   assert.equal(await versions(url), MIGRATIONS.map((_, i) => i + 1));
 });
 
+migrations("a database at schema version 1 is brought up to date in place and keeps its data", async ({ url }) => {
+  const client = createClient({ url });
+  await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+  await client.batch([{ sql: "INSERT INTO formsink_migrations VALUES (1, 'then')", args: [] }, ...MIGRATIONS[0]!], "write");
+  await client.execute(
+    `INSERT INTO submissions VALUES ('acct', '0193f5c2-7b8e-7cc1-9a1e-4f1f9d6f0c11', 'popup', 'example.com', 'desktop', 'ua',
+     'pending', 1752316200000, '{"email":"old@example.com"}')`,
+  );
+  client.close();
+
+  const store = await createLibsqlStore({ url });
+  try {
+    assert.equal(await versions(url), MIGRATIONS.map((_, i) => i + 1));
+    assert.equal((await store.getSubmission("acct", "0193f5c2-7b8e-7cc1-9a1e-4f1f9d6f0c11"))?.data, { email: "old@example.com" });
+    assert.is(await store.countRateLimitHit("bucket", 0, 60_000), 1);
+  } finally {
+    await store.close();
+  }
+});
+
 migrations("a file database is in WAL mode", async ({ url }) => {
   await (await createLibsqlStore({ url })).close();
   const client = createClient({ url });

@@ -41,4 +41,26 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE INDEX submissions_by_device ON submissions (account_id, device, created_at, id)`,
     `CREATE INDEX submissions_by_status ON submissions (account_id, status, created_at, id)`,
   ],
+  // 2: idempotency records and shared rate-limit counters
+  [
+    `CREATE TABLE idempotency_keys (
+      account_id TEXT NOT NULL,
+      idempotency_key TEXT NOT NULL,
+      fingerprint TEXT NOT NULL,
+      submission_id TEXT NOT NULL,
+      submission TEXT NOT NULL,      -- the submission as first stored, JSON: what a retry gets back
+      expires_at INTEGER NOT NULL,   -- epoch milliseconds
+      PRIMARY KEY (account_id, idempotency_key)
+    )`,
+    // Expired records are dropped by a range delete; a deleted submission takes its records along.
+    `CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at)`,
+    `CREATE INDEX idempotency_keys_by_submission ON idempotency_keys (account_id, submission_id)`,
+    `CREATE TABLE rate_limit_counters (
+      bucket TEXT PRIMARY KEY,
+      window_start INTEGER NOT NULL, -- epoch milliseconds
+      window_end INTEGER NOT NULL,
+      hits INTEGER NOT NULL
+    )`,
+    `CREATE INDEX rate_limit_counters_by_end ON rate_limit_counters (window_end)`,
+  ],
 ];

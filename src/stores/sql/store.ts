@@ -4,7 +4,7 @@
  */
 import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionQuery, SubmissionStore } from "../../store.ts";
 import type { Device, Submission, SubmissionData, SubmissionStatus } from "../../submission.ts";
-import type { SqlDriver, SqlRow } from "./driver.ts";
+import type { SqlDriver, SqlRow, SqlValue } from "./driver.ts";
 import { listStatements, SUBMISSION_COLUMNS } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
 
@@ -22,10 +22,7 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
     async insertSubmission(accountId, s) {
       await driver.execute({
         sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        args: [
-          accountId, s.submissionId, s.popupId, s.domain, s.device, s.userAgent, s.status,
-          Date.parse(s.createdAt), JSON.stringify(s.data),
-        ],
+        args: submissionValues(accountId, s),
       });
     },
     async getSubmission(accountId, submissionId) {
@@ -49,11 +46,63 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
       return result.rowsAffected > 0;
     },
     async deleteSubmission(accountId, submissionId) {
-      const result = await driver.execute({
-        sql: "DELETE FROM submissions WHERE account_id = ? AND id = ?",
-        args: [accountId, submissionId],
-      });
-      return result.rowsAffected > 0;
+      const [deleted] = await driver.batch(
+        [
+          { sql: "DELETE FROM submissions WHERE account_id = ? AND id = ?", args: [accountId, submissionId] },
+          { sql: "DELETE FROM idempotency_keys WHERE account_id = ? AND submission_id = ?", args: [accountId, submissionId] },
+        ],
+        "write",
+      );
+      return deleted!.rowsAffected > 0;
+    },
+    async insertSubmissionOnce(accountId, s, idempotency, now) {
+      const record = [accountId, idempotency.key] as const;
+      // One atomic batch, no interactive transaction: the record is inserted unless the key is
+      // taken, and the submission only if the record that now holds the key is its own.
+      const results = await driver.batch(
+        [
+          { sql: "DELETE FROM idempotency_keys WHERE expires_at <= ?", args: [now] },
+          {
+            sql: `INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint, submission_id, submission, expires_at)
+                  VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, idempotency_key) DO NOTHING`,
+            args: [...record, idempotency.fingerprint, s.submissionId, JSON.stringify(s), idempotency.expiresAt],
+          },
+          {
+            sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?
+                  WHERE EXISTS (SELECT 1 FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ? AND submission_id = ?)`,
+            args: [...submissionValues(accountId, s), ...record, s.submissionId],
+          },
+          {
+            sql: "SELECT fingerprint, submission_id, submission FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ?",
+            args: [...record],
+          },
+        ],
+        "write",
+      );
+      const holder = results[3]!.rows[0]!;
+      if (String(holder.submission_id) === s.submissionId) return { inserted: true };
+      return { inserted: false, fingerprint: String(holder.fingerprint), submission: JSON.parse(String(holder.submission)) as Submission };
+    },
+
+    async countRateLimitHit(bucket, windowStart, windowEnd) {
+      // Dropping every ended window first is both the cleanup and the reset: a bucket whose
+      // window ended has no row, so its new window starts at 1.
+      const [, counted] = await driver.batch(
+        [
+          { sql: "DELETE FROM rate_limit_counters WHERE window_end <= ?", args: [windowStart] },
+          {
+            sql: `INSERT INTO rate_limit_counters (bucket, window_start, window_end, hits) VALUES (?, ?, ?, 1)
+                  ON CONFLICT (bucket) DO UPDATE SET
+                    hits = hits + 1,
+                    window_start = MAX(window_start, excluded.window_start),
+                    window_end = MAX(window_end, excluded.window_end)
+                  RETURNING hits`,
+            args: [bucket, windowStart, windowEnd],
+          },
+        ],
+        "write",
+      );
+      return Number(counted!.rows[0]!.hits);
     },
 
     async ensureAccount(name): Promise<Account> {
@@ -105,6 +154,14 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
       close();
     },
   };
+}
+
+/** The values of an INSERT INTO submissions (account_id, SUBMISSION_COLUMNS). */
+function submissionValues(accountId: string, s: Submission): SqlValue[] {
+  return [
+    accountId, s.submissionId, s.popupId, s.domain, s.device, s.userAgent, s.status,
+    Date.parse(s.createdAt), JSON.stringify(s.data),
+  ];
 }
 
 function toSubmission(row: SqlRow): Submission {
