@@ -5,29 +5,18 @@
  */
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
+import { WORKER_BUILD } from "../test/support/bundle-worker.ts";
 import { formatTable } from "./support/load.ts";
 
 const ENTRY = "examples/workers/worker.ts";
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
-const result = await build({
-  entryPoints: [ENTRY],
-  bundle: true,
-  write: false,
-  minify: true,
-  metafile: true,
-  format: "esm",
-  platform: "neutral",
-  conditions: ["workerd", "worker", "browser"],
-  mainFields: ["module", "main"],
-  target: "es2022",
-  logLevel: "error",
-});
-const code = result.outputFiles[0]!.contents;
+const result = await build({ ...WORKER_BUILD, entryPoints: [ENTRY], minify: true, metafile: true });
+const code = result.outputFiles![0]!.contents;
 const gzipped = gzipSync(code, { level: 9 }).byteLength;
 
 const byPackage = new Map<string, number>();
-for (const [path, output] of Object.entries(Object.values(result.metafile.outputs)[0]!.inputs)) {
+for (const [path, output] of Object.entries(Object.values(result.metafile!.outputs)[0]!.inputs)) {
   const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? "formsink";
   byPackage.set(name, (byPackage.get(name) ?? 0) + output.bytesInOutput);
 }
