@@ -13,6 +13,21 @@ export interface SubmissionStore {
   getSubmission(accountId: string, submissionId: string): Promise<Submission | undefined>;
   /** One page in a total, stable order (`createdAt`, then `submissionId`) plus the filtered total. */
   listSubmissions(accountId: string, query: SubmissionQuery): Promise<SubmissionPage>;
+  /**
+   * The next page of a walk through every match, in the list order: the submissions after
+   * `walk.after` (keyset paging, so a page deep into millions of rows costs what the first
+   * one does). No total. Exports read this way, page by page.
+   */
+  walkSubmissions(accountId: string, walk: SubmissionWalk): Promise<Submission[]>;
+  /** The distinct top-level keys of `data` over every match, sorted by code unit, at most `limit`. */
+  listDataKeys(accountId: string, filter: SubmissionFilter, limit: number): Promise<string[]>;
+  /**
+   * Inserts the submissions whose id the account does not have yet, all in one transaction,
+   * and returns how many it inserted: importing the same records again changes nothing.
+   * Of two with one id in the same call, the first wins. Records are taken as given (ids,
+   * times, status): validating them is the caller's job.
+   */
+  importSubmissions(accountId: string, submissions: readonly Submission[]): Promise<number>;
   /** False when the account has no such submission. Setting the current status is a success. */
   setSubmissionStatus(accountId: string, submissionId: string, status: SubmissionStatus): Promise<boolean>;
   /**
@@ -71,6 +86,20 @@ export interface SubmissionQuery extends SubmissionFilter {
   order: "asc" | "desc";
   limit: number;
   offset: number;
+}
+
+/** A place in the list order: the last submission of the page before. */
+export interface SubmissionCursor {
+  /** Epoch milliseconds of its `createdAt`. */
+  createdAt: number;
+  submissionId: string;
+}
+
+export interface SubmissionWalk extends SubmissionFilter {
+  order: "asc" | "desc";
+  limit: number;
+  /** Start after this submission; the first page has none. */
+  after?: SubmissionCursor;
 }
 
 export interface SubmissionPage {

@@ -4,10 +4,10 @@
  */
 import { createMemoryRateLimiter } from "../rate-limit/limiter.ts";
 import type {
-  Account, ApiKeyListing, ApiKeyRecord, IdempotencyRecord, SubmissionPage, SubmissionQuery, SubmissionStore,
+  Account, ApiKeyListing, ApiKeyRecord, IdempotencyRecord, SubmissionFilter, SubmissionPage, SubmissionQuery, SubmissionStore,
 } from "../store.ts";
 import type { Submission, SubmissionStatus } from "../submission.ts";
-import { compareSubmissions, matchesFilter } from "./query.ts";
+import { compareByCodePoint, compareSubmissions, isAfter, matchesFilter } from "./query.ts";
 
 interface StoredIdempotency extends IdempotencyRecord {
   submission: Submission;
@@ -28,6 +28,10 @@ export function createMemoryStore(): SubmissionStore {
     if (!submissions) submissionsByAccount.set(accountId, (submissions = new Map()));
     return submissions;
   };
+  const sorted = (accountId: string, filter: SubmissionFilter, order: "asc" | "desc") => {
+    const direction = order === "asc" ? 1 : -1;
+    return [...submissionsOf(accountId).values()].filter((s) => matchesFilter(s, filter)).sort((a, b) => direction * compareSubmissions(a, b));
+  };
   // Callers get copies, so editing a returned object never edits the store.
   const copy = <T>(value: T): T => structuredClone(value);
 
@@ -44,10 +48,30 @@ export function createMemoryStore(): SubmissionStore {
       return submission && copy(submission);
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
-      const matching = [...submissionsOf(accountId).values()].filter((s) => matchesFilter(s, query));
-      const direction = query.order === "asc" ? 1 : -1;
-      matching.sort((a, b) => direction * compareSubmissions(a, b));
+      const matching = sorted(accountId, query, query.order);
       return { items: matching.slice(query.offset, query.offset + query.limit).map(copy), total: matching.length };
+    },
+    async walkSubmissions(accountId, walk) {
+      const { after, order } = walk;
+      const matching = sorted(accountId, walk, order).filter((s) => after === undefined || isAfter(s, after, order));
+      return matching.slice(0, walk.limit).map(copy);
+    },
+    async listDataKeys(accountId, filter, limit) {
+      const keys = new Set<string>();
+      for (const submission of submissionsOf(accountId).values()) {
+        if (matchesFilter(submission, filter)) for (const key of Object.keys(submission.data)) keys.add(key);
+      }
+      return [...keys].sort(compareByCodePoint).slice(0, limit);
+    },
+    async importSubmissions(accountId, incoming) {
+      const submissions = submissionsOf(accountId);
+      let inserted = 0;
+      for (const submission of incoming) {
+        if (submissions.has(submission.submissionId)) continue;
+        submissions.set(submission.submissionId, copy(submission));
+        inserted++;
+      }
+      return inserted;
     },
     async setSubmissionStatus(accountId, submissionId, status: SubmissionStatus) {
       const submission = submissionsOf(accountId).get(submissionId);

@@ -6,7 +6,9 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import type { ApiKeyRecord, SubmissionFilter, SubmissionQuery, SubmissionStore } from "../../src/store.ts";
+import type {
+  ApiKeyRecord, SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionStore, SubmissionWalk,
+} from "../../src/store.ts";
 import type { Device, Submission, SubmissionStatus } from "../../src/submission.ts";
 
 export interface StoreUnderTest {
@@ -290,6 +292,119 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.is(await store.deleteSubmission(ACCOUNT, crypto.randomUUID()), false);
     await expectList(store, ACCOUNT, rows, { order: "asc", limit: 100, offset: 0 });
     await expectList(store, ACCOUNT, rows, { popupId: target!.popupId, device: target!.device, order: "desc", limit: 100, offset: 0 });
+  });
+
+  /** Walks every match page by page, each page starting after the last row of the one before. */
+  async function walkAll(store: SubmissionStore, accountId: string, walk: Omit<SubmissionWalk, "after">): Promise<string[]> {
+    const seen: string[] = [];
+    let after: SubmissionCursor | undefined;
+    for (let pages = 0; pages < 1000; pages++) {
+      const page = await store.walkSubmissions(accountId, { ...walk, after });
+      assert.ok(page.length <= walk.limit, `a page of ${page.length} for limit ${walk.limit}`);
+      seen.push(...page.map((s) => s.submissionId));
+      if (page.length < walk.limit) return seen;
+      const last = page.at(-1)!;
+      after = { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId };
+    }
+    throw new Error("the walk never ended");
+  }
+
+  t("walk: page after page visits every match once, in the list order, for every filter, bound and order", async ({ store }) => {
+    const { rows } = await seeded(store);
+    const at = (minute: number) => T0 + minute * 60_000;
+    const filters: SubmissionFilter[] = [
+      ...equalityFilterCombinations(),
+      { createdAfter: at(4), createdBefore: at(16) },
+      { createdAfter: at(4) - 0.5, status: "pending" },
+    ];
+    for (const filter of filters) {
+      for (const order of ["asc", "desc"] as const) {
+        const expected = expectedPage(rows, { ...filter, order, limit: 1000, offset: 0 }).ids;
+        // page sizes that end pages inside a shared millisecond, on it, and past everything
+        for (const limit of [1, 2, 5, 100]) {
+          assert.equal(await walkAll(store, ACCOUNT, { ...filter, order, limit }), expected, `${JSON.stringify(filter)} ${order} by ${limit}`);
+        }
+      }
+    }
+  });
+
+  t("walk: starts strictly after the cursor, which need not be a stored row, and never crosses accounts", async ({ store }) => {
+    const { rows, otherRows } = await seeded(store);
+    const asc = expectedPage(rows, { order: "asc", limit: 1000, offset: 0 }).ids;
+    const byId = new Map(rows.map((row) => [row.submissionId, row]));
+    // after a row that shares its millisecond with the next one: the tie is decided by id
+    const tied = asc.findIndex((id, i) => i + 1 < asc.length && byId.get(id)!.createdAt === byId.get(asc[i + 1]!)!.createdAt);
+    assert.ok(tied >= 0, "the seed has a tie");
+    const cursor = { createdAt: Date.parse(byId.get(asc[tied]!)!.createdAt), submissionId: asc[tied]! };
+    assert.equal((await store.walkSubmissions(ACCOUNT, { order: "asc", limit: 3, after: cursor })).map((s) => s.submissionId), asc.slice(tied + 1, tied + 4));
+    const desc = [...asc].reverse();
+    const back = desc.indexOf(asc[tied + 1]!);
+    const descCursor = { createdAt: cursor.createdAt, submissionId: asc[tied + 1]! };
+    assert.equal((await store.walkSubmissions(ACCOUNT, { order: "desc", limit: 2, after: descCursor })).map((s) => s.submissionId), desc.slice(back + 1, back + 3));
+    // a cursor between rows: an id no row has, at a time no row has
+    const between = { createdAt: T0 + 10 * 60_000 + 30_000, submissionId: "00000000-0000-0000-0000-000000000000" };
+    const expected = rows.filter((row) => Date.parse(row.createdAt) > between.createdAt);
+    assert.equal((await store.walkSubmissions(ACCOUNT, { order: "asc", limit: 100, after: between })).map((s) => s.submissionId), expectedPage(expected, { order: "asc", limit: 100, offset: 0 }).ids);
+    assert.equal(await walkAll(store, OTHER_ACCOUNT, { order: "desc", limit: 4 }), expectedPage(otherRows, { order: "desc", limit: 100, offset: 0 }).ids);
+    const first = (await store.walkSubmissions(ACCOUNT, { order: "asc", limit: 1 }))[0]!;
+    assert.equal(first, byId.get(asc[0]!), "walked rows are whole submissions");
+    assert.equal(await store.walkSubmissions("acct-with-nothing", { order: "asc", limit: 10 }), []);
+  });
+
+  t("listDataKeys: the distinct top-level keys of the matches, sorted by code point, at most limit", async ({ store }) => {
+    const base = seedRows(1)[0]!;
+    const row = (minute: number, popupId: string, data: Submission["data"]): Submission => ({
+      ...base, submissionId: crypto.randomUUID(), popupId, data, createdAt: new Date(T0 + minute * 60_000).toISOString(),
+    });
+    // "\u{1F600}" is past U+FFFF and "\uE000" is not: by code point the emoji comes last,
+    // by UTF-16 unit it would come first
+    for (const submission of [
+      row(1, "popup_a", { name: "a", email: "a@x", nested: { inner: 1 } }),
+      row(2, "popup_a", { email: "b@x", "\u{1F600}": true, "\uE000": 1 }),
+      row(3, "popup_b", { zip: "1", Email: "c@x" }),
+      row(4, "popup_b", {}),
+    ]) await store.insertSubmission(ACCOUNT, submission);
+    await store.insertSubmission(OTHER_ACCOUNT, row(1, "popup_a", { secret: 1 }));
+    assert.equal(await store.listDataKeys(ACCOUNT, {}, 100), ["Email", "email", "name", "nested", "zip", "\uE000", "\u{1F600}"]);
+    assert.equal(await store.listDataKeys(ACCOUNT, { popupId: "popup_a" }, 100), ["email", "name", "nested", "\uE000", "\u{1F600}"]);
+    assert.equal(await store.listDataKeys(ACCOUNT, { createdAfter: T0 + 2 * 60_000 }, 100), ["Email", "zip"]);
+    assert.equal(await store.listDataKeys(ACCOUNT, { popupId: "popup_b", createdAfter: T0 + 3 * 60_000 }, 100), []);
+    assert.equal(await store.listDataKeys(ACCOUNT, {}, 3), ["Email", "email", "name"]);
+    assert.equal(await store.listDataKeys(OTHER_ACCOUNT, {}, 100), ["secret"]);
+  });
+
+  t("importSubmissions: inserts what is new, exactly as given, and counts it; again it changes nothing", async ({ store }) => {
+    const { rows } = await seeded(store);
+    const incoming = seedRows(30).map((row, i) => ({
+      ...row,
+      status: (i % 2 === 0 ? "completed" : "pending") as SubmissionStatus,
+      data: { ...row.data, text: "Jöhn \"Q\" 😀 ,;\n", list: [1, { deep: null }], big: 9007199254740991, frac: 0.1 },
+      createdAt: new Date(T0 - 1000 * 60_000 + i * 7).toISOString(),
+    }));
+    assert.is(await store.importSubmissions(ACCOUNT, incoming), 30);
+    for (const row of incoming) assert.equal(await store.getSubmission(ACCOUNT, row.submissionId), row);
+    await expectList(store, ACCOUNT, [...rows, ...incoming], { order: "asc", limit: 100, offset: 0 });
+
+    // again, with some rows changed: ids already there are kept as they are
+    const changed = incoming.map((row) => ({ ...row, popupId: "changed" }));
+    assert.is(await store.importSubmissions(ACCOUNT, changed), 0);
+    for (const row of incoming) assert.equal(await store.getSubmission(ACCOUNT, row.submissionId), row);
+    // a mix of old and new; a repeated id in one call: the first wins
+    const fresh = seedRows(2);
+    assert.is(await store.importSubmissions(ACCOUNT, [rows[0]!, fresh[0]!, { ...fresh[0]!, popupId: "second" }, fresh[1]!]), 2);
+    assert.equal(await store.getSubmission(ACCOUNT, fresh[0]!.submissionId), fresh[0]);
+    assert.is(await store.importSubmissions(ACCOUNT, []), 0);
+    assert.is((await store.listSubmissions(ACCOUNT, { order: "asc", limit: 1, offset: 0 })).total, rows.length + 32);
+  });
+
+  t("importSubmissions: ids are per account; another account's rows are untouched", async ({ store }) => {
+    const { otherRows } = await seeded(store);
+    const copies = otherRows.map((row) => ({ ...row, popupId: "imported" }));
+    assert.is(await store.importSubmissions(ACCOUNT, copies), copies.length);
+    for (const row of otherRows) {
+      assert.equal(await store.getSubmission(OTHER_ACCOUNT, row.submissionId), row);
+      assert.is((await store.getSubmission(ACCOUNT, row.submissionId))!.popupId, "imported");
+    }
   });
 
   t("accounts are isolated: get, list, status and delete never cross", async ({ store }) => {

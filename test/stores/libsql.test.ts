@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
+import { importStatements } from "../../src/stores/sql/import.ts";
+import type { Submission } from "../../src/submission.ts";
 import { startHranaServer } from "../support/hrana-server.ts";
 import { storeConformance } from "./conformance.ts";
 
@@ -27,6 +29,35 @@ storeConformance("libSQL remote (HTTP + auth token)", async () => {
   const server = await startHranaServer(TOKEN);
   return { store: await createLibsqlStore({ url: server.url, authToken: TOKEN }), cleanup: () => server.close() };
 });
+
+const bulk = suite("SQL store: import");
+
+bulk("an import is one transaction: a row the database refuses in its last statement leaves nothing of it", async () => {
+  const store = await createLibsqlStore({ url: ":memory:" });
+  try {
+    const rows: Submission[] = Array.from({ length: 3000 }, (_, i) => ({
+      submissionId: crypto.randomUUID(),
+      popupId: "popup",
+      data: { text: "x".repeat(400), i },
+      domain: "example.com",
+      userAgent: "agent",
+      device: "desktop",
+      status: "pending",
+      createdAt: new Date(Date.UTC(2025, 0, 1) + i).toISOString(),
+    }));
+    assert.ok(importStatements("a", rows).length > 1, "the rows take several statements");
+    const refused = { ...rows.at(-1)!, status: "archived" as Submission["status"] }; // the schema's CHECK refuses it
+    let failed = false;
+    await store.importSubmissions("a", [...rows.slice(0, -1), refused]).catch(() => (failed = true));
+    assert.ok(failed);
+    assert.is((await store.listSubmissions("a", { order: "asc", limit: 1, offset: 0 })).total, 0);
+    assert.is(await store.importSubmissions("a", rows), rows.length);
+  } finally {
+    await store.close();
+  }
+});
+
+bulk.run();
 
 const remote = suite("libSQL remote: transport");
 

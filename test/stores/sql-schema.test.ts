@@ -12,7 +12,7 @@ import { createClient } from "@libsql/client";
 import type { SubmissionQuery } from "../../src/store.ts";
 import { createLibsqlStore, libsqlDriver } from "../../src/stores/libsql/index.ts";
 import type { SqlStatement } from "../../src/stores/sql/driver.ts";
-import { listStatements } from "../../src/stores/sql/list-query.ts";
+import { listStatements, walkStatement } from "../../src/stores/sql/list-query.ts";
 import { migrate } from "../../src/stores/sql/migrate.ts";
 import { MIGRATIONS } from "../../src/stores/sql/migrations.ts";
 
@@ -45,7 +45,11 @@ plans("every filter combination, date bound and order is an index walk: no table
     assert.is(queries.length, 128);
     for (const query of queries) {
       const { page, count } = listStatements("account", query);
-      for (const [what, statement] of [["page", page], ["count", count]] as [string, SqlStatement][]) {
+      // a cursor between the date bounds, as in any walk that got past its first page
+      const walk = walkStatement("account", { ...query, after: { createdAt: 1.5, submissionId: "id" } });
+      const firstWalk = walkStatement("account", query);
+      const statements: [string, SqlStatement][] = [["page", page], ["count", count], ["walk", walk], ["first walk page", firstWalk]];
+      for (const [what, statement] of statements) {
         const { rows } = await client.execute({ sql: `EXPLAIN QUERY PLAN ${statement.sql}`, args: [...statement.args!] });
         const plan = rows.map((row) => String(row.detail));
         const context = `${what} of ${JSON.stringify(query)}: ${plan.join(" | ")}`;
@@ -59,8 +63,12 @@ plans("every filter combination, date bound and order is an index walk: no table
         const lookup = /\((.*)\)$/.exec(plan[0]!)?.[1] ?? "";
         const equalities = Object.entries(EQUALITY_COLUMNS).filter(([field]) => field in query).map(([, column]) => `${column}=?`);
         if (equalities.length > 0) assert.ok(equalities.some((e) => lookup.includes(e)), context);
-        if (query.createdAfter !== undefined) assert.ok(lookup.includes("created_at>?"), context);
-        if (query.createdBefore !== undefined) assert.ok(lookup.includes("created_at<?"), context);
+        // (past its first page, a walk's cursor takes the place of the bound on its side)
+        const cursorSide = what === "walk" ? (query.order === "asc" ? "createdAfter" : "createdBefore") : undefined;
+        if (query.createdAfter !== undefined && cursorSide !== "createdAfter") assert.ok(lookup.includes("created_at>?"), context);
+        if (query.createdBefore !== undefined && cursorSide !== "createdBefore") assert.ok(lookup.includes("created_at<?"), context);
+        // a walk's page starts where the last one ended, inside the index: not by skipping rows
+        if (what === "walk") assert.ok(lookup.includes(`(created_at,id)${query.order === "asc" ? ">" : "<"}(?,?)`), context);
       }
     }
   } finally {

@@ -1,32 +1,17 @@
 /**
- * The SQL of a list: one page and its total, with the same WHERE clause. Kept apart from the
- * store so that `test/stores/sql-schema.test.ts` can `EXPLAIN QUERY PLAN` these very statements.
+ * The SQL that reads submissions: a list page and its total, a page of a walk (keyset paging),
+ * and the distinct data keys, all with the same WHERE clause. Kept apart from the store so that
+ * `test/stores/sql-schema.test.ts` can `EXPLAIN QUERY PLAN` these very statements.
  */
 import type { SqlStatement } from "./driver.ts";
-import type { SubmissionQuery } from "../../store.ts";
+import type { SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
 
 export const SUBMISSION_COLUMNS = "id, popup_id, domain, device, user_agent, status, created_at, data";
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 
 export function listStatements(accountId: string, query: SubmissionQuery): { page: SqlStatement; count: SqlStatement } {
-  const conditions = ["account_id = ?"];
-  const args: (string | number)[] = [accountId];
-  for (const [field, column] of Object.entries(EQUALITY_COLUMNS)) {
-    const value = query[field as keyof typeof EQUALITY_COLUMNS];
-    if (value === undefined) continue;
-    conditions.push(`${column} = ?`);
-    args.push(value);
-  }
-  if (query.createdAfter !== undefined) {
-    conditions.push("created_at > ?");
-    args.push(query.createdAfter);
-  }
-  if (query.createdBefore !== undefined) {
-    conditions.push("created_at < ?");
-    args.push(query.createdBefore);
-  }
-  const where = conditions.join(" AND ");
+  const { where, args } = whereClause(accountId, query);
   const direction = query.order === "asc" ? "ASC" : "DESC";
   return {
     page: {
@@ -36,4 +21,64 @@ export function listStatements(accountId: string, query: SubmissionQuery): { pag
     },
     count: { sql: `SELECT COUNT(*) AS total FROM submissions WHERE ${where}`, args },
   };
+}
+
+/**
+ * The page after `walk.after`: a row-value comparison on (created_at, id), which SQLite walks
+ * as a range of the same index the list uses, however deep the page.
+ */
+export function walkStatement(accountId: string, walk: SubmissionWalk): SqlStatement {
+  const { where, args } = whereClause(accountId, withoutBoundBehind(walk));
+  const [direction, comparison] = walk.order === "asc" ? ["ASC", ">"] : ["DESC", "<"];
+  const after = walk.after ? ` AND (created_at, id) ${comparison} (?, ?)` : "";
+  const afterArgs = walk.after ? [walk.after.createdAt, walk.after.submissionId] : [];
+  return {
+    sql: `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE ${where}${after}
+          ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
+    args: [...args, ...afterArgs, walk.limit],
+  };
+}
+
+/**
+ * The walk without the date bound on the side it comes from, when the cursor is past it: the
+ * cursor then implies the bound, and SQLite, given both, would range over the bound and filter
+ * on the cursor - a scan from the start of the range on every page.
+ */
+function withoutBoundBehind(walk: SubmissionWalk): SubmissionFilter {
+  const { after, createdAfter, createdBefore, ...filter } = walk;
+  return {
+    ...filter,
+    ...(createdAfter !== undefined && !(walk.order === "asc" && after && after.createdAt > createdAfter) ? { createdAfter } : {}),
+    ...(createdBefore !== undefined && !(walk.order === "desc" && after && after.createdAt < createdBefore) ? { createdBefore } : {}),
+  };
+}
+
+/** The distinct top-level keys of `data` of every match: SQLite's json_each, no rows in JavaScript. */
+export function dataKeysStatement(accountId: string, filter: SubmissionFilter, limit: number): SqlStatement {
+  const { where, args } = whereClause(accountId, filter);
+  return {
+    sql: `SELECT DISTINCT data_key.key AS key FROM submissions, json_each(submissions.data) AS data_key
+          WHERE ${where} ORDER BY data_key.key LIMIT ?`,
+    args: [...args, limit],
+  };
+}
+
+function whereClause(accountId: string, filter: SubmissionFilter): { where: string; args: (string | number)[] } {
+  const conditions = ["account_id = ?"];
+  const args: (string | number)[] = [accountId];
+  for (const [field, column] of Object.entries(EQUALITY_COLUMNS)) {
+    const value = filter[field as keyof typeof EQUALITY_COLUMNS];
+    if (value === undefined) continue;
+    conditions.push(`${column} = ?`);
+    args.push(value);
+  }
+  if (filter.createdAfter !== undefined) {
+    conditions.push("created_at > ?");
+    args.push(filter.createdAfter);
+  }
+  if (filter.createdBefore !== undefined) {
+    conditions.push("created_at < ?");
+    args.push(filter.createdBefore);
+  }
+  return { where: conditions.join(" AND "), args };
 }

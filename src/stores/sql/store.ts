@@ -5,7 +5,8 @@
 import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionQuery, SubmissionStore } from "../../store.ts";
 import type { Device, Submission, SubmissionData, SubmissionStatus } from "../../submission.ts";
 import type { SqlDriver, SqlRow, SqlValue } from "./driver.ts";
-import { listStatements, SUBMISSION_COLUMNS } from "./list-query.ts";
+import { importStatements } from "./import.ts";
+import { dataKeysStatement, listStatements, SUBMISSION_COLUMNS, walkStatement } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
 
 /**
@@ -37,6 +38,20 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
       // One read transaction, so the page and the total come from the same snapshot.
       const [rows, total] = await driver.batch([page, count], "read");
       return { items: rows!.rows.map(toSubmission), total: Number(total!.rows[0]!.total) };
+    },
+    async walkSubmissions(accountId, walk) {
+      const { rows } = await driver.execute(walkStatement(accountId, walk));
+      return rows.map(toSubmission);
+    },
+    async listDataKeys(accountId, filter, limit) {
+      const { rows } = await driver.execute(dataKeysStatement(accountId, filter, limit));
+      return rows.map((row) => String(row.key));
+    },
+    async importSubmissions(accountId, submissions) {
+      if (submissions.length === 0) return 0;
+      // One batch: all of it is inserted, or none.
+      const results = await driver.batch(importStatements(accountId, submissions), "write");
+      return results.reduce((inserted, result) => inserted + result.rowsAffected, 0);
     },
     async setSubmissionStatus(accountId, submissionId, status: SubmissionStatus) {
       const result = await driver.execute({
