@@ -3,39 +3,132 @@ import type { Authenticate } from "./auth/principal.ts";
 import { authenticateWithStore } from "./auth/store-authenticate.ts";
 import { HttpError, toErrorResponse } from "./http/errors.ts";
 import { createSubmissionIdGenerator } from "./id.ts";
-import { DEFAULT_LIMITS, type SubmissionsHandlerOptions } from "./options.ts";
+import { formFields, openApiDocument } from "./openapi.ts";
+import { DEFAULT_LIMITS, type Limits, type SubmissionsHandlerOptions } from "./options.ts";
 import { type ConnectionInfo, connectionAddress } from "./rate-limit/client-address.ts";
 import { rateLimitSettings } from "./rate-limit/settings.ts";
-import { type Access, requireKey } from "./routes/access.ts";
+import { requireKey } from "./routes/access.ts";
 import type { RequestContext, RouteHandler, RouteRequest } from "./routes/context.ts";
 import { allowCrossOrigin, answerPreflight } from "./routes/cors.ts";
+import { exportSubmissions } from "./routes/export.ts";
 import { limitCreateRate } from "./routes/rate-limit.ts";
+import type { Method, Route } from "./routes/route.ts";
 import {
   createSubmission, deleteSubmission, getSubmission, listSubmissions, updateSubmissionStatus,
 } from "./routes/submissions.ts";
+import {
+  createSubmissionBody, deleteResult, exportQuery, listQuery, statusUpdateBody, statusUpdateResult, submission, submissionList,
+} from "./schemas.ts";
 import type { SubmissionStore } from "./store.ts";
 
-type Method = "GET" | "POST" | "PATCH" | "DELETE" | "OPTIONS";
+const ERRORS_READ = [400, 401, 403, 500] as const;
+const ERRORS_ONE = [401, 403, 404, 500] as const;
+const ERRORS_WRITE = [400, 401, 403, 404, 413, 415, 500] as const;
 
-interface Route {
-  method: Method;
-  path: string;
-  access: Access;
-  handle: RouteHandler;
-  /** Answers (errors included) are readable by any web page: the path a browser posts to. */
-  crossOrigin?: boolean;
-  /** Counted against the key's rate limit, per client address. */
-  rateLimited?: boolean;
-}
+const CREATED_HEADERS = {
+  Location: { description: "The new submission's URL path", schema: { type: "string" } },
+  "Idempotent-Replayed": { description: "`true` when an earlier request with the same Idempotency-Key made the submission", schema: { type: "string" } },
+} as const;
 
-/** Every route of the API, in one table: where a newcomer looks first. */
+/**
+ * Every route of the API, in one table: where a newcomer looks first. Each carries what the
+ * OpenAPI document says about it; the schemas named there are the ones its handler validates with.
+ */
 export const ROUTES: readonly Route[] = [
-  { method: "GET", path: "/api/submission", access: "secret", handle: listSubmissions },
-  { method: "POST", path: "/api/submission", access: "create", handle: createSubmission, crossOrigin: true, rateLimited: true },
-  { method: "OPTIONS", path: "/api/submission", access: "public", handle: answerPreflight, crossOrigin: true },
-  { method: "GET", path: "/api/submission/:submissionId", access: "secret", handle: getSubmission },
-  { method: "PATCH", path: "/api/submission/:submissionId", access: "secret", handle: updateSubmissionStatus },
-  { method: "DELETE", path: "/api/submission/:submissionId", access: "secret", handle: deleteSubmission },
+  {
+    method: "GET", path: "/api/submission", access: "secret", handle: listSubmissions,
+    doc: {
+      operationId: "listSubmissions", summary: "List submissions: a page, filtered and sorted, with the filtered total",
+      query: listQuery,
+      responses: { 200: { description: "The page", content: { "application/json": submissionList } } },
+      errors: ERRORS_READ,
+    },
+  },
+  {
+    method: "POST", path: "/api/submission", access: "create", handle: createSubmission, crossOrigin: true, rateLimited: true,
+    doc: {
+      operationId: "createSubmission", summary: "Create a submission (secret key, or a publishable key from one of its domains)",
+      description:
+        "`submissionId`, `status` (`pending`) and `createdAt` are set by the service; `device` is derived from the User-Agent when not sent, `domain` from Origin or Referer. " +
+        "An HTML form may post without JavaScript: every field that is not `popupId` or starts with `_` becomes `data`; `_key` carries a publishable key, `_redirect` a page to return to (303), `_gotcha` is a honeypot. " +
+        "Creates with a publishable key are rate limited per key and client address (429 with `Retry-After`).",
+      headers: {
+        "Idempotency-Key": { description: "A retry with the same key and body within 24 hours returns the first result instead of creating a duplicate", schema: { type: "string", maxLength: 255 } },
+      },
+      body: {
+        "application/json": createSubmissionBody,
+        "application/x-www-form-urlencoded": formFields(createSubmissionBody),
+        "multipart/form-data": formFields(createSubmissionBody),
+      },
+      responses: {
+        201: {
+          description: "The created submission (JSON), or for a form posted by a browser that prefers HTML a small thank-you page",
+          content: { "application/json": submission, "text/html": { type: "string" } },
+          headers: CREATED_HEADERS,
+        },
+        303: { description: "A form post with `_redirect`: back to that page", headers: { Location: { description: "The `_redirect` URL", schema: { type: "string" } } } },
+      },
+      errors: [400, 401, 403, 413, 415, 429, 500],
+    },
+  },
+  {
+    method: "OPTIONS", path: "/api/submission", access: "public", handle: answerPreflight, crossOrigin: true,
+    doc: {
+      operationId: "preflightCreateSubmission", summary: "CORS preflight for creates from web pages: any origin, POST, x-api-key, content-type, idempotency-key",
+      responses: { 204: { description: "The CORS answer" } },
+      errors: [],
+    },
+  },
+  // Before `/api/submission/:submissionId`, which would otherwise take "export" for an id.
+  {
+    method: "GET", path: "/api/submission/export", access: "secret", handle: exportSubmissions,
+    doc: {
+      operationId: "exportSubmissions", summary: "Export every matching submission as CSV or NDJSON, streamed",
+      description: "The list's filters and order without `limit`/`offset`. CSV cells that start with `=`, `+`, `-`, `@`, tab or CR are prefixed with `'` against formula injection (as is a cell that starts with `'`, so that import can undo it), except plain numbers.",
+      query: exportQuery,
+      responses: {
+        200: {
+          description: "The whole result, streamed; `Content-Disposition` names a file",
+          content: { "text/csv": { type: "string" }, "application/x-ndjson": submission },
+          headers: { "Content-Disposition": { description: "attachment; filename=\"submissions-<UTC time>.<format>\"", schema: { type: "string" } } },
+        },
+      },
+      errors: ERRORS_READ,
+    },
+  },
+  {
+    method: "GET", path: "/api/submission/:submissionId", access: "secret", handle: getSubmission,
+    doc: {
+      operationId: "getSubmission", summary: "Get one submission",
+      responses: { 200: { description: "The submission", content: { "application/json": submission } } },
+      errors: ERRORS_ONE,
+    },
+  },
+  {
+    method: "PATCH", path: "/api/submission/:submissionId", access: "secret", handle: updateSubmissionStatus,
+    doc: {
+      operationId: "updateSubmissionStatus", summary: "Set a submission's status (any status may move to any status)",
+      body: { "application/json": statusUpdateBody },
+      responses: { 200: { description: "The new status", content: { "application/json": statusUpdateResult } } },
+      errors: ERRORS_WRITE,
+    },
+  },
+  {
+    method: "DELETE", path: "/api/submission/:submissionId", access: "secret", handle: deleteSubmission,
+    doc: {
+      operationId: "deleteSubmission", summary: "Delete a submission for good",
+      responses: { 200: { description: "Deleted", content: { "application/json": deleteResult } } },
+      errors: ERRORS_ONE,
+    },
+  },
+  {
+    method: "GET", path: "/api/openapi.json", access: "public", handle: serveOpenApiDocument,
+    doc: {
+      operationId: "getOpenApiDocument", summary: "This OpenAPI 3.1 document (no key needed)",
+      responses: { 200: { description: "The document", content: { "application/json": { type: "object" } } } },
+      errors: [500],
+    },
+  },
 ];
 
 /**
@@ -97,6 +190,18 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
     });
     return response;
   };
+}
+
+/** The document depends only on the handler's base path and limits: made once per handler. */
+const openApiDocuments = new WeakMap<Limits, string>();
+
+function serveOpenApiDocument(_request: RouteRequest, context: RequestContext): Response {
+  let text = openApiDocuments.get(context.limits);
+  if (text === undefined) {
+    text = JSON.stringify(openApiDocument(ROUTES, context));
+    openApiDocuments.set(context.limits, text);
+  }
+  return new Response(text, { headers: { "content-type": "application/json", "x-content-type-options": "nosniff" } });
 }
 
 function methodsByPath(routes: readonly Route[]): Map<string, Method[]> {

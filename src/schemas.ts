@@ -1,7 +1,8 @@
 /**
- * The request schemas: the single source of truth for what the API accepts. The handler
- * validates with these, and their constraints are the seed's (section 4.1, section 8) and the
- * contract's; nothing else restates them.
+ * The request and response schemas: the single source of truth for what the API accepts and
+ * answers. The handler validates with these, the OpenAPI document (`src/openapi.ts`) is
+ * generated from them, and the typed client takes its types from them. Their constraints are
+ * the seed's (section 4.1, section 8) and the contract's; nothing else restates them.
  */
 import { type } from "arktype";
 import { afterBound, beforeBound, parseInstant } from "./instant.ts";
@@ -18,16 +19,12 @@ const digits = type(/^\d+$/).describe("a whole number written in digits");
 
 /** An ISO 8601 instant with a zone. */
 const instant = type("string")
+  .configure({ format: "date-time", description: "an ISO 8601 instant with a zone, such as 2025-07-12T10:30:00Z" })
   .narrow((text, ctx) => parseInstant(text) !== undefined || ctx.mustBe("an ISO 8601 instant such as 2025-07-12T10:30:00Z"))
   .pipe((text) => parseInstant(text)!);
 
-export const LIST_QUERY_PARAMETERS = [
-  "limit", "offset", "popupId", "domain", "device", "status", "orderBy", "createdAfter", "createdBefore",
-] as const;
-
-export const listQuery = type({
-  limit: digits.pipe(Number).to("1 <= number <= 100").default("10"),
-  offset: digits.pipe(Number).to(`0 <= number <= ${Number.MAX_SAFE_INTEGER}`).default("0"),
+/** The filters and order shared by the list and the export. */
+const filterQuery = {
   "popupId?": popupId,
   "domain?": domain,
   "device?": "1 <= string <= 128",
@@ -36,7 +33,30 @@ export const listQuery = type({
   // Exclusive bounds, as whole epoch milliseconds that select exactly what the instant does.
   "createdAfter?": instant.pipe(afterBound),
   "createdBefore?": instant.pipe(beforeBound),
+} as const;
+
+export const listQuery = type({
+  // `.integer` changes nothing at run time (digits are whole), but says so in the OpenAPI document.
+  limit: digits.pipe(Number).to("1 <= number.integer <= 100").default("10"),
+  offset: digits.pipe(Number).to(`0 <= number.integer <= ${Number.MAX_SAFE_INTEGER}`).default("0"),
+  ...filterQuery,
 });
+
+export const EXPORT_FORMATS = ["csv", "ndjson"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export const exportQuery = type({
+  format: type.enumerated(...EXPORT_FORMATS).default("csv"),
+  ...filterQuery,
+});
+
+/** The names a query schema reads from the URL; any other parameter is ignored. */
+export function queryParameters(schema: typeof listQuery | typeof exportQuery): string[] {
+  return schema.props.map((prop) => prop.key as string);
+}
+
+export const LIST_QUERY_PARAMETERS = queryParameters(listQuery);
+export const EXPORT_QUERY_PARAMETERS = queryParameters(exportQuery);
 
 /** A JSON object (not an array); its size and shape limits are checked by `checkSubmissionData`. */
 const submissionData = type("Record<string, unknown>")
@@ -53,6 +73,53 @@ export const createSubmissionBody = type({
 
 export const statusUpdateBody = type({ status: submissionStatus }).onUndeclaredKey("reject");
 
+// ---- responses ---------------------------------------------------------------------------
+
+export const submissionId = type(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+  .configure({ format: "uuid", description: "a UUID in canonical lower-case text; made by the service (UUIDv7)" });
+
+/** `createdAt` exactly as the service writes it: UTC, milliseconds, a trailing `Z`. */
+const createdAt = type(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+  .configure({ format: "date-time", description: "ISO 8601 in UTC with milliseconds, such as 2025-07-12T10:30:00.000Z" })
+  .narrow((text, ctx) => parseInstant(text) !== undefined || ctx.mustBe("a real date and time"));
+
+/**
+ * A submission as the API answers it, and as an import must give it. `domain` may be empty (a
+ * create without one, from no page), and `userAgent` is the request's header when the body has
+ * none, so neither has the create body's bounds.
+ */
+export const submission = type({
+  submissionId,
+  popupId,
+  data: submissionData,
+  domain: "string <= 512",
+  userAgent: "string",
+  device,
+  status: submissionStatus,
+  createdAt,
+}).onUndeclaredKey("reject");
+
+export const submissionList = type({
+  items: submission.array(),
+  limit: "1 <= number.integer <= 100",
+  offset: "number.integer >= 0",
+  total: "number.integer >= 0",
+});
+
+export const statusUpdateResult = type({
+  message: "'Submission status updated'",
+  submissionId,
+  status: submissionStatus,
+});
+
+export const deleteResult = type({ message: "'Submission deleted'", submissionId });
+
+export const errorBody = type({ message: "string" });
+
 export type ListQuery = typeof listQuery.infer;
+export type ExportQuery = typeof exportQuery.infer;
 export type CreateSubmissionBody = typeof createSubmissionBody.infer;
 export type StatusUpdateBody = typeof statusUpdateBody.infer;
+export type SubmissionList = typeof submissionList.infer;
+export type StatusUpdateResult = typeof statusUpdateResult.infer;
+export type DeleteResult = typeof deleteResult.infer;

@@ -116,26 +116,26 @@ interface Visit {
  * The walk keeps its own stack, and each entry only a link to its parent, so neither the call
  * stack nor path strings grow with the depth.
  */
-function checkJsonValue(root: unknown, maxNesting: number): void {
+export function checkJsonValue(root: unknown, maxNesting: number, what = "Request body"): void {
   const pending: Visit[] = [{ value: root, key: "", depth: 0, parent: undefined }];
   for (let visit = pending.pop(); visit !== undefined; visit = pending.pop()) {
     if (typeof visit.value === "string") {
-      if (!visit.value.isWellFormed()) throw illFormedText(visit);
+      if (!visit.value.isWellFormed()) throw illFormedText(visit, what);
       continue;
     }
     if (typeof visit.value !== "object" || visit.value === null) continue;
     const depth = visit.depth + 1;
-    if (depth > maxNesting) throw new HttpError(400, `Request body is nested more than ${maxNesting} levels deep`);
+    if (depth > maxNesting) throw new HttpError(400, `${what} is nested more than ${maxNesting} levels deep`);
     for (const [key, value] of Object.entries(visit.value)) {
       const child = { value, key, depth, parent: visit };
-      if (!key.isWellFormed()) throw illFormedText(child);
+      if (!key.isWellFormed()) throw illFormedText(child, what);
       pending.push(child);
     }
   }
 }
 
-function illFormedText(visit: Visit): HttpError {
+function illFormedText(visit: Visit, what: string): HttpError {
   const keys: string[] = [];
   for (let at: Visit | undefined = visit; at?.parent !== undefined; at = at.parent) keys.push(at.key);
-  return new HttpError(400, `Request body has text that is not valid Unicode (a lone surrogate) at ${keys.reverse().join(".") || "the top level"}`);
+  return new HttpError(400, `${what} has text that is not valid Unicode (a lone surrogate) at ${keys.reverse().join(".") || "the top level"}`);
 }

@@ -1,0 +1,71 @@
+/**
+ * CSV as formsink writes and reads it (RFC 4180): comma-separated, CRLF line ends, a field
+ * quoted when it holds a comma, quote, CR or LF, quotes doubled inside. UTF-8, no byte order mark.
+ *
+ * A submission is one row: its top-level fields, then one `data.<key>` column per data key.
+ * Cells are written so that reading them back gives exactly what was written:
+ * - against formula injection, a cell that a spreadsheet would run as a formula (it starts with
+ *   `=`, `+`, `-`, `@`, tab or CR) gets a leading `'`, and so does a cell that starts with `'`,
+ *   so that a reader can always drop one; a plain number such as `-12.5` is left alone (a
+ *   spreadsheet reads it as that number, which runs nothing);
+ * - a data value that is a string is written as it is when it cannot be taken for anything
+ *   else; `true`, `false`, `null`, numbers, arrays and objects are written as JSON, and so is a
+ *   string that would read as one of those (`"1"`, `"true"`) or starts with `"`, `[` or `{`;
+ *   an empty cell means the submission has no such key.
+ */
+import type { JsonValue, Submission } from "../submission.ts";
+
+/** The top-level fields as columns, in the contract's order; `data` follows as `data.<key>`. */
+export const FIELD_COLUMNS = ["submissionId", "popupId", "domain", "userAgent", "device", "status", "createdAt"] as const;
+export type FieldColumn = (typeof FIELD_COLUMNS)[number];
+
+export const DATA_COLUMN_PREFIX = "data.";
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+const PLAIN_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+/** Data cells that are JSON rather than plain text. */
+const JSON_CELL = /^(?:["[{]|true$|false$|null$)/;
+const NEEDS_QUOTES = /[",\r\n]/;
+
+/** The header row for these data keys. */
+export function csvHeader(dataKeys: readonly string[]): string {
+  return csvRow([...FIELD_COLUMNS, ...dataKeys.map((key) => DATA_COLUMN_PREFIX + key)]);
+}
+
+/** One submission as a row under `csvHeader(dataKeys)`. */
+export function csvRecord(submission: Submission, dataKeys: readonly string[]): string {
+  const cells = FIELD_COLUMNS.map((column) => submission[column]);
+  for (const key of dataKeys) cells.push(encodeDataValue(Object.hasOwn(submission.data, key) ? submission.data[key] : undefined));
+  return csvRow(cells);
+}
+
+function csvRow(cells: readonly string[]): string {
+  return `${cells.map(quote).join(",")}\r\n`;
+}
+
+function quote(text: string): string {
+  const cell = neutralise(text);
+  return NEEDS_QUOTES.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+}
+
+/** The cell a spreadsheet will not run: see the header of this file. */
+export function neutralise(text: string): string {
+  return text.startsWith("'") || (FORMULA_START.test(text) && !PLAIN_NUMBER.test(text)) ? `'${text}` : text;
+}
+
+/** Undoes `neutralise`: the text of a cell as it was before writing. */
+export function unneutralise(cell: string): string {
+  return cell.startsWith("'") ? cell.slice(1) : cell;
+}
+
+export function encodeDataValue(value: JsonValue | undefined): string {
+  if (value === undefined) return "";
+  if (typeof value === "string" && value !== "" && !JSON_CELL.test(value) && !PLAIN_NUMBER.test(value)) return value;
+  return JSON.stringify(value);
+}
+
+/** The data value of a cell (after `unneutralise`); undefined when the cell is empty. Throws a SyntaxError for bad JSON. */
+export function decodeDataValue(cell: string): JsonValue | undefined {
+  if (cell === "") return undefined;
+  return JSON_CELL.test(cell) || PLAIN_NUMBER.test(cell) ? (JSON.parse(cell) as JsonValue) : cell;
+}

@@ -1,0 +1,237 @@
+/**
+ * The OpenAPI 3.1 document of the API, generated from the route table and the very arktype
+ * schemas the handler validates with, so the two cannot drift (test/http/openapi.test.ts
+ * checks the document against the router and validates it).
+ */
+import type { JsonSchema } from "arktype";
+import type { Limits } from "./options.ts";
+import type { Content, ErrorStatus, HeaderDoc, Route, SchemaSource } from "./routes/route.ts";
+import {
+  createSubmissionBody, deleteResult, errorBody, statusUpdateBody, statusUpdateResult, submission, submissionId, submissionList,
+} from "./schemas.ts";
+
+/** The version of the HTTP contract this document describes (not the package's version). */
+export const API_VERSION = "1.0.0";
+
+type JsonObject = { [key: string]: unknown };
+
+/** Schemas named once under `components/schemas` and referenced wherever they appear whole. */
+const COMPONENT_SCHEMAS: Record<string, SchemaSource> = {
+  Submission: submission,
+  SubmissionList: submissionList,
+  CreateSubmission: createSubmissionBody,
+  StatusUpdate: statusUpdateBody,
+  StatusUpdateResult: statusUpdateResult,
+  DeleteResult: deleteResult,
+  Error: errorBody,
+};
+
+const LENGTH_NOTE =
+  "Lengths count UTF-16 code units (JavaScript's string length), not code points: a character outside the Basic Multilingual Plane, such as most emoji, counts as 2.";
+
+const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: (limits: Limits) => string }> = {
+  400: {
+    name: "BadRequest",
+    description: () =>
+      "Malformed JSON, a query or body value outside its constraint, an unknown body field, or a known query parameter given twice or empty. The message names the parameter or field.",
+  },
+  401: { name: "Unauthorized", description: () => "`x-api-key` is missing (`API key is required`), or unknown or revoked (`Invalid API key`)." },
+  403: { name: "Forbidden", description: () => "The key is valid but may not do this (a publishable key on a secret operation)." },
+  404: { name: "NotFound", description: () => "No such submission in this account (`Submission not found`); ids that cannot exist are 404 too." },
+  413: { name: "PayloadTooLarge", description: (limits) => `The body is larger than ${limits.maxBodyBytes} bytes.` },
+  429: { name: "TooManyRequests", description: () => "Rate limited (creates with a publishable key): `Retry-After` says when to try again; `RateLimit` and `RateLimit-Policy` describe the limit." },
+  415: { name: "UnsupportedMediaType", description: () => "The body is not in a media type the operation takes (JSON in UTF-8; forms for creates), or it is compressed." },
+  500: { name: "InternalError", description: () => "Anything unexpected: `Internal server error`; details only in the server log." },
+};
+
+const PATH_PARAMETER_DESCRIPTIONS: Record<string, string> = {
+  submissionId: "The submission's id. Matched case-insensitively; anything that is not a UUID is a 404 like any unknown id.",
+};
+
+const QUERY_PARAMETER_DESCRIPTIONS: Record<string, string> = {
+  limit: "Page size.",
+  offset: "Items to skip.",
+  popupId: "Only submissions of this popup.",
+  domain: "Only submissions made on this domain.",
+  device: "Only submissions of this device type.",
+  status: "Only submissions with this status.",
+  orderBy: "`created_at` is oldest first, `created_at_desc` newest first; ties are broken by submissionId in the same direction.",
+  createdAfter: "Only submissions created strictly after this instant (exclusive).",
+  createdBefore: "Only submissions created strictly before this instant (exclusive).",
+  format: "`csv` (RFC 4180, a header row, one column per top-level field and one `data.<key>` column per distinct data key) or `ndjson` (one Submission per line).",
+};
+
+export interface OpenApiOptions {
+  basePath: string;
+  limits: Limits;
+}
+
+/** The document for `routes` as mounted under `basePath` with these `limits`. */
+export function openApiDocument(routes: readonly Route[], { basePath, limits }: OpenApiOptions): JsonObject {
+  const paths: Record<string, Record<string, JsonObject>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:(\w+)/g, "{$1}");
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
+  }
+  const schemas = Object.fromEntries(Object.entries(COMPONENT_SCHEMAS).map(([name, schema]) => [name, jsonSchema(schema)]));
+  (schemas.CreateSubmission as { properties: Record<string, JsonObject> }).properties.data!.description = dataDescription(limits);
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "formsink",
+      version: API_VERSION,
+      description:
+        "Form submissions collected from website popups. Every operation but this document takes an API key in `x-api-key`; a key sees only its own account's submissions. " +
+        "Every error is `{\"message\": string}` naming the parameter or field. A known path with another method answers 405 with an `Allow` header. " +
+        LENGTH_NOTE,
+      license: { name: "MIT", identifier: "MIT" },
+    },
+    servers: [{ url: basePath === "" ? "/" : basePath, description: "where this document was served" }],
+    security: [{ apiKey: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        apiKey: {
+          type: "apiKey",
+          in: "header",
+          name: "x-api-key",
+          description: "A secret key (`fs_sk_...`) from `formsink keys create`. Publishable keys (`fs_pk_...`) may only create.",
+        },
+      },
+      schemas,
+      responses: Object.fromEntries(
+        Object.values(ERROR_RESPONSES).map(({ name, description }) => [
+          name,
+          { description: description(limits), content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        ]),
+      ),
+    },
+  };
+}
+
+function operation(route: Route): JsonObject {
+  const { doc } = route;
+  const parameters = [
+    ...[...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
+      name,
+      in: "path",
+      required: true,
+      description: PATH_PARAMETER_DESCRIPTIONS[name!],
+      schema: name === "submissionId" ? jsonSchema(submissionId) : { type: "string" },
+    })),
+    ...(doc.query ? queryParameters(doc.query) : []),
+    ...Object.entries(doc.headers ?? {}).map(([name, header]) => ({ name, in: "header", required: false, ...header })),
+  ];
+  const responses: Record<string, JsonObject> = {};
+  for (const [status, response] of Object.entries(doc.responses)) {
+    responses[status] = {
+      description: response.description,
+      ...(response.content ? { content: content(response.content) } : {}),
+      ...(response.headers ? { headers: headers(response.headers) } : {}),
+    };
+  }
+  for (const status of doc.errors) responses[status] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
+  return {
+    operationId: doc.operationId,
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    ...(route.access === "public" ? { security: [] } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(doc.body ? { requestBody: { required: true, content: content(doc.body) } } : {}),
+    responses,
+  };
+}
+
+function content(byMediaType: Content): JsonObject {
+  return Object.fromEntries(Object.entries(byMediaType).map(([mediaType, schema]) => [mediaType, { schema: schemaOrRef(schema) }]));
+}
+
+function headers(byName: Record<string, HeaderDoc>): JsonObject {
+  return Object.fromEntries(Object.entries(byName).map(([name, header]) => [name, { ...header }]));
+}
+
+/**
+ * The fields of a create posted as a form, from the JSON body's schema: `popupId` as there,
+ * the control fields, and any other field, as text, going into `data`.
+ */
+export function formFields(body: SchemaSource): SchemaSource {
+  return {
+    toJsonSchema: (options) => {
+      const json = body.toJsonSchema(options) as { properties: Record<string, JsonSchema> };
+      return {
+        type: "object",
+        properties: {
+          popupId: json.properties.popupId!,
+          _key: { type: "string", description: "A publishable key, for forms without JavaScript (a secret key here is refused)" },
+          _redirect: { type: "string", description: "An absolute http(s) URL on one of the key's domains: the answer is a 303 to it" },
+          _gotcha: { type: "string", description: "The honeypot: when filled in, nothing is stored (the answer is the same)" },
+        },
+        required: ["popupId"],
+        additionalProperties: { type: "string", description: "Any other field is a data field" },
+      };
+    },
+  };
+}
+
+function queryParameters(query: SchemaSource): JsonObject[] {
+  const schema = jsonSchema(query) as { properties?: Record<string, JsonObject>; required?: string[] };
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: "query",
+    required: schema.required?.includes(name) ?? false,
+    ...(QUERY_PARAMETER_DESCRIPTIONS[name] ? { description: QUERY_PARAMETER_DESCRIPTIONS[name] } : {}),
+    schema: property,
+  }));
+}
+
+function schemaOrRef(schema: SchemaSource | JsonSchema): JsonObject {
+  if (!isSchemaSource(schema)) return schema as JsonObject;
+  const name = Object.entries(COMPONENT_SCHEMAS).find(([, component]) => component === schema)?.[0];
+  return name ? { $ref: `#/components/schemas/${name}` } : jsonSchema(schema);
+}
+
+function isSchemaSource(schema: SchemaSource | JsonSchema): schema is SchemaSource {
+  return typeof (schema as Partial<SchemaSource>).toJsonSchema === "function";
+}
+
+/**
+ * JSON Schema of an arktype schema, as it applies on the wire:
+ * - a parsed query value (`limit=10` becomes a number) is described by what it parses to when
+ *   that is an integer, else by the text it is parsed from (an instant stays a date-time string);
+ * - checks JSON Schema cannot express (a real calendar date, "an object but not an array") are
+ *   left to the description; the base type still holds;
+ * - defaults of parsed values are given parsed, and every length bound carries the UTF-16 note.
+ */
+function jsonSchema(schema: SchemaSource): JsonObject {
+  const generated = schema.toJsonSchema({
+    dialect: null,
+    fallback: {
+      morph: (ctx: { base: JsonSchema; out: JsonSchema | null }) =>
+        ctx.out !== null && "type" in ctx.out && ctx.out.type === "integer" ? ctx.out : ctx.base,
+      predicate: (ctx: { base: JsonSchema }) => ctx.base,
+    },
+  }) as JsonObject;
+  return annotate(generated);
+}
+
+function annotate(node: JsonObject): JsonObject {
+  for (const value of Object.values(node)) {
+    if (Array.isArray(value)) value.forEach((item) => isObject(item) && annotate(item));
+    else if (isObject(value)) annotate(value);
+  }
+  if (node.type === "integer" && typeof node.default === "string" && /^\d+$/.test(node.default)) node.default = Number(node.default);
+  if (typeof node.maxLength === "number") node.description = node.description ? `${node.description}. ${LENGTH_NOTE}` : LENGTH_NOTE;
+  return node;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null;
+}
+
+function dataDescription(limits: Limits): string {
+  return (
+    `What the visitor submitted, as key/value pairs. At most ${limits.maxDataFields} fields counted at every depth, ` +
+    `keys 1 to ${limits.maxDataKeyLength} characters, nesting at most ${limits.maxDataDepth} levels (data itself is level 1), ` +
+    "numbers finite; the keys `__proto__`, `constructor` and `prototype` are refused anywhere."
+  );
+}

@@ -1,0 +1,23 @@
+import { EXPORT_MEDIA_TYPES, exportFileName, openExport } from "../export/export.ts";
+import { singleValuedQuery } from "../http/query.ts";
+import { EXPORT_QUERY_PARAMETERS, exportQuery } from "../schemas.ts";
+import { validate } from "../validate.ts";
+import { principalOf, type RequestContext, type RouteRequest } from "./context.ts";
+
+/** GET /api/submission/export: the list's filters and order, every row, streamed. */
+export async function exportSubmissions(_request: RouteRequest, context: RequestContext): Promise<Response> {
+  const { format, orderBy, ...filter } = validate(exportQuery, singleValuedQuery(context.url, EXPORT_QUERY_PARAMETERS), "query");
+  const body = await openExport(context.store, principalOf(context).accountId, {
+    format,
+    filter,
+    order: orderBy === "created_at" ? "asc" : "desc",
+  });
+  return new Response(body, {
+    headers: {
+      "content-type": EXPORT_MEDIA_TYPES[format],
+      "content-disposition": `attachment; filename="${exportFileName(format, new Date())}"`,
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    },
+  });
+}

@@ -1,0 +1,255 @@
+/**
+ * The OpenAPI document against the router and against the handler's behaviour: it must pass
+ * Redocly's validator and strict recommended rules, list exactly the routes of the router, and
+ * its parameter, body and response schemas must say what the handler does (checked with Ajv on
+ * the same values sent to the handler).
+ */
+import { createConfig, lintFromString } from "@redocly/openapi-core";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { createApiKey } from "../../src/auth/keys.ts";
+import { createSubmissionsHandler, ROUTES } from "../../src/handler.ts";
+import { createMemoryStore } from "../../src/stores/memory.ts";
+
+interface Parameter {
+  name: string;
+  in: string;
+  required: boolean;
+  schema: { type?: string } & Record<string, unknown>;
+}
+interface Operation {
+  operationId: string;
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema: object }> };
+  responses: Record<string, { $ref?: string; content?: Record<string, { schema: object }> }>;
+  security?: unknown[];
+}
+type Document = {
+  openapi: string;
+  servers: { url: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, object>; responses: Record<string, object> };
+};
+
+const ORIGIN = "http://formsink.test";
+
+async function fixture(basePath = "") {
+  const store = createMemoryStore();
+  const { key, record } = await createApiKey(store, { account: "openapi" });
+  const handler = createSubmissionsHandler(store, { basePath });
+  const response = await handler(new Request(`${ORIGIN}${basePath}/api/openapi.json`));
+  assert.is(response.status, 200);
+  assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
+  const text = await response.text();
+  return { store, key, accountId: record.accountId, handler, text, doc: JSON.parse(text) as Document };
+}
+
+function operations(doc: Document): [method: string, path: string, operation: Operation][] {
+  return Object.entries(doc.paths).flatMap(([path, byMethod]) =>
+    Object.entries(byMethod).map(([method, operation]): [string, string, Operation] => [method.toUpperCase(), path, operation]),
+  );
+}
+
+/** A validator for schemas inside the document, with its `$ref`s resolved against it. */
+function schemaValidator(doc: Document) {
+  const ajv = new Ajv2020({ strict: true, validateFormats: false, allErrors: true });
+  const rooted = <T>(schema: T): T => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"doc#/$defs/')) as T;
+  ajv.addSchema({ $id: "doc", $defs: rooted(doc.components.schemas) });
+  return (schema: object, value: unknown): boolean => ajv.validate(rooted(schema), value);
+}
+
+const t = suite("openapi.json");
+
+t("is served without a key and passes Redocly's validator with the strict recommended rules", async () => {
+  const { text } = await fixture();
+  const config = await createConfig({
+    extends: ["recommended-strict"],
+    // The document itself has no 4xx to answer; every keyed operation's 4xx are checked below.
+    rules: { "operation-4xx-response": "off" },
+  });
+  const problems = await lintFromString({ source: text, absoluteRef: "openapi.json", config });
+  assert.equal(problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`), []);
+});
+
+t("lists exactly the routes of the router, each answered by the handler", async () => {
+  const { doc, handler, key } = await fixture();
+  const documented = operations(doc).map(([method, path]) => `${method} ${path}`).sort();
+  const routed = ROUTES.map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, "{$1}")}`).sort();
+  assert.equal(documented, routed);
+  assert.is(new Set(operations(doc).map(([, , op]) => op.operationId)).size, ROUTES.length, "operationIds are unique");
+  for (const [method, path] of operations(doc)) {
+    const url = `${ORIGIN}${path.replace("{submissionId}", "0193f5c2-7b8e-7cc1-9a1e-4f1f9d6f0c11")}`;
+    const response = await handler(new Request(url, { method, headers: { "x-api-key": key } }));
+    const body = await response.text();
+    assert.not.ok(response.status === 405 || body === '{"message":"Not found"}', `${method} ${path} is not routed: ${response.status} ${body}`);
+  }
+});
+
+t("every keyed operation documents 401 and the x-api-key scheme; the document itself needs no key", async () => {
+  const { doc } = await fixture();
+  for (const [method, path, operation] of operations(doc)) {
+    if (path === "/api/openapi.json") {
+      assert.equal(operation.security, []);
+      continue;
+    }
+    assert.is(operation.security, undefined, `${method} ${path} uses the document's security`);
+    assert.ok(operation.responses["401"], `${method} ${path} documents 401`);
+    assert.ok(operation.responses["500"], `${method} ${path} documents 500`);
+  }
+  assert.equal((doc as unknown as { security: unknown }).security, [{ apiKey: [] }]);
+});
+
+t("servers names the base path it is mounted under", async () => {
+  assert.equal((await fixture()).doc.servers, [{ url: "/", description: "where this document was served" }]);
+  assert.equal((await fixture("/forms")).doc.servers, [{ url: "/forms", description: "where this document was served" }]);
+});
+
+/** Query values the handler takes or refuses, per parameter, for both query routes. */
+const QUERY_SAMPLES: Record<string, string[]> = {
+  limit: ["1", "100", "007", "0", "101", "1e1", "10.0", " 5", "", "-1", "ten"],
+  offset: ["0", "5", "9007199254740991", "9007199254740992", "-1", "1.5", "0x1", ""],
+  popupId: ["p", "p".repeat(256), "p".repeat(257), "", "é".repeat(256)],
+  domain: ["example.com", "d".repeat(512), "d".repeat(513), ""],
+  device: ["x", "mobile", "x".repeat(128), "x".repeat(129), ""],
+  status: ["pending", "completed", "done", "PENDING", ""],
+  orderBy: ["created_at", "created_at_desc", "created", "createdAt", ""],
+  format: ["csv", "ndjson", "xml", "CSV", ""],
+};
+
+t("query parameters: the document's schema accepts a value exactly when the handler does", async () => {
+  const { doc, handler, key } = await fixture();
+  const accepts = schemaValidator(doc);
+  let compared = 0;
+  for (const [, path, operation] of operations(doc)) {
+    for (const parameter of operation.parameters?.filter((p) => p.in === "query") ?? []) {
+      assert.is(parameter.required, false, `${parameter.name} is optional`);
+      // instants are checked against the calendar, which JSON Schema leaves to `format`
+      if (parameter.name === "createdAfter" || parameter.name === "createdBefore") {
+        assert.is(parameter.schema.format, "date-time");
+        continue;
+      }
+      const samples = QUERY_SAMPLES[parameter.name];
+      assert.ok(samples, `no samples for ${parameter.name}`);
+      for (const value of samples) {
+        const response = await handler(new Request(`${ORIGIN}${path}?${parameter.name}=${encodeURIComponent(value)}`, { headers: { "x-api-key": key } }));
+        await response.body?.cancel();
+        // a query value is text; an integer parameter is its digits read as a number
+        const typed = parameter.schema.type === "integer" && /^\d+$/.test(value) ? Number(value) : value;
+        assert.is(accepts(parameter.schema, typed), response.status === 200, `${path} ${parameter.name}=${JSON.stringify(value).slice(0, 40)}: handler ${response.status}`);
+        compared++;
+      }
+    }
+  }
+  assert.ok(compared > 60, `${compared} comparisons`);
+});
+
+t("query parameters: defaults are the handler's", async () => {
+  const { doc, handler, key } = await fixture();
+  const list = doc.paths["/api/submission"]!.get!;
+  const defaults = Object.fromEntries((list.parameters ?? []).filter((p) => "default" in p.schema).map((p) => [p.name, p.schema.default]));
+  assert.equal(defaults, { limit: 10, offset: 0, orderBy: "created_at_desc" });
+  const page = (await (await handler(new Request(`${ORIGIN}/api/submission`, { headers: { "x-api-key": key } }))).json()) as object;
+  assert.equal({ ...page, items: undefined, total: undefined }, { items: undefined, total: undefined, limit: 10, offset: 0 });
+  const exportDefaults = doc.paths["/api/submission/export"]!.get!.parameters!.find((p) => p.name === "format")!.schema.default;
+  assert.is(exportDefaults, "csv");
+});
+
+t("request bodies: the document's schema accepts a body exactly when the handler does", async () => {
+  const { doc, handler, key, store, accountId } = await fixture();
+  const accepts = schemaValidator(doc);
+  const existing = crypto.randomUUID();
+  await store.insertSubmission(accountId, {
+    submissionId: existing, popupId: "p", data: {}, domain: "", userAgent: "", device: "unknown", status: "pending", createdAt: new Date().toISOString(),
+  });
+  const bodies: Record<string, unknown[]> = {
+    "POST /api/submission": [
+      { popupId: "p", data: { a: 1 } },
+      { popupId: "p", data: {}, domain: "example.com", device: "mobile", userAgent: "u".repeat(1024) },
+      { popupId: "p", data: {}, userAgent: "u".repeat(1025) },
+      { popupId: "", data: {} },
+      { popupId: "p".repeat(257), data: {} },
+      { data: {} },
+      { popupId: "p" },
+      { popupId: "p", data: [] },
+      { popupId: "p", data: "x" },
+      { popupId: "p", data: {}, device: "phone" },
+      { popupId: "p", data: {}, domain: "" },
+      { popupId: "p", data: {}, status: "completed" },
+      { popupId: 5, data: {} },
+    ],
+    "PATCH /api/submission/{submissionId}": [
+      { status: "completed" }, { status: "pending" }, { status: "done" }, {}, { status: "completed", popupId: "x" }, { status: null },
+    ],
+  };
+  for (const [operationKey, samples] of Object.entries(bodies)) {
+    const [method, path] = operationKey.split(" ") as [string, string];
+    const schema = doc.paths[path]![method.toLowerCase()]!.requestBody!.content["application/json"]!.schema;
+    for (const body of samples) {
+      const response = await handler(
+        new Request(`${ORIGIN}${path.replace("{submissionId}", existing)}`, {
+          method, headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body),
+        }),
+      );
+      assert.is(accepts(schema, body), response.status < 300, `${operationKey} ${JSON.stringify(body).slice(0, 60)}: handler ${response.status} ${await response.text()}`);
+    }
+  }
+});
+
+t("responses: what the handler answers fits the schema the document gives for it", async () => {
+  const { doc, handler, key } = await fixture();
+  const accepts = schemaValidator(doc);
+  const call = async (method: string, path: string, body?: object) => {
+    const response = await handler(new Request(`${ORIGIN}${path}`, {
+      method,
+      headers: { "x-api-key": key, ...(body ? { "content-type": "application/json" } : {}) },
+      body: body && JSON.stringify(body),
+    }));
+    return { status: response.status, type: response.headers.get("content-type") ?? "", text: await response.text() };
+  };
+  const check = (method: string, path: string, reply: { status: number; type: string; text: string }) => {
+    const responses = doc.paths[path]![method.toLowerCase()]!.responses;
+    const documented = responses[String(reply.status)];
+    assert.ok(documented, `${method} ${path} answered ${reply.status}, which is not documented`);
+    const response = documented.$ref ? doc.components.responses[documented.$ref.split("/").at(-1)!] as typeof documented : documented;
+    const mediaType = Object.keys(response.content ?? {}).find((type) => reply.type.startsWith(type.split(";")[0]!));
+    assert.ok(mediaType, `${method} ${path} ${reply.status} answered ${reply.type}`);
+    const schema = response.content![mediaType]!.schema;
+    const values = mediaType === "application/x-ndjson" ? reply.text.trim().split("\n").map((line) => JSON.parse(line)) : mediaType === "text/csv" ? [reply.text] : [JSON.parse(reply.text)];
+    for (const value of values) assert.ok(accepts(schema, value), `${method} ${path} ${reply.status}: ${reply.text.slice(0, 200)}`);
+  };
+  const created = await call("POST", "/api/submission", { popupId: "p", data: { email: "a@example.com", nested: { list: [1, null] } } });
+  check("POST", "/api/submission", created);
+  const id = (JSON.parse(created.text) as { submissionId: string }).submissionId;
+  await call("POST", "/api/submission", { popupId: "p", data: {} });
+  const item = `/api/submission/${id}`;
+  const cases: [string, string, string, object?][] = [
+    ["GET", "/api/submission", "/api/submission"],
+    ["GET", "/api/submission", "/api/submission?limit=0"],
+    ["GET", "/api/submission/export", "/api/submission/export?format=ndjson"],
+    ["GET", "/api/submission/export", "/api/submission/export"],
+    ["GET", "/api/submission/export", "/api/submission/export?format=xml"],
+    ["GET", "/api/submission/{submissionId}", item],
+    ["GET", "/api/submission/{submissionId}", "/api/submission/not-an-id"],
+    ["PATCH", "/api/submission/{submissionId}", item, { status: "completed" }],
+    ["PATCH", "/api/submission/{submissionId}", item, { status: "x" }],
+    ["DELETE", "/api/submission/{submissionId}", item],
+    ["DELETE", "/api/submission/{submissionId}", item],
+    ["POST", "/api/submission", "/api/submission", { data: {} }],
+  ];
+  for (const [method, path, url, body] of cases) check(method, path, await call(method, url, body));
+  const unauthorized = await handler(new Request(`${ORIGIN}/api/submission`));
+  check("GET", "/api/submission", { status: unauthorized.status, type: unauthorized.headers.get("content-type") ?? "", text: await unauthorized.text() });
+});
+
+t("string lengths are documented as UTF-16 code units, as the handler counts them", async () => {
+  const { doc, handler, key } = await fixture();
+  const popupId = doc.paths["/api/submission"]!.get!.parameters!.find((p) => p.name === "popupId")!;
+  assert.is(popupId.schema.maxLength, 256);
+  assert.match(String(popupId.schema.description), /UTF-16 code units/);
+  // 129 emoji: 129 code points, 258 UTF-16 units: over the limit as the handler counts
+  const response = await handler(new Request(`${ORIGIN}/api/submission?popupId=${encodeURIComponent("😀".repeat(129))}`, { headers: { "x-api-key": key } }));
+  assert.is(response.status, 400);
+});
+
+t.run();
