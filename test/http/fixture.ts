@@ -71,6 +71,8 @@ export interface Fixture {
   /** Every key minted for this fixture, whatever became of it. */
   keys: string[];
   call(method: string, path: string, options?: CallOptions): Promise<Reply>;
+  /** The response as it comes, its body unread. */
+  send(method: string, path: string, options?: CallOptions): Promise<Response>;
   /** A fresh account with a secret key. */
   account(): Promise<Account>;
   /** A fresh account with a secret key and a publishable key for `domains`. */
@@ -87,7 +89,8 @@ export async function mount(
   createStore: () => Promise<SubmissionStore>,
   settings: {
     basePath?: string;
-    breakStore?: (store: SubmissionStore) => SubmissionStore;
+    /** The store the handler gets, made from the fixture's (to break it, or to watch it). */
+    wrapStore?: (store: SubmissionStore) => SubmissionStore;
     /** More handler options (rate limits, client address source). */
     options?: SubmissionsHandlerOptions;
   } = {},
@@ -96,7 +99,7 @@ export async function mount(
   const log: LogEntry[] = [];
   const keys: string[] = [];
   const basePath = settings.basePath ?? "";
-  const handler = createSubmissionsHandler(settings.breakStore ? settings.breakStore(store) : store, {
+  const handler = createSubmissionsHandler(settings.wrapStore ? settings.wrapStore(store) : store, {
     ...settings.options,
     basePath: settings.basePath,
     log: (entry) => log.push(entry),
@@ -108,15 +111,7 @@ export async function mount(
     log,
     keys,
     async call(method, path, options = {}) {
-      const headers = new Headers(options.headers);
-      if (options.key !== undefined) headers.set("x-api-key", options.key);
-      let body = options.body;
-      const jsonText = options.json !== undefined ? JSON.stringify(options.json) : options.rawJson;
-      if (jsonText !== undefined) {
-        body = jsonText;
-        if (!headers.has("content-type")) headers.set("content-type", "application/json");
-      }
-      const response = await target.send(new Request(`${ORIGIN}${options.outsideBasePath ? "" : basePath}${path}`, { method, headers, body }));
+      const response = await fixture.send(method, path, options);
       const text = await response.text();
       let json: unknown;
       try {
@@ -125,6 +120,17 @@ export async function mount(
         json = undefined;
       }
       return { status: response.status, headers: response.headers, text, json };
+    },
+    send(method, path, options = {}) {
+      const headers = new Headers(options.headers);
+      if (options.key !== undefined) headers.set("x-api-key", options.key);
+      let body = options.body;
+      const jsonText = options.json !== undefined ? JSON.stringify(options.json) : options.rawJson;
+      if (jsonText !== undefined) {
+        body = jsonText;
+        if (!headers.has("content-type")) headers.set("content-type", "application/json");
+      }
+      return target.send(new Request(`${ORIGIN}${options.outsideBasePath ? "" : basePath}${path}`, { method, headers, body }));
     },
     async account() {
       const created = await createApiKey(store, { account: `account-${++accounts}` });

@@ -7,6 +7,8 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createApiKey, revokeApiKey } from "../../src/auth/keys.ts";
+import { ROUTES } from "../../src/handler.ts";
+import { readCsvRows } from "../../src/import/csv-reader.ts";
 import type { LogEntry } from "../../src/options.ts";
 import type { SubmissionStore } from "../../src/store.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
@@ -65,6 +67,17 @@ function ordered(rows: readonly Submission[], direction: "asc" | "desc"): string
 }
 
 const ids = (items: readonly Submission[]) => items.map((item) => item.submissionId);
+
+async function* oneChunk(text: string): AsyncGenerator<string> {
+  yield text;
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
 
 // ---- request bodies ---------------------------------------------------------------------
 
@@ -171,6 +184,7 @@ const BAD_CREATES: [name: string, body: string, message: RegExp][] = [
 export function httpSuite(target: string, start: StartHttpTarget, options: HttpSuiteOptions = {}): void {
   const createStore = options.createStore ?? (async () => createMemoryStore());
   mainSuite(target, start, createStore);
+  exportCancelSuite(target, start, createStore);
   basePathSuite(target, start, createStore);
   failingStoreSuite(target, start, createStore);
   browserIngestSuite(target, start, createStore);
@@ -338,6 +352,7 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
     ["GET", `/api/submission/${id}`, {}],
     ["PATCH", `/api/submission/${id}`, { json: { status: "completed" } }],
     ["DELETE", `/api/submission/${id}`, {}],
+    ["GET", "/api/submission/export", {}],
   ];
 
   t("auth: a missing x-api-key is 401 'API key is required' on every route", async () => {
@@ -638,6 +653,134 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
     assert.equal(page.items, [kept]);
   });
 
+  // ---- export -----------------------------------------------------------------------------
+
+  const exportOf = async (key: string, query = "") => {
+    const reply = await f.call("GET", `/api/submission/export${query === "" ? "" : `?${query}`}`, { key });
+    assert.is(reply.status, 200, reply.text);
+    return reply;
+  };
+
+  t("export: CSV of every match in the list's order: a header of the fields and data keys, a file name", async () => {
+    const { key, rows } = await seededAccount(f);
+    const reply = await exportOf(key, "status=pending&orderBy=created_at");
+    assert.is(reply.headers.get("content-type"), "text/csv; charset=utf-8; header=present");
+    assert.match(reply.headers.get("content-disposition") ?? "", /^attachment; filename="submissions-\d{8}T\d{6}Z\.csv"$/);
+    assert.is(reply.headers.get("cache-control"), "no-store");
+    const table = await collect(readCsvRows(oneChunk(reply.text)));
+    assert.equal(table[0], {
+      line: 1, cells: ["submissionId", "popupId", "domain", "userAgent", "device", "status", "createdAt", "data.email", "data.index"],
+    });
+    const pending = rows.filter((row) => row.status === "pending");
+    assert.equal(table.slice(1).map((row) => ("cells" in row ? row.cells[0] : row.error)), ordered(pending, "asc"));
+    const first = rows.find((row) => row.submissionId === ordered(pending, "asc")[0])!;
+    assert.equal(table[1], {
+      line: 2,
+      cells: [first.submissionId, first.popupId, first.domain, first.userAgent, first.device, first.status, first.createdAt, first.data.email as string, String(first.data.index)],
+    });
+    assert.ok(reply.text.endsWith("\r\n"));
+    // the default order is the list's: newest first; nothing matches: only the header
+    const all = await collect(readCsvRows(oneChunk((await exportOf(key)).text)));
+    assert.equal(all.slice(1).map((row) => ("cells" in row ? row.cells[0] : "")), ordered(rows, "desc"));
+    assert.is((await exportOf(key, "popupId=nothing")).text, "submissionId,popupId,domain,userAgent,device,status,createdAt\r\n");
+  });
+
+  t("export: NDJSON is every submission exactly, one per line, across many pages and with every filter", async () => {
+    const { key, accountId } = await f.account();
+    const many = Array.from({ length: 2345 }, (_, i): Submission => ({
+      submissionId: crypto.randomUUID(),
+      popupId: `popup_${i % 3}`,
+      data: { i, text: "Jöhn \"Q\" 😀\n", list: [i, null] },
+      domain: "example.com",
+      userAgent: "agent",
+      device: DEVICES[i % 3]!,
+      status: i % 2 ? "completed" : "pending",
+      createdAt: new Date(BASE_TIME + Math.floor(i / 3)).toISOString(), // three rows per millisecond
+    }));
+    assert.is(await f.store.importSubmissions(accountId, many), many.length);
+    const lines = (query: string) => exportOf(key, `format=ndjson${query}`).then((reply) => {
+      assert.is(reply.headers.get("content-type"), "application/x-ndjson; charset=utf-8");
+      assert.ok(reply.text === "" || reply.text.endsWith("\n"));
+      return reply.text.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Submission);
+    });
+    const byId = new Map(many.map((row) => [row.submissionId, row]));
+    const everything = await lines("");
+    assert.equal(everything.map((s) => s.submissionId), ordered(many, "desc"));
+    for (const submission of everything) assert.equal(submission, byId.get(submission.submissionId));
+    const after = new Date(BASE_TIME + 100).toISOString();
+    const filtered = await lines(`&orderBy=created_at&popupId=popup_1&status=completed&createdAfter=${encodeURIComponent(after)}`);
+    const expected = many.filter((r) => r.popupId === "popup_1" && r.status === "completed" && Date.parse(r.createdAt) > BASE_TIME + 100);
+    assert.equal(filtered.map((s) => s.submissionId), ordered(expected, "asc"));
+    assert.equal(await lines("&device=bot"), []);
+  });
+
+  t("export: cells a spreadsheet would run as formulas are neutralised", async () => {
+    const { key } = await f.account();
+    const hostile = ["=1+2", "+1", "-1+1", "@SUM(A1)", "\tcmd", "\rcmd", "=HYPERLINK(\"http://evil.example\",\"x\")"];
+    for (const [i, text] of hostile.entries()) {
+      await create(key, { popupId: text, data: { [`f${i}`]: text, n: -5 }, userAgent: text });
+    }
+    const table = await collect(readCsvRows(oneChunk((await exportOf(key, "orderBy=created_at")).text)));
+    for (const [i, row] of table.slice(1).entries()) {
+      assert.ok("cells" in row);
+      const cells = (row as { cells: string[] }).cells;
+      // popupId, userAgent and the data cell (data.f0 ... data.f6, then data.n) start with a
+      // quote; the number -5 is left alone
+      for (const index of [1, 3, 7 + i]) assert.is(cells[index], `'${hostile[i]}`, `row ${i} cell ${index}`);
+      assert.is(cells[14], "-5");
+      for (const cell of cells) assert.not.match(cell, /^[=+@\t\r]|^-(?!5$)/, `row ${i}: ${JSON.stringify(cell)}`);
+    }
+  });
+
+  t("export: query values outside their constraint are 400 naming the parameter; limit and offset are ignored", async () => {
+    const { key, rows } = await seededAccount(f);
+    const bad: [string, string][] = [
+      ["format=xml", "format"], ["format=", "format"], ["format=CSV", "format"], ["format=csv&format=ndjson", "format"],
+      ["status=done", "status"], ["orderBy=created", "orderBy"], ["createdAfter=yesterday", "createdAfter"],
+      [`popupId=${"p".repeat(257)}`, "popupId"], ["device=", "device"],
+    ];
+    for (const [query, parameter] of bad) {
+      const message = expectError(await f.call("GET", `/api/submission/export?${query}`, { key }), 400);
+      assert.ok(message.includes(parameter), `${query}: ${message}`);
+    }
+    const text = (await exportOf(key, "format=ndjson&limit=2&offset=5&page=3")).text;
+    assert.is(text.split("\n").filter(Boolean).length, rows.length);
+  });
+
+  t("export: CSV of more than 1000 distinct data keys is 400 pointing to NDJSON, which works", async () => {
+    const { key, accountId } = await f.account();
+    const wide = Array.from({ length: 11 }, (_, i): Submission => ({
+      ...seedRows()[0]!, submissionId: crypto.randomUUID(), popupId: `wide_${i}`, data: fieldsObject(100, `k${i}_`),
+    }));
+    await f.store.importSubmissions(accountId, wide);
+    expectError(await f.call("GET", "/api/submission/export", { key }), 400, /more than 1000 distinct data keys.*format=ndjson.*popupId/);
+    assert.is((await exportOf(key, "format=ndjson")).text.split("\n").filter(Boolean).length, 11);
+    // one popup's submissions have their own 100 keys: CSV works
+    const narrowed = await exportOf(key, "popupId=wide_3");
+    assert.ok(narrowed.text.startsWith("submissionId,popupId,domain,userAgent,device,status,createdAt,data.k3_0,data.k3_1,data.k3_10,"), narrowed.text.slice(0, 100));
+  });
+
+  t("export: another account's submissions never appear", async () => {
+    const { key } = await seededAccount(f);
+    const other = await f.account();
+    await create(other.key, { popupId: "popup_a", data: { email: "other@example.com" } });
+    const text = (await exportOf(key, "format=ndjson")).text;
+    assert.not.ok(text.includes("other@example.com"));
+    assert.is((await exportOf(other.key, "format=ndjson")).text.split("\n").filter(Boolean).length, 1);
+  });
+
+  // ---- OpenAPI ----------------------------------------------------------------------------
+
+  t("openapi.json: served without a key; one operation per route", async () => {
+    const reply = await f.call("GET", "/api/openapi.json");
+    const doc = expectJson(reply, 200) as { openapi: string; paths: Record<string, object> };
+    assert.is(doc.openapi, "3.1.0");
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
+    assert.equal(operations.sort(), ROUTES.map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`).sort());
+    // a key, even a bad one, changes nothing
+    assert.is((await f.call("GET", "/api/openapi.json", { key: "nonsense" })).text, reply.text);
+  });
+
   // ---- routing ----------------------------------------------------------------------------
 
   t("routing: a wrong method on a known path is 405 with an Allow header", async () => {
@@ -715,6 +858,62 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
   t.run();
 }
 
+function exportCancelSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+  const t = suite(`${target}: export cancelled`);
+
+  t("export: a client that stops reading stops the walk through the store", async () => {
+    let rowsRead = 0;
+    const f = await mount(start, createStore, {
+      wrapStore: (store) => ({
+        ...store,
+        walkSubmissions: async (accountId, walk) => {
+          const page = await store.walkSubmissions(accountId, walk);
+          rowsRead += page.length;
+          return page;
+        },
+        walkSubmissionsAsJson: async (accountId, walk) => {
+          const page = await store.walkSubmissionsAsJson(accountId, walk);
+          rowsRead += page.length;
+          return page;
+        },
+      }),
+    });
+    try {
+      const { key, accountId } = await f.account();
+      // 40,000 rows of about 1 KB: 40 MB, far more than socket buffers hold
+      const total = 40_000;
+      const filler = "x".repeat(1000);
+      for (let batch = 0; batch < total / 1000; batch++) {
+        await f.store.importSubmissions(accountId, Array.from({ length: 1000 }, (_, i): Submission => ({
+          ...seedRows()[0]!, submissionId: crypto.randomUUID(), data: { filler, i }, createdAt: new Date(BASE_TIME + batch * 1000 + i).toISOString(),
+        })));
+      }
+      const response = await f.send("GET", "/api/submission/export?format=ndjson", { key });
+      assert.is(response.status, 200);
+      const reader = response.body!.getReader();
+      const first = await reader.read();
+      assert.ok(first.value && first.value.byteLength > 0);
+      await reader.cancel();
+      // Whatever was in flight settles; after that, no page is read any more.
+      const settled = async () => {
+        for (let before = -1; before !== rowsRead; ) {
+          before = rowsRead;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        return rowsRead;
+      };
+      const afterCancel = await settled();
+      assert.ok(afterCancel < total / 2, `${afterCancel} of ${total} rows were read after the client stopped`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.is(rowsRead, afterCancel);
+    } finally {
+      await f.stop();
+    }
+  });
+
+  t.run();
+}
+
 function basePathSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
   const t = suite(`${target}: basePath`);
   let f: Fixture;
@@ -760,7 +959,7 @@ function failingStoreSuite(target: string, start: StartHttpTarget, createStore: 
   let f: Fixture;
   t.before(async () => {
     f = await mount(start, createStore, {
-      breakStore: (store) => ({
+      wrapStore: (store) => ({
         ...store,
         listSubmissions: async () => {
           throw failure;
@@ -775,6 +974,15 @@ function failingStoreSuite(target: string, start: StartHttpTarget, createStore: 
           throw failure;
         },
         deleteSubmission: async () => {
+          throw failure;
+        },
+        walkSubmissions: async () => {
+          throw failure;
+        },
+        walkSubmissionsAsJson: async () => {
+          throw failure;
+        },
+        listDataKeys: async () => {
           throw failure;
         },
       }),
@@ -793,6 +1001,8 @@ function failingStoreSuite(target: string, start: StartHttpTarget, createStore: 
       ["GET", `/api/submission/${MISSING_ID}`, {}],
       ["PATCH", `/api/submission/${MISSING_ID}`, { json: { status: "completed" } }],
       ["DELETE", `/api/submission/${MISSING_ID}`, {}],
+      ["GET", "/api/submission/export", {}],
+      ["GET", "/api/submission/export?format=ndjson", {}],
     ] as [string, string, CallOptions][]) {
       const errorsBefore = f.log.filter((entry) => entry.type === "error").length;
       const reply = await f.call(method, path, { ...options, key });
@@ -804,9 +1014,9 @@ function failingStoreSuite(target: string, start: StartHttpTarget, createStore: 
       assert.is(errors.length, errorsBefore + 1, `${method} ${path}`);
       const logged = errors.at(-1)!;
       assert.is(logged.type === "error" ? logged.error : undefined, failure);
-      assert.equal({ method: logged.method, path: logged.path }, { method, path });
+      assert.equal({ method: logged.method, path: logged.path }, { method, path: path.split("?")[0] });
       const request = f.log.at(-1)!;
-      assert.equal(request.type === "request" ? [request.method, request.path, request.status] : [], [method, path, 500]);
+      assert.equal(request.type === "request" ? [request.method, request.path, request.status] : [], [method, path.split("?")[0], 500]);
     }
     for (const entry of f.log) {
       const text = describeLogEntry(entry);
