@@ -60,6 +60,8 @@ export interface SubmissionStore {
 
   /** The account with this name, created on first use. */
   ensureAccount(name: string): Promise<Account>;
+  /** The account with this name, if there is one. */
+  findAccount(name: string): Promise<Account | undefined>;
   insertApiKey(key: ApiKeyRecord): Promise<void>;
   /** The key with this public id (the part after the kind prefix), revoked or not. */
   findApiKey(keyId: string): Promise<ApiKeyRecord | undefined>;

@@ -113,6 +113,10 @@ export function createMemoryStore(): SubmissionStore {
       }
       return { ...account };
     },
+    async findAccount(name) {
+      const account = accountsByName.get(name);
+      return account && { ...account };
+    },
     async insertApiKey(key) {
       if (keys.has(key.id)) throw new Error(`API key ${key.id} already exists`);
       keys.set(key.id, copy(key));

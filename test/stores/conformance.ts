@@ -462,6 +462,14 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.is(new Set(racing.map((a) => a.id)).size, 1);
   });
 
+  t("findAccount: the account of that name, without creating one", async ({ store }) => {
+    assert.is(await store.findAccount("acme"), undefined);
+    assert.is(await store.findAccount("acme"), undefined, "looking did not create it");
+    const acme = await store.ensureAccount("acme");
+    assert.equal(await store.findAccount("acme"), acme);
+    assert.is(await store.findAccount("ACME"), undefined);
+  });
+
   t("api keys: insert, find by id, list (no hash, filtered by account, in creation order), revoke", async ({ store }) => {
     const acme = await store.ensureAccount("acme");
     const globex = await store.ensureAccount("globex");

@@ -134,6 +134,11 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
       const row = selected!.rows[0]!;
       return { id: String(row.id), name: String(row.name), createdAt: String(row.created_at) };
     },
+    async findAccount(name) {
+      const { rows } = await driver.execute({ sql: "SELECT id, name, created_at FROM accounts WHERE name = ?", args: [name] });
+      const row = rows[0];
+      return row && { id: String(row.id), name: String(row.name), createdAt: String(row.created_at) };
+    },
     async insertApiKey(key) {
       await driver.execute({
         sql: `INSERT INTO api_keys (id, account_id, kind, hash, domains, created_at, revoked_at)
