@@ -1,7 +1,9 @@
 import { DatabaseError } from "./database.ts";
+import { exportCommand } from "./commands/export.ts";
+import { importCommand } from "./commands/import.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { serveCommand } from "./commands/serve.ts";
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type Io, UsageError } from "./usage.ts";
+import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type Io, UsageError } from "./usage.ts";
 
 const HELP = `formsink - form submissions from website popups
 
@@ -10,12 +12,16 @@ Usage:
   formsink keys create --account NAME [--kind K] [--domain HOST]...
   formsink keys list [--account NAME] [--json]
   formsink keys revoke PREFIX-OR-ID
+  formsink export --account NAME [--format csv|ndjson] [--output FILE] [filters]
+  formsink import --account NAME [--skip-invalid] FILE...
 
 Run "formsink <command> --help" for a command's options.`;
 
 const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   serve: serveCommand,
   keys: keysCommand,
+  export: exportCommand,
+  import: importCommand,
 };
 
 /** Runs the command line `args` and returns the exit code; everything for people goes to stderr. */
@@ -34,7 +40,7 @@ export async function main(args: string[], io: Io = processIo()): Promise<number
       io.stderr(`formsink: ${error.message}\nRun "formsink ${command ? `${name} ` : ""}--help" for usage.`);
       return EXIT_USAGE;
     }
-    if (error instanceof DatabaseError) {
+    if (error instanceof DatabaseError || error instanceof CommandError) {
       io.stderr(`formsink: ${error.message}`);
       return EXIT_FAILURE;
     }
@@ -47,5 +53,12 @@ function processIo(): Io {
     stdout: (line) => process.stdout.write(`${line}\n`),
     stderr: (line) => process.stderr.write(`${line}\n`),
     env: process.env,
+    writeStdout: (chunk) =>
+      new Promise((resolve, reject) => {
+        process.stdout.write(chunk, (error) => (error ? reject(error) : resolve()));
+      }),
+    stderrTerminal: process.stderr.isTTY
+      ? { write: (text) => void process.stderr.write(text), get columns() { return process.stderr.columns || 80; } }
+      : undefined,
   };
 }

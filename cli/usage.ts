@@ -3,10 +3,25 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
+/** A failure the command has explained in its message (a bad file, an unknown account): exit code 1. */
+export class CommandError extends Error {
+  override name = "CommandError";
+}
+
+/** A terminal to draw on: only present when the stream is one. */
+export interface Terminal {
+  write(text: string): void;
+  columns: number;
+}
+
 export interface Io {
   stdout: (line: string) => void;
   stderr: (line: string) => void;
   env: Record<string, string | undefined>;
+  /** Raw output (an export) to stdout; resolves when more may be written. */
+  writeStdout: (chunk: Uint8Array) => Promise<void>;
+  /** stderr, when it is a terminal: progress bars are drawn there and nowhere else. */
+  stderrTerminal?: Terminal;
 }
 
 export const EXIT_OK = 0;

@@ -3,16 +3,13 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createClient } from "@libsql/client";
-import { main } from "../../cli/main.ts";
-import { collect, type Run, waitForOutput } from "../support/process.ts";
+import { collect, waitForOutput } from "../support/process.ts";
 import { MIGRATIONS } from "../../src/stores/sql/migrations.ts";
+import { FORMSINK, run, runHere } from "./run.ts";
 
-/** `formsink` from source, as `npm start` runs it. */
-const FORMSINK = ["--import", "tsx", fileURLToPath(new URL("../../cli/bin.ts", import.meta.url))];
 const KEY = /^fs_sk_[0-9A-Za-z]{12}_[0-9A-Za-z]{40}$/;
 
 const cli = suite<{ dir: string; db: string }>("cli");
@@ -23,25 +20,8 @@ cli.before.each((context) => {
 });
 cli.after.each((context) => rmSync(context.dir, { recursive: true, force: true }));
 
-function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const child = spawn(process.execPath, [...FORMSINK, ...args], { env: { ...process.env, ...env } });
-  return collect(child);
-}
-
-/** The same command line run in this process (much faster than a new process per case). */
-async function runHere(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(args, {
-    stdout: (line) => (stdout += `${line}\n`),
-    stderr: (line) => (stderr += `${line}\n`),
-    env: { ...env },
-  });
-  return { code, stdout, stderr };
-}
-
 cli("--help works on every command and exits 0", async () => {
-  for (const args of [["--help"], ["serve", "--help"], ["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "-h"], ["keys", "revoke", "--help"]]) {
+  for (const args of [["--help"], ["serve", "--help"], ["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "-h"], ["keys", "revoke", "--help"], ["export", "--help"], ["import", "-h"]]) {
     const result = await runHere(args);
     assert.is(result.code, 0, args.join(" "));
     assert.match(result.stdout, /Usage:/, args.join(" "));
