@@ -1,0 +1,183 @@
+/**
+ * `formsink/client`: a small typed client for the formsink HTTP API, on nothing but `fetch`,
+ * so it runs in browsers, Node, Bun, Deno and Workers alike. Its request and response types
+ * come from the schemas the server validates with (`src/schemas.ts`); it imports them as types
+ * only, so none of the server's code ships with it.
+ *
+ *   const formsink = createClient({ baseUrl: "https://forms.example.com", apiKey: process.env.FORMSINK_KEY });
+ *   for await (const submission of formsink.export({ status: "pending" })) console.log(submission.data.email);
+ */
+import type {
+  createSubmissionBody, deleteResult, exportQuery, listQuery, statusUpdateResult, submission, submissionList,
+} from "../schemas.ts";
+
+export type Submission = typeof submission.infer;
+export type SubmissionList = typeof submissionList.infer;
+export type StatusUpdateResult = typeof statusUpdateResult.infer;
+export type DeleteResult = typeof deleteResult.infer;
+export type CreateSubmission = typeof createSubmissionBody.infer;
+export type SubmissionStatus = Submission["status"];
+
+/** An instant as ISO 8601 text (`2025-07-12T10:30:00Z`) or a Date. */
+export type Instant = string | Date;
+
+/** The filters and order of a list or an export; each as the API takes it, instants also as Dates. */
+export type SubmissionFilters = Omit<typeof exportQuery.inferIn, "format" | "createdAfter" | "createdBefore"> & {
+  /** Exclusive. */
+  createdAfter?: Instant;
+  /** Exclusive. */
+  createdBefore?: Instant;
+};
+
+/** A list page's query: the filters plus `limit` (1..100, default 10) and `offset`. */
+export type ListOptions = SubmissionFilters & {
+  [K in keyof Pick<typeof listQuery.inferIn, "limit" | "offset">]?: number;
+};
+
+export interface RequestOptions {
+  /** Aborts the request (and, for iterators, the rest of the walk). */
+  signal?: AbortSignal;
+}
+
+export interface ClientOptions {
+  /** Where the API is mounted: an origin, plus the handler's base path if it has one (`https://example.com/forms`). */
+  baseUrl: string | URL;
+  /** A secret key (`fs_sk_...`), sent in `x-api-key`. */
+  apiKey: string;
+  /** Default: the global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+/** Any answer that is not a success: the status, and the message the API gave. */
+export class FormsinkError extends Error {
+  readonly status: number;
+  readonly headers: Headers;
+
+  constructor(status: number, message: string, headers: Headers = new Headers()) {
+    super(message);
+    this.name = "FormsinkError";
+    this.status = status;
+    this.headers = headers;
+  }
+}
+
+export interface FormsinkClient {
+  /** One page: `{items, limit, offset, total}`. */
+  list(options?: ListOptions, request?: RequestOptions): Promise<SubmissionList>;
+  get(submissionId: string, request?: RequestOptions): Promise<Submission>;
+  /** `idempotencyKey` is sent as the `Idempotency-Key` header, for servers that honour it. */
+  create(body: CreateSubmission, request?: RequestOptions & { idempotencyKey?: string }): Promise<Submission>;
+  updateStatus(submissionId: string, status: SubmissionStatus, request?: RequestOptions): Promise<StatusUpdateResult>;
+  delete(submissionId: string, request?: RequestOptions): Promise<DeleteResult>;
+  /**
+   * Every matching submission, streamed by the export endpoint (NDJSON) and handed out one at
+   * a time. Stopping early (`break`) closes the connection, which stops the server's query.
+   */
+  export(filters?: SubmissionFilters, request?: RequestOptions): AsyncGenerator<Submission, void, undefined>;
+  /**
+   * Every matching submission through the list endpoint, page after page, for servers or
+   * keys where the export is not an option. Pages are anchored on the last submission's time,
+   * not on a growing offset, so new submissions arriving meanwhile neither repeat nor shift
+   * anything.
+   */
+  listAll(filters?: SubmissionFilters, request?: RequestOptions & { pageSize?: number }): AsyncGenerator<Submission, void, undefined>;
+}
+
+export function createClient(options: ClientOptions): FormsinkClient {
+  const base = new URL(options.baseUrl);
+  if (!base.pathname.endsWith("/")) base.pathname += "/";
+  // Called as a plain function: some runtimes refuse `fetch` called on another object.
+  const fetcher: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init));
+
+  const send = async (method: string, path: string, init: { query?: object; body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<Response> => {
+    const url = new URL(path, base);
+    for (const [name, value] of Object.entries(init.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, value instanceof Date ? value.toISOString() : String(value));
+    }
+    const headers: Record<string, string> = { "x-api-key": options.apiKey, accept: "application/json", ...init.headers };
+    if (init.body !== undefined) headers["content-type"] = "application/json";
+    const response = await fetcher(url, {
+      method,
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      signal: init.signal,
+    });
+    if (!response.ok) throw await errorOf(response);
+    return response;
+  };
+  const json = async <T>(method: string, path: string, init?: Parameters<typeof send>[2]): Promise<T> => {
+    const response = await send(method, path, init);
+    try {
+      return (await response.json()) as T;
+    } catch {
+      throw new FormsinkError(response.status, `the answer to ${method} ${path} is not JSON`, response.headers);
+    }
+  };
+  const item = (submissionId: string) => `api/submission/${encodeURIComponent(submissionId)}`;
+
+  const client: FormsinkClient = {
+    list: (query = {}, { signal } = {}) => json("GET", "api/submission", { query, signal }),
+    get: (submissionId, { signal } = {}) => json("GET", item(submissionId), { signal }),
+    create: (body, { signal, idempotencyKey } = {}) =>
+      json("POST", "api/submission", { body, signal, headers: idempotencyKey ? { "idempotency-key": idempotencyKey } : {} }),
+    updateStatus: (submissionId, status, { signal } = {}) => json("PATCH", item(submissionId), { body: { status }, signal }),
+    delete: (submissionId, { signal } = {}) => json("DELETE", item(submissionId), { signal }),
+
+    async *export(filters = {}, { signal } = {}) {
+      const response = await send("GET", "api/submission/export", { query: { ...filters, format: "ndjson" }, signal, headers: { accept: "application/x-ndjson" } });
+      for await (const line of lines(response.body)) yield JSON.parse(line) as Submission;
+    },
+
+    async *listAll(filters = {}, { signal, pageSize = 100 } = {}) {
+      const ascending = filters.orderBy === "created_at";
+      // The last millisecond seen, and how many of its submissions were handed out: the next
+      // page starts at that millisecond (a bound on the index, cheap however deep) and skips those.
+      let lastMillis: number | undefined;
+      let seenAtLast = 0;
+      for (;;) {
+        const anchor = lastMillis === undefined ? {} : ascending ? { createdAfter: new Date(lastMillis - 1) } : { createdBefore: new Date(lastMillis + 1) };
+        const page = await client.list({ ...filters, ...anchor, limit: pageSize, offset: seenAtLast }, { signal });
+        for (const submission of page.items) {
+          const millis = Date.parse(submission.createdAt);
+          seenAtLast = millis === lastMillis ? seenAtLast + 1 : 1;
+          lastMillis = millis;
+          yield submission;
+        }
+        if (page.items.length < pageSize) return;
+      }
+    },
+  };
+  return client;
+}
+
+async function errorOf(response: Response): Promise<FormsinkError> {
+  const text = await response.text().catch(() => "");
+  let message = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    if (typeof body.message === "string") message = body.message;
+  } catch {
+    // not the API's error shape (a proxy's page, say): the status line says what there is
+  }
+  return new FormsinkError(response.status, message, response.headers);
+}
+
+/** The non-empty lines of a UTF-8 body; the body is cancelled if the reader stops early. */
+async function* lines(body: ReadableStream<Uint8Array> | null): AsyncGenerator<string> {
+  if (!body) return;
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let rest = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      rest += done ? decoder.decode() : decoder.decode(value, { stream: true });
+      const parts = rest.split("\n");
+      rest = done ? "" : parts.pop()!;
+      for (const part of parts) if (part.trim() !== "") yield part;
+      if (done) return;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}

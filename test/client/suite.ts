@@ -1,0 +1,172 @@
+/**
+ * The typed client against a real formsink server. Runtime-agnostic (no `node:*`): a target
+ * starts a server however its runtime does and hands over its URL, a key and a way to put rows
+ * straight into its store.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { createClient, type FormsinkClient, FormsinkError, type Submission } from "../../src/client/index.ts";
+
+export interface ClientTarget {
+  /** Where the API is, with the server's base path. */
+  baseUrl: string;
+  /** A secret key of a fresh, empty account. */
+  newAccount(): Promise<{ key: string; insert(rows: Submission[]): Promise<void> }>;
+  stop(): Promise<void>;
+}
+
+export type StartClientTarget = (options: { basePath: string }) => Promise<ClientTarget>;
+
+const T0 = Date.UTC(2025, 6, 12, 10, 30);
+
+/** `count` rows, `perMillisecond` of them sharing each millisecond, statuses and popups mixed. */
+function rows(count: number, perMillisecond: number): Submission[] {
+  return Array.from({ length: count }, (_, i): Submission => ({
+    submissionId: crypto.randomUUID(),
+    popupId: `popup_${i % 3}`,
+    data: { i, email: `u${i}@example.com` },
+    domain: "example.com",
+    userAgent: "agent",
+    device: "desktop",
+    status: i % 4 === 0 ? "completed" : "pending",
+    createdAt: new Date(T0 + Math.floor(i / perMillisecond)).toISOString(),
+  }));
+}
+
+function order(list: Submission[], direction: "asc" | "desc"): string[] {
+  const sign = direction === "asc" ? 1 : -1;
+  return [...list]
+    .sort((a, b) => sign * (Date.parse(a.createdAt) - Date.parse(b.createdAt) || (a.submissionId < b.submissionId ? -1 : 1)))
+    .map((s) => s.submissionId);
+}
+
+async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<FormsinkError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.instance(error, FormsinkError);
+    assert.instance(error, Error);
+    return error as FormsinkError;
+  }
+  throw new Error("expected the call to fail");
+}
+
+export function clientSuite(name: string, start: StartClientTarget, options: { basePath?: string } = {}): void {
+  const t = suite<{ target: ClientTarget }>(`client: ${name}`);
+  t.before(async (context) => {
+    context.target = await start({ basePath: options.basePath ?? "" });
+  });
+  t.after(async ({ target }) => target.stop());
+
+  const clientFor = async (target: ClientTarget): Promise<FormsinkClient & { insert(rows: Submission[]): Promise<void> }> => {
+    const account = await target.newAccount();
+    return Object.assign(createClient({ baseUrl: target.baseUrl, apiKey: account.key }), { insert: account.insert });
+  };
+
+  t("create, get, list, updateStatus, delete: each answers what the API does", async ({ target }) => {
+    const client = await clientFor(target);
+    const created = await client.create({ popupId: "popup_1", data: { email: "jane@example.com", tags: ["a"] }, domain: "example.com", device: "mobile" });
+    assert.is(created.popupId, "popup_1");
+    assert.is(created.status, "pending");
+    assert.equal(await client.get(created.submissionId), created);
+    const page = await client.list({ popupId: "popup_1", limit: 5 });
+    assert.equal(page, { items: [created], limit: 5, offset: 0, total: 1 });
+    assert.equal(await client.updateStatus(created.submissionId, "completed"), {
+      message: "Submission status updated", submissionId: created.submissionId, status: "completed",
+    });
+    assert.is((await client.list({ status: "completed" })).total, 1);
+    assert.equal(await client.delete(created.submissionId), { message: "Submission deleted", submissionId: created.submissionId });
+    const gone = await rejection(client.get(created.submissionId));
+    assert.is(gone.status, 404);
+    assert.is(gone.message, "Submission not found");
+  });
+
+  t("errors are FormsinkErrors carrying the status and the API's message", async ({ target }) => {
+    const client = await clientFor(target);
+    const tooMany = await rejection(client.list({ limit: 101 }));
+    assert.is(tooMany.status, 400);
+    assert.is(tooMany.message, "limit must be at most 100 (was 101)");
+    const badBody = await rejection(client.create({ popupId: "", data: {} }));
+    assert.is(badBody.status, 400);
+    assert.match(badBody.message, /popupId/);
+    const wrongKey = createClient({ baseUrl: target.baseUrl, apiKey: "fs_sk_nonsense" });
+    const unauthorized = await rejection(wrongKey.list());
+    assert.is(unauthorized.status, 401);
+    assert.is(unauthorized.message, "Invalid API key");
+    assert.is((await rejection(all(wrongKey.export()))).status, 401);
+    // an answer that is not the API's (a wrong base URL): the status line is the message
+    const elsewhere = createClient({ baseUrl: new URL("/nothing-here/", target.baseUrl), apiKey: "x" });
+    const notFound = await rejection(elsewhere.list());
+    assert.is(notFound.status, 404);
+  });
+
+  t("export: every matching submission, exactly, as an async iterator; instants as Dates", async ({ target }) => {
+    const client = await clientFor(target);
+    const data = rows(2345, 3);
+    await client.insert(data);
+    const byId = new Map(data.map((s) => [s.submissionId, s]));
+    const everything = await all(client.export());
+    assert.equal(everything.map((s) => s.submissionId), order(data, "desc"));
+    for (const submission of everything) assert.equal(submission, byId.get(submission.submissionId));
+    const after = new Date(T0 + 100);
+    const filtered = await all(client.export({ orderBy: "created_at", status: "completed", popupId: "popup_1", createdAfter: after }));
+    const expected = data.filter((s) => s.status === "completed" && s.popupId === "popup_1" && Date.parse(s.createdAt) > after.getTime());
+    assert.equal(filtered.map((s) => s.submissionId), order(expected, "asc"));
+  });
+
+  t("export: stopping early ends the iterator cleanly, and the client stays usable", async ({ target }) => {
+    const client = await clientFor(target);
+    await client.insert(rows(3000, 1));
+    let taken = 0;
+    for await (const _ of client.export()) if (++taken === 10) break;
+    assert.is(taken, 10);
+    assert.is((await client.list()).total, 3000);
+    const controller = new AbortController();
+    const iterator = client.export({}, { signal: controller.signal });
+    await iterator.next();
+    controller.abort();
+    let aborted = false;
+    try {
+      for await (const _ of iterator);
+    } catch {
+      aborted = true;
+    }
+    assert.ok(aborted, "an aborted export throws");
+  });
+
+  t("listAll: pages through everything exactly once, in order, even with more rows in one millisecond than a page holds", async ({ target }) => {
+    const client = await clientFor(target);
+    const data = [...rows(400, 7), ...rows(60, 60).map((s) => ({ ...s, createdAt: new Date(T0 + 1000).toISOString() }))];
+    await client.insert(data);
+    for (const orderBy of ["created_at", "created_at_desc"] as const) {
+      for (const pageSize of [7, 25, 100]) {
+        const seen = await all(client.listAll({ orderBy }, { pageSize }));
+        assert.equal(seen.map((s) => s.submissionId), order(data, orderBy === "created_at" ? "asc" : "desc"), `${orderBy} by ${pageSize}`);
+      }
+    }
+    const pending = await all(client.listAll({ status: "pending", createdBefore: new Date(T0 + 30).toISOString() }, { pageSize: 9 }));
+    assert.equal(pending.map((s) => s.submissionId), order(data.filter((s) => s.status === "pending" && Date.parse(s.createdAt) < T0 + 30), "desc"));
+  });
+
+  t("listAll: submissions created while paging are neither repeated nor shift what follows", async ({ target }) => {
+    const client = await clientFor(target);
+    const data = rows(50, 1);
+    await client.insert(data);
+    const seen: string[] = [];
+    for await (const submission of client.listAll({}, { pageSize: 10 })) {
+      seen.push(submission.submissionId);
+      // a newer submission arrives after every page's first item; newest-first paging must not repeat
+      if (seen.length % 10 === 1) await client.create({ popupId: "late", data: {} });
+    }
+    assert.equal(seen.slice(-50), order(data, "desc"));
+    assert.is(new Set(seen).size, seen.length);
+  });
+
+  t.run();
+}
