@@ -1,38 +1,71 @@
 /**
  * `formsink/client`: a small typed client for the formsink HTTP API, on nothing but `fetch`,
- * so it runs in browsers, Node, Bun, Deno and Workers alike. Its request and response types
- * come from the schemas the server validates with (`src/schemas.ts`); it imports them as types
- * only, so none of the server's code ships with it.
+ * so it runs in browsers, Node, Bun, Deno and Workers alike, and ships none of the server's code.
  *
  *   const formsink = createClient({ baseUrl: "https://forms.example.com", apiKey: process.env.FORMSINK_KEY });
  *   for await (const submission of formsink.export({ status: "pending" })) console.log(submission.data.email);
+ *
+ * Its types are written out here (JSR wants explicit types in a public API, and the client's
+ * users should not need arktype's), and `test/client/types.ts` checks at compile time that each
+ * is exactly the type the server's schema infers (`src/schemas.ts`), so they cannot drift.
  */
-import type {
-  createSubmissionBody, deleteResult, exportQuery, listQuery, statusUpdateResult, submission, submissionList,
-} from "../schemas.ts";
+import type { Device, JsonValue, Submission, SubmissionData, SubmissionStatus } from "../submission.ts";
 
-export type Submission = typeof submission.infer;
-export type SubmissionList = typeof submissionList.infer;
-export type StatusUpdateResult = typeof statusUpdateResult.infer;
-export type DeleteResult = typeof deleteResult.infer;
-export type CreateSubmission = typeof createSubmissionBody.infer;
-export type SubmissionStatus = Submission["status"];
+export type { Device, JsonValue, Submission, SubmissionData, SubmissionStatus };
+
+/** A list page: the schema `submissionList`. */
+export interface SubmissionList {
+  items: Submission[];
+  limit: number;
+  offset: number;
+  /** Every match, whatever the limit and offset. */
+  total: number;
+}
+
+/** The schema `statusUpdateResult`. */
+export interface StatusUpdateResult {
+  message: "Submission status updated";
+  submissionId: string;
+  status: SubmissionStatus;
+}
+
+/** The schema `deleteResult`. */
+export interface DeleteResult {
+  message: "Submission deleted";
+  submissionId: string;
+}
+
+/** A create's body: the schema `createSubmissionBody`. */
+export interface CreateSubmission {
+  popupId: string;
+  data: SubmissionData;
+  domain?: string;
+  device?: Device;
+  userAgent?: string;
+}
 
 /** An instant as ISO 8601 text (`2025-07-12T10:30:00Z`) or a Date. */
 export type Instant = string | Date;
 
-/** The filters and order of a list or an export; each as the API takes it, instants also as Dates. */
-export type SubmissionFilters = Omit<typeof exportQuery.inferIn, "format" | "createdAfter" | "createdBefore"> & {
+/** The filters and order of a list or an export: the schema `exportQuery` without `format`, instants also as Dates. */
+export interface SubmissionFilters {
+  popupId?: string;
+  domain?: string;
+  device?: string;
+  status?: SubmissionStatus;
+  /** Default `created_at_desc`, newest first. */
+  orderBy?: "created_at" | "created_at_desc";
   /** Exclusive. */
   createdAfter?: Instant;
   /** Exclusive. */
   createdBefore?: Instant;
-};
+}
 
-/** A list page's query: the filters plus `limit` (1..100, default 10) and `offset`. */
-export type ListOptions = SubmissionFilters & {
-  [K in keyof Pick<typeof listQuery.inferIn, "limit" | "offset">]?: number;
-};
+/** A list page's query: the filters plus `limit` (1..100, default 10) and `offset` (the schema `listQuery`). */
+export interface ListOptions extends SubmissionFilters {
+  limit?: number;
+  offset?: number;
+}
 
 export interface RequestOptions {
   /** Aborts the request (and, for iterators, the rest of the walk). */

@@ -42,7 +42,20 @@ async function forward(req: IncomingMessage, res: ServerResponse): Promise<void>
   // The body is passed on decoded, so its encoding and length headers no longer apply.
   const answer = [...response.headers].filter(([name]) => name !== "content-encoding" && name !== "content-length");
   res.writeHead(response.status, answer.flat());
-  res.end(Buffer.from(await response.arrayBuffer()));
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  // Streamed, and cancelled when the client goes away, so that a client that stops reading
+  // (an export it abandons) is seen by workerd as a client that hung up.
+  const reader = response.body.getReader();
+  res.once("close", () => void reader.cancel().catch(() => {}));
+  for (;;) {
+    const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+    if (done || res.destroyed) break;
+    if (!res.write(value)) await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
+  }
+  res.end();
 }
 
 const hrana = await startHranaServer(HRANA_TOKEN);
