@@ -72,13 +72,16 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+/** The part of `fetch` the client uses; any runtime's `fetch` fits it. */
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
 export interface ClientOptions {
   /** Where the API is mounted: an origin, plus the handler's base path if it has one (`https://example.com/forms`). */
   baseUrl: string | URL;
   /** A secret key (`fs_sk_...`), sent in `x-api-key`. */
   apiKey: string;
   /** Default: the global `fetch`. */
-  fetch?: typeof fetch;
+  fetch?: Fetch;
 }
 
 /** Any answer that is not a success: the status, and the message the API gave. */
@@ -120,7 +123,7 @@ export function createClient(options: ClientOptions): FormsinkClient {
   const base = new URL(options.baseUrl);
   if (!base.pathname.endsWith("/")) base.pathname += "/";
   // Called as a plain function: some runtimes refuse `fetch` called on another object.
-  const fetcher: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const fetcher: Fetch = options.fetch ?? ((input, init) => fetch(input, init));
 
   const send = async (method: string, path: string, init: { query?: object; body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<Response> => {
     const url = new URL(path, base);

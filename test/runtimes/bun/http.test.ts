@@ -1,9 +1,12 @@
-/** The HTTP contract against `Bun.serve` (adapters/bun.ts), and the libSQL store under Bun. */
+/** The HTTP contract against `Bun.serve` (adapters/bun.ts), the typed client against it, and the libSQL store under Bun. */
 import { serve } from "../../../adapters/bun.ts";
 import { createLibsqlStore } from "../../../src/stores/libsql/index.ts";
+import { clientTarget } from "../../client/server-target.ts";
+import { clientSuite } from "../../client/suite.ts";
 import { overSocket } from "../../http/over-socket.ts";
 import { httpSuite } from "../../http/suite.ts";
 import { storeConformance } from "../../stores/conformance.ts";
 
 httpSuite("bun server, libSQL :memory:", overSocket(serve), { createStore: () => createLibsqlStore({ url: ":memory:" }) });
 storeConformance("libSQL :memory: under Bun", async () => ({ store: await createLibsqlStore({ url: ":memory:" }) }));
+clientSuite("bun server", clientTarget(serve));
