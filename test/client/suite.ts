@@ -5,13 +5,15 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { createClient, type FormsinkClient, FormsinkError, type Submission } from "../../src/client/index.ts";
+import { createClient, type Fetch, type FormsinkClient, FormsinkError, type Submission } from "../../src/client/index.ts";
 
 export interface ClientTarget {
   /** Where the API is, with the server's base path. */
   baseUrl: string;
   /** A secret key of a fresh, empty account. */
   newAccount(): Promise<{ key: string; insert(rows: Submission[]): Promise<void> }>;
+  /** The fetch the clients use, when the server is reached in some special way (default: the global one). */
+  fetch?: Fetch;
   stop(): Promise<void>;
 }
 
@@ -66,7 +68,7 @@ export function clientSuite(name: string, start: StartClientTarget, options: { b
 
   const clientFor = async (target: ClientTarget): Promise<FormsinkClient & { insert(rows: Submission[]): Promise<void> }> => {
     const account = await target.newAccount();
-    return Object.assign(createClient({ baseUrl: target.baseUrl, apiKey: account.key }), { insert: account.insert });
+    return Object.assign(createClient({ baseUrl: target.baseUrl, apiKey: account.key, fetch: target.fetch }), { insert: account.insert });
   };
 
   t("create, get, list, updateStatus, delete: each answers what the API does", async ({ target }) => {
@@ -95,13 +97,13 @@ export function clientSuite(name: string, start: StartClientTarget, options: { b
     const badBody = await rejection(client.create({ popupId: "", data: {} }));
     assert.is(badBody.status, 400);
     assert.match(badBody.message, /popupId/);
-    const wrongKey = createClient({ baseUrl: target.baseUrl, apiKey: "fs_sk_nonsense" });
+    const wrongKey = createClient({ baseUrl: target.baseUrl, apiKey: "fs_sk_nonsense", fetch: target.fetch });
     const unauthorized = await rejection(wrongKey.list());
     assert.is(unauthorized.status, 401);
     assert.is(unauthorized.message, "Invalid API key");
     assert.is((await rejection(all(wrongKey.export()))).status, 401);
     // an answer that is not the API's (a wrong base URL): the status line is the message
-    const elsewhere = createClient({ baseUrl: new URL("/nothing-here/", target.baseUrl), apiKey: "x" });
+    const elsewhere = createClient({ baseUrl: new URL("/nothing-here/", target.baseUrl), apiKey: "x", fetch: target.fetch });
     const notFound = await rejection(elsewhere.list());
     assert.is(notFound.status, 404);
   });

@@ -4,6 +4,7 @@
  * - the HTTP contract, each fixture's handler served by this worker: the suite's requests leave
  *   workerd and come back in through its HTTP server, sent by Node's fetch like any client's;
  * - the store conformance suite against Miniflare's local D1;
+ * - the typed client, from inside workerd, against a handler on D1 that this worker serves;
  * - the Workers adapter itself (`formsink/workers`) with a D1 binding and with a remote libSQL
  *   database over HTTP.
  */
@@ -15,6 +16,8 @@ import { createApiKey } from "../../../src/auth/keys.ts";
 import type { SubmissionStore } from "../../../src/store.ts";
 import { createD1Store, type D1Database } from "../../../src/stores/d1/index.ts";
 import { createLibsqlStore } from "../../../src/stores/libsql/index.ts";
+import { createSubmissionsHandler } from "../../../src/handler.ts";
+import { clientSuite } from "../../client/suite.ts";
 import { httpSuite, type FetchHandler, type StartHttpTarget } from "../../http/suite.ts";
 import { storeConformance } from "../../stores/conformance.ts";
 
@@ -62,6 +65,26 @@ async function freshD1Store(): Promise<SubmissionStore> {
 }
 
 httpSuite("workerd, memory store", servedByThisWorker);
+// The client inside workerd, against a handler this worker serves (reached through the relay).
+clientSuite("workerd, D1", async ({ basePath }) => {
+  const store = await freshD1Store();
+  const id = crypto.randomUUID();
+  targets.set(id, createSubmissionsHandler(store, { basePath }));
+  let accounts = 0;
+  return {
+    baseUrl: `${env.RELAY_URL}${basePath}`,
+    fetch: (input, init) => {
+      const request = new Request(input, init);
+      request.headers.set(TARGET_HEADER, id);
+      return fetch(request);
+    },
+    async newAccount() {
+      const { key, record } = await createApiKey(store, { account: `client-${++accounts}` });
+      return { key, insert: async (rows) => void (await store.importSubmissions(record.accountId, rows)) };
+    },
+    stop: async () => void targets.delete(id),
+  };
+});
 httpSuite("workerd, D1", servedByThisWorker, { createStore: freshD1Store });
 storeConformance("D1 in workerd", async () => ({ store: await freshD1Store() }));
 
