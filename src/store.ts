@@ -19,7 +19,17 @@ export interface SubmissionStore {
    * one does). No total. Exports read this way, page by page.
    */
   walkSubmissions(accountId: string, walk: SubmissionWalk): Promise<Submission[]>;
-  /** The distinct top-level keys of `data` over every match, sorted by code unit, at most `limit`. */
+  /**
+   * The same page, each submission as the JSON text `JSON.stringify` gives it (keys in the
+   * order of `Submission`): what an NDJSON export writes, without parsing and re-serialising.
+   */
+  walkSubmissionsAsJson(accountId: string, walk: SubmissionWalk): Promise<string[]>;
+  /**
+   * The top-level `data` keys the matches of `filter` can have, sorted by code point, at most
+   * `limit`: every key of every match, and perhaps more. A store may keep a key list per popup
+   * that only `popupId` narrows and deletes do not shrink (the SQL store does: a CSV export
+   * then knows its columns without a pass over the rows).
+   */
   listDataKeys(accountId: string, filter: SubmissionFilter, limit: number): Promise<string[]>;
   /**
    * Inserts the submissions whose id the account does not have yet, all in one transaction,

@@ -22,6 +22,10 @@ export type FieldColumn = (typeof FIELD_COLUMNS)[number];
 export const DATA_COLUMN_PREFIX = "data.";
 
 const FORMULA_START = /^[=+\-@\t\r]/;
+/** Most cells: nothing to neutralise, nothing to quote. One test lets them through as they are. */
+const PLAIN_CELL = /^(?![=+\-@\t\r'])[^",\r\n]*$/;
+/** Strings that might read as JSON or a number: the rest are plain text without a closer look. */
+const MAYBE_NOT_TEXT = /^(?:$|[-\d"[{tfn])/;
 const PLAIN_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 /** Data cells that are JSON rather than plain text. */
 const JSON_CELL = /^(?:["[{]|true$|false$|null$)/;
@@ -32,20 +36,24 @@ export function csvHeader(dataKeys: readonly string[]): string {
   return csvRow([...FIELD_COLUMNS, ...dataKeys.map((key) => DATA_COLUMN_PREFIX + key)]);
 }
 
-/** One submission as a row under `csvHeader(dataKeys)`. */
+/** One submission as a row under `csvHeader(dataKeys)`. Written for speed: exports run it a million times. */
 export function csvRecord(submission: Submission, dataKeys: readonly string[]): string {
-  const cells = FIELD_COLUMNS.map((column) => submission[column]);
-  for (const key of dataKeys) cells.push(encodeDataValue(Object.hasOwn(submission.data, key) ? submission.data[key] : undefined));
-  return csvRow(cells);
+  // submissionId, device, status and createdAt never need quoting or neutralising
+  let row = `${submission.submissionId},${cell(submission.popupId)},${cell(submission.domain)},${cell(submission.userAgent)},${submission.device},${submission.status},${submission.createdAt}`;
+  const data = submission.data;
+  for (const key of dataKeys) row += `,${Object.hasOwn(data, key) ? cell(encodeDataValue(data[key])) : ""}`;
+  return `${row}\r\n`;
 }
 
 function csvRow(cells: readonly string[]): string {
-  return `${cells.map(quote).join(",")}\r\n`;
+  return `${cells.map(cell).join(",")}\r\n`;
 }
 
-function quote(text: string): string {
-  const cell = neutralise(text);
-  return NEEDS_QUOTES.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+/** The text as a CSV cell: neutralised, then quoted if it must be. */
+function cell(text: string): string {
+  if (PLAIN_CELL.test(text)) return text;
+  const neutralised = neutralise(text);
+  return NEEDS_QUOTES.test(neutralised) ? `"${neutralised.replaceAll('"', '""')}"` : neutralised;
 }
 
 /** The cell a spreadsheet will not run: see the header of this file. */
@@ -60,8 +68,12 @@ export function unneutralise(cell: string): string {
 
 export function encodeDataValue(value: JsonValue | undefined): string {
   if (value === undefined) return "";
-  if (typeof value === "string" && value !== "" && !JSON_CELL.test(value) && !PLAIN_NUMBER.test(value)) return value;
-  return JSON.stringify(value);
+  if (typeof value === "string") {
+    if (!MAYBE_NOT_TEXT.test(value) || (value !== "" && !JSON_CELL.test(value) && !PLAIN_NUMBER.test(value))) return value;
+    return JSON.stringify(value);
+  }
+  // for finite numbers, booleans and null, String() is JSON's text
+  return typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
 }
 
 /** The data value of a cell (after `unneutralise`); undefined when the cell is empty. Throws a SyntaxError for bad JSON. */

@@ -5,7 +5,7 @@
  */
 import { HttpError } from "../http/errors.ts";
 import type { ExportFormat } from "../schemas.ts";
-import type { SubmissionCursor, SubmissionFilter, SubmissionStore } from "../store.ts";
+import type { SubmissionCursor, SubmissionFilter, SubmissionStore, SubmissionWalk } from "../store.ts";
 import type { Submission } from "../submission.ts";
 import { csvHeader, csvRecord } from "./csv.ts";
 
@@ -13,6 +13,13 @@ import { csvHeader, csvRecord } from "./csv.ts";
 export const MAX_CSV_DATA_COLUMNS = 1000;
 
 export const DEFAULT_EXPORT_PAGE_SIZE = 1000;
+
+/**
+ * Output a page aims at. Pages shrink below the page size when rows are large (data up to the
+ * body limit each), so that a page of big rows holds about this much, not a thousand times 64 KiB.
+ */
+const PAGE_TEXT_TARGET = 1024 * 1024;
+const MIN_PAGE_SIZE = 16;
 
 export const EXPORT_MEDIA_TYPES: Record<ExportFormat, string> = {
   csv: "text/csv; charset=utf-8; header=present",
@@ -42,15 +49,17 @@ export async function openExport(store: SubmissionStore, accountId: string, opti
     if (dataKeys.length > MAX_CSV_DATA_COLUMNS) {
       throw new HttpError(
         400,
-        `These submissions have more than ${MAX_CSV_DATA_COLUMNS} distinct data keys, too many CSV columns; export them with format=ndjson, or narrow the export (popupId, createdAfter)`,
+        `These submissions have more than ${MAX_CSV_DATA_COLUMNS} distinct data keys, too many CSV columns; export them with format=ndjson, or one popup at a time with popupId`,
       );
     }
   }
-  const formatRecord = format === "csv" ? (s: Submission) => csvRecord(s, dataKeys) : (s: Submission) => `${JSON.stringify(s)}\n`;
-  const readPage = (after: SubmissionCursor | undefined) => store.walkSubmissions(accountId, { ...filter, order, limit: pageSize, after });
+  const readPage = format === "csv" ? csvPages(store, accountId, dataKeys) : ndjsonPages(store, accountId);
+  const walk = (after: SubmissionCursor | undefined, limit: number) => readPage({ ...filter, order, limit, after });
 
   const encoder = new TextEncoder();
-  let page = await readPage(undefined);
+  // The limit each page was read with, to tell a short (last) page.
+  let limit = pageSize;
+  let page = await walk(undefined, limit);
   let rows = 0;
   let head = format === "csv" ? csvHeader(dataKeys) : "";
   return new ReadableStream<Uint8Array>({
@@ -59,21 +68,54 @@ export async function openExport(store: SubmissionStore, accountId: string, opti
     // gets no further page read.
     async pull(controller) {
       const current = page;
-      let text = head;
+      const text = head + current.text;
       head = "";
-      for (const submission of current) text += formatRecord(submission);
-      rows += current.length;
+      rows += current.rows;
       if (text !== "") controller.enqueue(encoder.encode(text));
       onProgress?.(rows);
-      const last = current.at(-1);
       // A short page is the last one; the next starts after the last row handed out.
-      if (current.length < pageSize || last === undefined) {
+      if (current.rows < limit || current.last === undefined) {
         controller.close();
         return;
       }
-      page = await readPage({ createdAt: Date.parse(last.createdAt), submissionId: last.submissionId });
+      const fitting = Math.floor((current.rows * PAGE_TEXT_TARGET) / Math.max(1, text.length));
+      limit = Math.max(MIN_PAGE_SIZE, Math.min(pageSize, fitting));
+      page = await walk(current.last, limit);
     },
   });
+}
+
+interface Page {
+  /** The page's records, formatted. */
+  text: string;
+  rows: number;
+  /** Where the next page starts. */
+  last?: SubmissionCursor;
+}
+
+function csvPages(store: SubmissionStore, accountId: string, dataKeys: readonly string[]) {
+  return async (walk: SubmissionWalk): Promise<Page> => {
+    const submissions = await store.walkSubmissions(accountId, walk);
+    let text = "";
+    for (const submission of submissions) text += csvRecord(submission, dataKeys);
+    return { text, rows: submissions.length, last: cursorOf(submissions.at(-1)) };
+  };
+}
+
+function ndjsonPages(store: SubmissionStore, accountId: string) {
+  return async (walk: SubmissionWalk): Promise<Page> => {
+    const lines = await store.walkSubmissionsAsJson(accountId, walk);
+    const last = lines.at(-1);
+    return {
+      text: lines.length === 0 ? "" : `${lines.join("\n")}\n`,
+      rows: lines.length,
+      last: last === undefined ? undefined : cursorOf(JSON.parse(last) as Submission),
+    };
+  };
+}
+
+function cursorOf(submission: Submission | undefined): SubmissionCursor | undefined {
+  return submission && { createdAt: Date.parse(submission.createdAt), submissionId: submission.submissionId };
 }
 
 /** `submissions-20250712T103000Z.csv`: sorts by time, and safe in every file system. */

@@ -5,6 +5,7 @@
 import { createMemoryRateLimiter } from "../rate-limit/limiter.ts";
 import type {
   Account, ApiKeyListing, ApiKeyRecord, IdempotencyRecord, SubmissionFilter, SubmissionPage, SubmissionQuery, SubmissionStore,
+  SubmissionWalk,
 } from "../store.ts";
 import type { Submission, SubmissionStatus } from "../submission.ts";
 import { compareByCodePoint, compareSubmissions, isAfter, matchesFilter } from "./query.ts";
@@ -32,6 +33,10 @@ export function createMemoryStore(): SubmissionStore {
     const direction = order === "asc" ? 1 : -1;
     return [...submissionsOf(accountId).values()].filter((s) => matchesFilter(s, filter)).sort((a, b) => direction * compareSubmissions(a, b));
   };
+  const walkPage = (accountId: string, walk: SubmissionWalk) => {
+    const { after, order } = walk;
+    return sorted(accountId, walk, order).filter((s) => after === undefined || isAfter(s, after, order)).slice(0, walk.limit);
+  };
   // Callers get copies, so editing a returned object never edits the store.
   const copy = <T>(value: T): T => structuredClone(value);
 
@@ -52,9 +57,10 @@ export function createMemoryStore(): SubmissionStore {
       return { items: matching.slice(query.offset, query.offset + query.limit).map(copy), total: matching.length };
     },
     async walkSubmissions(accountId, walk) {
-      const { after, order } = walk;
-      const matching = sorted(accountId, walk, order).filter((s) => after === undefined || isAfter(s, after, order));
-      return matching.slice(0, walk.limit).map(copy);
+      return walkPage(accountId, walk).map(copy);
+    },
+    async walkSubmissionsAsJson(accountId, walk) {
+      return walkPage(accountId, walk).map((submission) => JSON.stringify(submission));
     },
     async listDataKeys(accountId, filter, limit) {
       const keys = new Set<string>();

@@ -876,6 +876,10 @@ function exportCancelSuite(target: string, start: StartHttpTarget, createStore: 
           rowsRead += page.length;
           return page;
         },
+        walkSubmissionsAsJson: (accountId, walk) => {
+          pagesRead++;
+          return store.walkSubmissionsAsJson(accountId, walk);
+        },
       }),
     });
     try {

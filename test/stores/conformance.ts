@@ -10,6 +10,7 @@ import type {
   ApiKeyRecord, SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionStore, SubmissionWalk,
 } from "../../src/store.ts";
 import type { Device, Submission, SubmissionStatus } from "../../src/submission.ts";
+import { awkwardSubmissions } from "../import/support.ts";
 
 export interface StoreUnderTest {
   store: SubmissionStore;
@@ -351,26 +352,59 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.equal(await store.walkSubmissions("acct-with-nothing", { order: "asc", limit: 10 }), []);
   });
 
-  t("listDataKeys: the distinct top-level keys of the matches, sorted by code point, at most limit", async ({ store }) => {
+  t("walkSubmissionsAsJson: the same pages, each submission exactly as JSON.stringify writes it", async ({ store }) => {
+    const awkward = awkwardSubmissions();
+    const times = ["1969-12-31T23:59:59.999Z", "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "2025-07-12T10:30:00.001Z", "2025-07-12T10:30:00.999Z"];
+    times.forEach((createdAt, i) => (awkward[i]!.createdAt = createdAt));
+    await store.importSubmissions(ACCOUNT, awkward);
+    await store.insertSubmission(OTHER_ACCOUNT, seedRows(1)[0]!);
+    for (const order of ["asc", "desc"] as const) {
+      for (const limit of [1, 4, 100]) {
+        let after: SubmissionCursor | undefined;
+        for (let pages = 0; pages < 100; pages++) {
+          const walk = { order, limit, after, popupId: undefined };
+          const [submissions, lines] = [await store.walkSubmissions(ACCOUNT, walk), await store.walkSubmissionsAsJson(ACCOUNT, walk)];
+          assert.equal(lines, submissions.map((submission) => JSON.stringify(submission)), `${order} by ${limit}, page ${pages}`);
+          if (submissions.length < limit) break;
+          const last = submissions.at(-1)!;
+          after = { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId };
+        }
+      }
+    }
+    const all = await store.walkSubmissionsAsJson(ACCOUNT, { order: "asc", limit: 1000, status: "completed" });
+    assert.equal(all.map((line) => JSON.parse(line) as Submission), awkward.filter((s) => s.status === "completed").sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt)));
+  });
+
+  t("listDataKeys: every key the matches have, per popup, sorted by code point, at most limit", async ({ store }) => {
     const base = seedRows(1)[0]!;
     const row = (minute: number, popupId: string, data: Submission["data"]): Submission => ({
       ...base, submissionId: crypto.randomUUID(), popupId, data, createdAt: new Date(T0 + minute * 60_000).toISOString(),
     });
     // "\u{1F600}" is past U+FFFF and "\uE000" is not: by code point the emoji comes last,
     // by UTF-16 unit it would come first
-    for (const submission of [
+    const rows = [
       row(1, "popup_a", { name: "a", email: "a@x", nested: { inner: 1 } }),
       row(2, "popup_a", { email: "b@x", "\u{1F600}": true, "\uE000": 1 }),
       row(3, "popup_b", { zip: "1", Email: "c@x" }),
       row(4, "popup_b", {}),
-    ]) await store.insertSubmission(ACCOUNT, submission);
+    ];
+    await store.insertSubmission(ACCOUNT, rows[0]!);
+    await store.insertSubmission(ACCOUNT, rows[1]!);
+    await store.importSubmissions(ACCOUNT, rows.slice(2)); // both ways of adding rows keep the keys
     await store.insertSubmission(OTHER_ACCOUNT, row(1, "popup_a", { secret: 1 }));
-    assert.equal(await store.listDataKeys(ACCOUNT, {}, 100), ["Email", "email", "name", "nested", "zip", "\uE000", "\u{1F600}"]);
-    assert.equal(await store.listDataKeys(ACCOUNT, { popupId: "popup_a" }, 100), ["email", "name", "nested", "\uE000", "\u{1F600}"]);
-    assert.equal(await store.listDataKeys(ACCOUNT, { createdAfter: T0 + 2 * 60_000 }, 100), ["Email", "zip"]);
-    assert.equal(await store.listDataKeys(ACCOUNT, { popupId: "popup_b", createdAfter: T0 + 3 * 60_000 }, 100), []);
+    const popupA = ["email", "name", "nested", "\uE000", "\u{1F600}"];
+    const all = ["Email", "email", "name", "nested", "zip", "\uE000", "\u{1F600}"];
+    assert.equal(await store.listDataKeys(ACCOUNT, {}, 100), all);
+    assert.equal(await store.listDataKeys(ACCOUNT, { popupId: "popup_a" }, 100), popupA);
+    assert.equal(await store.listDataKeys(ACCOUNT, { popupId: "popup_c" }, 100), []);
     assert.equal(await store.listDataKeys(ACCOUNT, {}, 3), ["Email", "email", "name"]);
     assert.equal(await store.listDataKeys(OTHER_ACCOUNT, {}, 100), ["secret"]);
+    // other filters may narrow the keys or not, but never below the keys of their matches
+    const after2 = await store.listDataKeys(ACCOUNT, { createdAfter: T0 + 2 * 60_000 }, 100);
+    for (const key of ["Email", "zip"]) assert.ok(after2.includes(key), `${key} in ${after2}`);
+    assert.ok(after2.every((key) => all.includes(key)));
+    const pendingA = await store.listDataKeys(ACCOUNT, { popupId: "popup_a", status: base.status }, 100);
+    assert.ok(popupA.every((key) => pendingA.includes(key)) && pendingA.every((key) => popupA.includes(key)));
   });
 
   t("importSubmissions: inserts what is new, exactly as given, and counts it; again it changes nothing", async ({ store }) => {

@@ -162,4 +162,25 @@ migrations("a migration that fails leaves the schema at the version before it", 
   }
 });
 
+migrations("migration 2 fills the data key list from the rows a version-1 database already has", async ({ url }) => {
+  const client = createClient({ url });
+  try {
+    await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+    await client.batch([{ sql: "INSERT INTO formsink_migrations VALUES (1, 'then')", args: [] }, ...MIGRATIONS[0]!.map((sql) => ({ sql, args: [] }))], "write");
+    const insert = "INSERT INTO submissions (account_id, id, popup_id, domain, device, user_agent, status, created_at, data) VALUES (?, ?, ?, '', 'unknown', '', 'pending', 0, ?)";
+    await client.execute({ sql: insert, args: ["acct", "id-1", "popup_a", '{"email":"a@x","name":"A"}'] });
+    await client.execute({ sql: insert, args: ["acct", "id-2", "popup_b", '{"zip":"1"}'] });
+  } finally {
+    client.close();
+  }
+  const store = await createLibsqlStore({ url });
+  try {
+    assert.equal(await store.listDataKeys("acct", {}, 10), ["email", "name", "zip"]);
+    assert.equal(await store.listDataKeys("acct", { popupId: "popup_b" }, 10), ["zip"]);
+  } finally {
+    await store.close();
+  }
+  assert.equal(await versions(url), MIGRATIONS.map((_, i) => i + 1));
+});
+
 migrations.run();

@@ -20,6 +20,11 @@ const INSERT_SQL = `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS})
   FROM json_each(?) WHERE true
   ON CONFLICT (account_id, id) DO NOTHING`;
 
+// The same rows' data keys, for the key list CSV exports take their columns from.
+const KEYS_SQL = `INSERT OR IGNORE INTO submission_data_keys (account_id, popup_id, key)
+  SELECT DISTINCT ?, json_extract(row.value, '$[1]'), data_key.key
+  FROM json_each(?) AS row, json_each(json_extract(row.value, '$[7]')) AS data_key`;
+
 /** Statements that insert `submissions` into the account, skipping ids it already has. */
 export function importStatements(accountId: string, submissions: readonly Submission[]): SqlStatement[] {
   const statements: SqlStatement[] = [];
@@ -27,7 +32,8 @@ export function importStatements(accountId: string, submissions: readonly Submis
   let length = 0;
   const flush = () => {
     if (chunk.length === 0) return;
-    statements.push({ sql: INSERT_SQL, args: [accountId, `[${chunk.join(",")}]`] });
+    const rows = `[${chunk.join(",")}]`;
+    statements.push({ sql: INSERT_SQL, args: [accountId, rows] }, { sql: KEYS_SQL, args: [accountId, rows] });
     chunk = [];
     length = 0;
   };

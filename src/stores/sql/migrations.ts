@@ -63,4 +63,17 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     )`,
     `CREATE INDEX rate_limit_counters_by_end ON rate_limit_counters (window_end)`,
   ],
+  // 3: the data keys each popup's submissions have used, so that a CSV export knows its columns
+  // without reading every row first. Kept by every insert; never shrunk (a deleted submission's
+  // keys stay), so it is a superset, which costs at most an empty column.
+  [
+    `CREATE TABLE submission_data_keys (
+      account_id TEXT NOT NULL,
+      popup_id TEXT NOT NULL,
+      key TEXT NOT NULL,
+      PRIMARY KEY (account_id, popup_id, key)
+    ) WITHOUT ROWID`,
+    `INSERT OR IGNORE INTO submission_data_keys (account_id, popup_id, key)
+      SELECT DISTINCT account_id, popup_id, data_key.key FROM submissions, json_each(submissions.data) AS data_key`,
+  ],
 ];

@@ -4,7 +4,7 @@
  */
 import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionQuery, SubmissionStore } from "../../store.ts";
 import type { Device, Submission, SubmissionData, SubmissionStatus } from "../../submission.ts";
-import type { SqlDriver, SqlRow, SqlValue } from "./driver.ts";
+import type { SqlDriver, SqlRow, SqlStatement, SqlValue } from "./driver.ts";
 import { importStatements } from "./import.ts";
 import { dataKeysStatement, listStatements, SUBMISSION_COLUMNS, walkStatement } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
@@ -21,10 +21,14 @@ export async function createSqlStore(driver: SqlDriver, close: () => void = () =
 function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
   return {
     async insertSubmission(accountId, s) {
-      await driver.execute({
-        sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        args: submissionValues(accountId, s),
-      });
+      // One transaction: the row and its data keys (for CSV columns) go in together or not at all.
+      await driver.batch(
+        [
+          { sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, args: submissionValues(accountId, s) },
+          keepDataKeys(accountId, s),
+        ],
+        "write",
+      );
     },
     async getSubmission(accountId, submissionId) {
       const { rows } = await driver.execute({
@@ -41,7 +45,11 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
     },
     async walkSubmissions(accountId, walk) {
       const { rows } = await driver.execute(walkStatement(accountId, walk));
-      return rows.map(toSubmission);
+      return rows.map((row) => fromPackedRow(String(row.submission)));
+    },
+    async walkSubmissionsAsJson(accountId, walk) {
+      const { rows } = await driver.execute(walkStatement(accountId, walk, "json"));
+      return rows.map((row) => String(row.submission));
     },
     async listDataKeys(accountId, filter, limit) {
       const { rows } = await driver.execute(dataKeysStatement(accountId, filter, limit));
@@ -49,9 +57,9 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
     },
     async importSubmissions(accountId, submissions) {
       if (submissions.length === 0) return 0;
-      // One batch: all of it is inserted, or none.
+      // One batch: all of it is inserted, or none. Statements alternate: rows, then their keys.
       const results = await driver.batch(importStatements(accountId, submissions), "write");
-      return results.reduce((inserted, result) => inserted + result.rowsAffected, 0);
+      return results.reduce((inserted, result, i) => (i % 2 === 0 ? inserted + result.rowsAffected : inserted), 0);
     },
     async setSubmissionStatus(accountId, submissionId, status: SubmissionStatus) {
       const result = await driver.execute({
@@ -91,6 +99,10 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
             sql: "SELECT fingerprint, submission_id, submission FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ?",
             args: [...record],
           },
+          keepDataKeys(accountId, s, {
+            sql: "EXISTS (SELECT 1 FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ? AND submission_id = ?)",
+            args: [...record, s.submissionId],
+          }),
         ],
         "write",
       );
@@ -176,6 +188,17 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
   };
 }
 
+/**
+ * Adds the submission's data keys to the key list CSV exports take their columns from; run in
+ * the batch that inserts the row (and, given `when`, only if that condition holds).
+ */
+function keepDataKeys(accountId: string, s: Submission, when?: { sql: string; args: SqlValue[] }): SqlStatement {
+  return {
+    sql: `INSERT OR IGNORE INTO submission_data_keys (account_id, popup_id, key) SELECT ?, ?, key FROM json_each(?)${when ? ` WHERE ${when.sql}` : ""}`,
+    args: [accountId, s.popupId, JSON.stringify(s.data), ...(when?.args ?? [])],
+  };
+}
+
 /** The values of an INSERT INTO submissions (account_id, SUBMISSION_COLUMNS). */
 function submissionValues(accountId: string, s: Submission): SqlValue[] {
   return [
@@ -195,6 +218,14 @@ function toSubmission(row: SqlRow): Submission {
     status: String(row.status) as SubmissionStatus,
     createdAt: new Date(Number(row.created_at)).toISOString(),
   };
+}
+
+/** A row packed by `walkStatement` into one JSON array, in `PACKED_COLUMNS` order. */
+function fromPackedRow(packed: string): Submission {
+  const [submissionId, popupId, domain, userAgent, device, status, createdAt, data] = JSON.parse(packed) as [
+    string, string, string, string, Device, SubmissionStatus, number, string,
+  ];
+  return { submissionId, popupId, data: JSON.parse(data) as SubmissionData, domain, userAgent, device, status, createdAt: new Date(createdAt).toISOString() };
 }
 
 function toApiKey(row: SqlRow): ApiKeyRecord {
