@@ -74,6 +74,12 @@ async function database(): Promise<string> {
   }
 }
 
+/** CPU seconds the process has used (user + system), from /proc/<pid>/stat. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
+}
+
 function rssBytes(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) * 1024;
@@ -86,12 +92,15 @@ interface ExportRun {
   firstByteMs: number;
   baselineRss: number;
   peakRss: number;
+  /** The server's CPU time over the wall time: near 100% means the server, not the reader, is the limit. */
+  serverCpu: number;
 }
 
 async function measureExport(url: string, key: string, pid: number, format: "csv" | "ndjson"): Promise<ExportRun> {
   const baselineRss = rssBytes(pid);
   let peakRss = baselineRss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssBytes(pid))), 20);
+  const cpuBefore = cpuSeconds(pid);
   const started = performance.now();
   try {
     const response = await fetch(`${url}/api/submission/export?format=${format}&orderBy=created_at`, { headers: { "x-api-key": key } });
@@ -107,7 +116,8 @@ async function measureExport(url: string, key: string, pid: number, format: "csv
     const seconds = (performance.now() - started) / 1000;
     peakRss = Math.max(peakRss, rssBytes(pid));
     // No field of these rows holds a line break, so lines are rows (and the CSV header).
-    return { rows: format === "csv" ? lines - 1 : lines, bytes, seconds, firstByteMs, baselineRss, peakRss };
+    const serverCpu = (cpuSeconds(pid) - cpuBefore) / seconds;
+    return { rows: format === "csv" ? lines - 1 : lines, bytes, seconds, firstByteMs, baselineRss, peakRss, serverCpu };
   } finally {
     clearInterval(sampler);
   }
@@ -133,9 +143,9 @@ try {
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 console.log(
   `\n${formatTable(
-    ["format", "rows", "MB", "seconds", "rows/s", "first byte ms", "RSS before MB", "RSS peak MB", "growth MB"],
+    ["format", "rows", "MB", "seconds", "rows/s", "server CPU", "first byte ms", "RSS before MB", "RSS peak MB", "growth MB"],
     results.map(([format, r]) => [
-      format, r.rows.toLocaleString("en-US"), mb(r.bytes), r.seconds.toFixed(2), Math.round(r.rows / r.seconds).toLocaleString("en-US"),
+      format, r.rows.toLocaleString("en-US"), mb(r.bytes), r.seconds.toFixed(2), Math.round(r.rows / r.seconds).toLocaleString("en-US"), `${(100 * r.serverCpu).toFixed(0)}%`,
       r.firstByteMs.toFixed(0), mb(r.baselineRss), mb(r.peakRss), mb(r.peakRss - r.baselineRss),
     ]),
   )}`,
