@@ -52,6 +52,8 @@ async function database(): Promise<string> {
   const keyFile = `${DATABASE}.key`;
   if (existsSync(DATABASE) && existsSync(keyFile)) {
     console.log(`database: reusing ${DATABASE}`);
+    // Opened once here, so that a schema migration runs in this process, not in the server's.
+    await (await createLibsqlStore({ url: `file:${DATABASE}` })).close();
     return readFileSync(keyFile, "utf8");
   }
   mkdirSync(DATA_DIR, { recursive: true });

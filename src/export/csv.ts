@@ -26,6 +26,8 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 const PLAIN_CELL = /^(?![=+\-@\t\r'])[^",\r\n]*$/;
 /** Strings that might read as JSON or a number: the rest are plain text without a closer look. */
 const MAYBE_NOT_TEXT = /^(?:$|[-\d"[{tfn])/;
+/** A data string that is its own cell as it is: plain text (see MAYBE_NOT_TEXT) and a plain cell (PLAIN_CELL). */
+const PLAIN_TEXT_CELL = /^(?![-\d"[{tfn=+@\t\r'])[^",\r\n]+$/;
 const PLAIN_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 /** Data cells that are JSON rather than plain text. */
 const JSON_CELL = /^(?:["[{]|true$|false$|null$)/;
@@ -41,7 +43,13 @@ export function csvRecord(submission: Submission, dataKeys: readonly string[]): 
   // submissionId, device, status and createdAt never need quoting or neutralising
   let row = `${submission.submissionId},${cell(submission.popupId)},${cell(submission.domain)},${cell(submission.userAgent)},${submission.device},${submission.status},${submission.createdAt}`;
   const data = submission.data;
-  for (const key of dataKeys) row += `,${Object.hasOwn(data, key) ? cell(encodeDataValue(data[key])) : ""}`;
+  for (const key of dataKeys) {
+    if (!Object.hasOwn(data, key)) row += ",";
+    else {
+      const value = data[key]!;
+      row += `,${typeof value === "string" && PLAIN_TEXT_CELL.test(value) ? value : cell(encodeDataValue(value))}`;
+    }
+  }
   return `${row}\r\n`;
 }
 

@@ -19,6 +19,11 @@ export const DEFAULT_EXPORT_PAGE_SIZE = 1000;
  * body limit each), so that a page of big rows holds about this much, not a thousand times 64 KiB.
  */
 const PAGE_TEXT_TARGET = 1024 * 1024;
+/**
+ * The first page is small (rows' sizes are not known yet) and the next ones sized from it: a
+ * page stays near 1 MB, which also keeps it under D1's 2 MB limit on a value, as the SQL store
+ * reads a page as one.
+ */
 const MIN_PAGE_SIZE = 16;
 
 export const EXPORT_MEDIA_TYPES: Record<ExportFormat, string> = {
@@ -58,7 +63,7 @@ export async function openExport(store: SubmissionStore, accountId: string, opti
 
   const encoder = new TextEncoder();
   // The limit each page was read with, to tell a short (last) page.
-  let limit = pageSize;
+  let limit = Math.min(pageSize, MIN_PAGE_SIZE);
   let page = await walk(undefined, limit);
   let rows = 0;
   let head = format === "csv" ? csvHeader(dataKeys) : "";

@@ -8,8 +8,15 @@ import type { SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../st
 
 export const SUBMISSION_COLUMNS = "id, popup_id, domain, device, user_agent, status, created_at, data";
 
-/** The columns `walkStatement` packs into one JSON array per row, in this order. */
-export const PACKED_COLUMNS = "id, popup_id, domain, user_agent, device, status, created_at, data";
+/** `created_at` as the API writes it: ISO 8601 in UTC with milliseconds. */
+const CREATED_AT_ISO = "strftime('%Y-%m-%dT%H:%M:%fZ', created_at / 1000.0, 'unixepoch')";
+
+/**
+ * What `walkStatement` packs into one JSON array per row, in this order: the fields of a
+ * Submission, data as JSON, the time as epoch milliseconds (JavaScript writes the ISO text
+ * faster than strftime).
+ */
+const PACKED_ROW = "json_array(id, popup_id, domain, user_agent, device, status, created_at, json(data))";
 
 /**
  * A row as the API's JSON text, written by SQLite: the keys in the order of the Submission
@@ -17,8 +24,7 @@ export const PACKED_COLUMNS = "id, popup_id, domain, user_agent, device, status,
  * (SQLite escapes strings the same way), so NDJSON exports skip parsing and re-serialising.
  */
 const SUBMISSION_JSON = `json_object('submissionId', id, 'popupId', popup_id, 'data', json(data), 'domain', domain,
-  'userAgent', user_agent, 'device', device, 'status', status,
-  'createdAt', strftime('%Y-%m-%dT%H:%M:%fZ', created_at / 1000.0, 'unixepoch'))`;
+  'userAgent', user_agent, 'device', device, 'status', status, 'createdAt', ${CREATED_AT_ISO})`;
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 
@@ -37,10 +43,9 @@ export function listStatements(accountId: string, query: SubmissionQuery): { pag
 
 /**
  * The page after `walk.after`: a row-value comparison on (created_at, id), which SQLite walks
- * as a range of the same index the list uses, however deep the page. Each row comes packed in
- * one JSON array (column `submission`): drivers build an object per row and column, which
- * costs more than the query itself for eight columns, and JSON.parse undoes the packing fast.
- * As `json`, each row is the submission's JSON text instead.
+ * as a range of the same index the list uses, however deep the page. Each row is one text
+ * (column `submission`): a JSON array of the submission's fields, or as `json` the
+ * submission's JSON text. `wholePage` makes a page one text of them, a line each.
  */
 export function walkStatement(accountId: string, walk: SubmissionWalk, as: "packed" | "json" = "packed"): SqlStatement {
   const { where, args } = whereClause(accountId, withoutBoundBehind(walk));
@@ -48,10 +53,21 @@ export function walkStatement(accountId: string, walk: SubmissionWalk, as: "pack
   const after = walk.after ? ` AND (created_at, id) ${comparison} (?, ?)` : "";
   const afterArgs = walk.after ? [walk.after.createdAt, walk.after.submissionId] : [];
   return {
-    sql: `SELECT ${as === "json" ? SUBMISSION_JSON : `json_array(${PACKED_COLUMNS})`} AS submission FROM submissions WHERE ${where}${after}
+    sql: `SELECT ${as === "json" ? SUBMISSION_JSON : PACKED_ROW} AS submission FROM submissions WHERE ${where}${after}
           ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
     args: [...args, ...afterArgs, walk.limit],
   };
+}
+
+/**
+ * The statement's rows as one value, a row per line (JSON never holds a raw line break). A
+ * driver builds an object per row and column, which for a page of a thousand rows costs more
+ * than the query; one value per page does not. SQLite aggregates the subquery's rows in its
+ * ORDER BY order (a subquery with LIMIT is run as a co-routine, never flattened into the
+ * aggregate); the store checks the order of what it gets all the same. NULL for no rows.
+ */
+export function wholePage(statement: SqlStatement): SqlStatement {
+  return { sql: `SELECT group_concat(submission, char(10)) AS page FROM (${statement.sql})`, args: statement.args };
 }
 
 /**

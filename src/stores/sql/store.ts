@@ -6,7 +6,7 @@ import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionQu
 import type { Device, Submission, SubmissionData, SubmissionStatus } from "../../submission.ts";
 import type { SqlDriver, SqlRow, SqlStatement, SqlValue } from "./driver.ts";
 import { importStatements } from "./import.ts";
-import { dataKeysStatement, listStatements, SUBMISSION_COLUMNS, walkStatement } from "./list-query.ts";
+import { dataKeysStatement, listStatements, SUBMISSION_COLUMNS, walkStatement, wholePage } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
 
 /**
@@ -19,6 +19,10 @@ export async function createSqlStore(driver: SqlDriver, close: () => void = () =
 }
 
 function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
+  const pageLines = async (statement: SqlStatement): Promise<string[]> => {
+    const page = (await driver.execute(wholePage(statement))).rows[0]?.page;
+    return page === null || page === undefined ? [] : String(page).split("\n");
+  };
   return {
     async insertSubmission(accountId, s) {
       // One transaction: the row and its data keys (for CSV columns) go in together or not at all.
@@ -44,12 +48,15 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
       return { items: rows!.rows.map(toSubmission), total: Number(total!.rows[0]!.total) };
     },
     async walkSubmissions(accountId, walk) {
-      const { rows } = await driver.execute(walkStatement(accountId, walk));
-      return rows.map((row) => fromPackedRow(String(row.submission)));
+      const submissions = (await pageLines(walkStatement(accountId, walk))).map(fromPackedRow);
+      checkOrder(submissions.map((s) => [s.createdAt, s.submissionId]), walk.order);
+      return submissions;
     },
     async walkSubmissionsAsJson(accountId, walk) {
-      const { rows } = await driver.execute(walkStatement(accountId, walk, "json"));
-      return rows.map((row) => String(row.submission));
+      const lines = await pageLines(walkStatement(accountId, walk, "json"));
+      // json_object writes submissionId first and createdAt last: both sit at fixed places
+      checkOrder(lines.map((line) => [line.slice(-26, -2), line.slice(17, 53)]), walk.order);
+      return lines;
     },
     async listDataKeys(accountId, filter, limit) {
       const { rows } = await driver.execute(dataKeysStatement(accountId, filter, limit));
@@ -220,12 +227,24 @@ function toSubmission(row: SqlRow): Submission {
   };
 }
 
-/** A row packed by `walkStatement` into one JSON array, in `PACKED_COLUMNS` order. */
+/** A row packed by `walkStatement` into one JSON array. */
 function fromPackedRow(packed: string): Submission {
   const [submissionId, popupId, domain, userAgent, device, status, createdAt, data] = JSON.parse(packed) as [
-    string, string, string, string, Device, SubmissionStatus, number, string,
+    string, string, string, string, Device, SubmissionStatus, number, SubmissionData,
   ];
-  return { submissionId, popupId, data: JSON.parse(data) as SubmissionData, domain, userAgent, device, status, createdAt: new Date(createdAt).toISOString() };
+  return { submissionId, popupId, data, domain, userAgent, device, status, createdAt: new Date(createdAt).toISOString() };
+}
+
+/**
+ * Throws unless the (createdAt, id) keys are in the walk's order. SQLite gives a page in the
+ * order of its subquery; this makes sure a future engine that does not fails loudly instead of
+ * exporting out of order. ISO times of four-digit years compare as text.
+ */
+function checkOrder(keys: [createdAt: string, id: string][], order: "asc" | "desc"): void {
+  for (let i = 1; i < keys.length; i++) {
+    const [a, b] = order === "asc" ? [keys[i - 1]!, keys[i]!] : [keys[i]!, keys[i - 1]!];
+    if (!(a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]))) throw new Error("the database returned a page out of order");
+  }
 }
 
 function toApiKey(row: SqlRow): ApiKeyRecord {
