@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { afterBound, beforeBound, parseInstant } from "../../src/instant.ts";
+import { afterBound, beforeBound, formatInstant, parseInstant } from "../../src/instant.ts";
 
 const millisOf = (text: string) => parseInstant(text)?.millis;
 
@@ -40,6 +40,17 @@ test("anything that is not a whole instant with a zone is refused", () => {
   ]) {
     assert.is(parseInstant(text), undefined, text);
   }
+});
+
+test("formatInstant writes what toISOString does, for every year from 0 to 9999", () => {
+  const first = new Date(0).setUTCFullYear(0, 0, 1);
+  const last = new Date(0).setUTCFullYear(9999, 11, 31) + 86_399_999;
+  const edges = [first, last, 0, -1, 1, Date.UTC(2000, 1, 29, 23, 59, 59, 999), Date.UTC(1900, 1, 28), Date.UTC(2100, 2, 1), Date.UTC(1969, 11, 31, 23, 59, 59, 999)];
+  // a fixed pseudo-random sequence, so that a failure can be reproduced
+  let seed = 42;
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+  const samples = [...edges, ...Array.from({ length: 200_000 }, () => Math.floor(first + next() * (last - first)))];
+  for (const millis of samples) assert.is(formatInstant(millis), new Date(millis).toISOString(), String(millis));
 });
 
 test.run();

@@ -4,6 +4,7 @@
  */
 import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionQuery, SubmissionStore } from "../../store.ts";
 import type { Device, Submission, SubmissionData, SubmissionStatus } from "../../submission.ts";
+import { formatInstant } from "../../instant.ts";
 import type { SqlDriver, SqlRow, SqlStatement, SqlValue } from "./driver.ts";
 import { importStatements } from "./import.ts";
 import { dataKeysStatement, listStatements, SUBMISSION_COLUMNS, walkStatement, wholePage } from "./list-query.ts";
@@ -232,7 +233,7 @@ function fromPackedRow(packed: string): Submission {
   const [submissionId, popupId, domain, userAgent, device, status, createdAt, data] = JSON.parse(packed) as [
     string, string, string, string, Device, SubmissionStatus, number, SubmissionData,
   ];
-  return { submissionId, popupId, data, domain, userAgent, device, status, createdAt: new Date(createdAt).toISOString() };
+  return { submissionId, popupId, data, domain, userAgent, device, status, createdAt: formatInstant(createdAt) };
 }
 
 /**
