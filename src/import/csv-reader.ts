@@ -5,6 +5,7 @@
  * never closed) comes out as an error for its line, and reading goes on at the next line.
  * Blank lines are skipped.
  */
+import { withoutByteOrderMark } from "./text-reader.ts";
 
 export type CsvRow = { line: number; cells: string[] } | { line: number; error: string };
 
@@ -15,7 +16,6 @@ export async function* readCsvRows(chunks: AsyncIterable<string>): AsyncGenerato
   let line = 1; // the line the current character is on
   let rowLine = 1; // the line the current row started on
   let quoteLine = 1;
-  let first = true;
   let lastWasCR = false;
 
   const endRow = (): CsvRow => {
@@ -32,12 +32,7 @@ export async function* readCsvRows(chunks: AsyncIterable<string>): AsyncGenerato
     return { line: rowLine, error };
   };
 
-  for await (let chunk of chunks) {
-    if (first) {
-      // A byte order mark, as spreadsheets add when they save "CSV UTF-8".
-      if (chunk.startsWith("\uFEFF")) chunk = chunk.slice(1);
-      if (chunk !== "") first = false;
-    }
+  for await (const chunk of withoutByteOrderMark(chunks)) {
     let plainStart = -1; // start of a run of ordinary characters, appended to `cell` at once
     for (let i = 0; i < chunk.length; i++) {
       const char = chunk[i]!;

@@ -5,16 +5,26 @@ export interface NumberedText {
   text: string;
 }
 
+/** The chunks without a leading byte order mark, as spreadsheets and editors add when they save UTF-8. */
+export async function* withoutByteOrderMark(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  let first = true;
+  for await (const chunk of chunks) {
+    if (first && chunk !== "") {
+      first = false;
+      if (chunk.startsWith("\uFEFF")) {
+        yield chunk.slice(1);
+        continue;
+      }
+    }
+    yield chunk;
+  }
+}
+
 /** The lines of the text (LF or CRLF), without their line ends; blank lines are skipped. */
 export async function* readLines(chunks: AsyncIterable<string>): AsyncGenerator<NumberedText> {
   let rest = "";
   let line = 1;
-  let first = true;
-  for await (let chunk of chunks) {
-    if (first && chunk !== "") {
-      first = false;
-      if (chunk.startsWith("\uFEFF")) chunk = chunk.slice(1);
-    }
+  for await (const chunk of withoutByteOrderMark(chunks)) {
     rest += chunk;
     let start = 0;
     for (let end = rest.indexOf("\n"); end >= 0; end = rest.indexOf("\n", start)) {
@@ -41,12 +51,7 @@ export async function* readJsonValues(chunks: AsyncIterable<string>, maxLength: 
   let escaped = false;
   let line = 1;
   let valueLine = 1;
-  let first = true;
-  for await (let chunk of chunks) {
-    if (first && chunk !== "") {
-      first = false;
-      if (chunk.startsWith("\uFEFF")) chunk = chunk.slice(1);
-    }
+  for await (const chunk of withoutByteOrderMark(chunks)) {
     let start = depth > 0 ? 0 : -1; // where the part of `chunk` that belongs to `value` starts
     for (let i = 0; i < chunk.length; i++) {
       const char = chunk[i]!;
