@@ -53,7 +53,15 @@ async function forward(req: IncomingMessage, res: ServerResponse): Promise<void>
   for (;;) {
     const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }));
     if (done || res.destroyed) break;
-    if (!res.write(value)) await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
+    if (!res.write(value)) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off("drain", done).off("close", done);
+          resolve();
+        };
+        res.on("drain", done).on("close", done);
+      });
+    }
   }
   res.end();
 }
