@@ -876,10 +876,6 @@ function exportCancelSuite(target: string, start: StartHttpTarget, createStore: 
           rowsRead += page.length;
           return page;
         },
-        walkSubmissionsAsJson: (accountId, walk) => {
-          pagesRead++;
-          return store.walkSubmissionsAsJson(accountId, walk);
-        },
       }),
     });
     try {

@@ -162,7 +162,7 @@ migrations("a migration that fails leaves the schema at the version before it", 
   }
 });
 
-migrations("migration 2 fills the data key list from the rows a version-1 database already has", async ({ url }) => {
+migrations("migration 3 fills the data key list from the rows an older database already has", async ({ url }) => {
   const client = createClient({ url });
   try {
     await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");

@@ -85,7 +85,7 @@ function withoutBoundBehind(walk: SubmissionWalk): SubmissionFilter {
 }
 
 /**
- * The data keys a filter's matches can have, from the key list the store keeps (migration 2):
+ * The data keys a filter's matches can have, from the key list the store keeps (migration 3):
  * one popup's keys, or every popup's. Other filters do not narrow it.
  */
 export function dataKeysStatement(accountId: string, filter: SubmissionFilter, limit: number): SqlStatement {
