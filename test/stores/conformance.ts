@@ -390,15 +390,21 @@ export function storeConformance(name: string, open: OpenStore): void {
     ];
     await store.insertSubmission(ACCOUNT, rows[0]!);
     await store.insertSubmission(ACCOUNT, rows[1]!);
-    await store.importSubmissions(ACCOUNT, rows.slice(2)); // both ways of adding rows keep the keys
+    await store.importSubmissions(ACCOUNT, rows.slice(2)); // every way of adding rows keeps the keys
     await store.insertSubmission(OTHER_ACCOUNT, row(1, "popup_a", { secret: 1 }));
+    const once = row(5, "popup_c", { viaIdempotentCreate: 1 });
+    const idempotency = { key: "keys-once", fingerprint: "fp", expiresAt: T0 + 86_400_000 };
+    assert.equal(await store.insertSubmissionOnce(OTHER_ACCOUNT, once, idempotency, T0), { inserted: true });
+    // a retry that inserts nothing adds no keys
+    const retried = await store.insertSubmissionOnce(OTHER_ACCOUNT, { ...once, submissionId: crypto.randomUUID(), data: { notStored: 1 } }, idempotency, T0 + 1);
+    assert.is(retried.inserted, false);
     const popupA = ["email", "name", "nested", "\uE000", "\u{1F600}"];
     const all = ["Email", "email", "name", "nested", "zip", "\uE000", "\u{1F600}"];
     assert.equal(await store.listDataKeys(ACCOUNT, {}, 100), all);
     assert.equal(await store.listDataKeys(ACCOUNT, { popupId: "popup_a" }, 100), popupA);
     assert.equal(await store.listDataKeys(ACCOUNT, { popupId: "popup_c" }, 100), []);
     assert.equal(await store.listDataKeys(ACCOUNT, {}, 3), ["Email", "email", "name"]);
-    assert.equal(await store.listDataKeys(OTHER_ACCOUNT, {}, 100), ["secret"]);
+    assert.equal(await store.listDataKeys(OTHER_ACCOUNT, {}, 100), ["secret", "viaIdempotentCreate"]);
     // other filters may narrow the keys or not, but never below the keys of their matches
     const after2 = await store.listDataKeys(ACCOUNT, { createdAfter: T0 + 2 * 60_000 }, 100);
     for (const key of ["Email", "zip"]) assert.ok(after2.includes(key), `${key} in ${after2}`);
