@@ -81,7 +81,7 @@ export function openApiDocument(routes: readonly Route[], { basePath, limits }: 
       title: "formsink",
       version: API_VERSION,
       description:
-        "Form submissions collected from website popups. Every operation but this document takes an API key in `x-api-key`; a key sees only its own account's submissions. " +
+        "Form submissions collected from website popups. Every operation but this document and the CORS preflight takes an API key in `x-api-key` (a publishable key may only create, from its own domains); a key sees only its own account's submissions. " +
         "Every error is `{\"message\": string}` naming the parameter or field. A known path with another method answers 405 with an `Allow` header. " +
         LENGTH_NOTE,
       license: { name: "MIT", identifier: "MIT" },
