@@ -20,6 +20,12 @@ cli.before.each((context) => {
 });
 cli.after.each((context) => rmSync(context.dir, { recursive: true, force: true }));
 
+cli("in a checkout, `npx formsink` runs the built command (as the README's quick start does)", async () => {
+  const result = await collect(spawn("npx", ["--no-install", "formsink", "--help"]));
+  assert.is(result.code, 0, result.stderr);
+  assert.match(result.stdout, /^formsink - form submissions/);
+});
+
 cli("--help works on every command and exits 0", async () => {
   for (const args of [["--help"], ["serve", "--help"], ["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "-h"], ["keys", "revoke", "--help"], ["export", "--help"], ["import", "-h"]]) {
     const result = await runHere(args);
