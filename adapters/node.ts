@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Duplex, finished } from "node:stream";
+import { INTERNAL_ERROR_MESSAGE } from "../src/http/errors.ts";
 import {
   DEFAULT_HOSTNAME, DEFAULT_PORT, type FetchHandler, reportError, type RunningServer, type ServeOptions, serverUrl,
 } from "./server.ts";
@@ -99,7 +100,7 @@ export function createRequestListener(handler: FetchHandler, hooks: ListenerHook
         response = await handler(request, { clientAddress: req.socket.remoteAddress });
       } catch (error) {
         onError(error);
-        response = jsonError(500, "Internal server error");
+        response = jsonError(500, INTERNAL_ERROR_MESSAGE);
       }
     }
     hooks.beforeRespond?.(res);

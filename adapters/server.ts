@@ -1,4 +1,5 @@
 /** The shape every server adapter (Node, Bun, Deno) shares, so a host or the CLI can swap them. */
+import { INTERNAL_ERROR_MESSAGE } from "../src/http/errors.ts";
 import type { ConnectionInfo } from "../src/rate-limit/client-address.ts";
 
 export type { ConnectionInfo };
@@ -30,7 +31,7 @@ export const DEFAULT_HOSTNAME = "127.0.0.1";
 
 /** The API's error body, for a failure the handler itself could not answer. */
 export function internalError(): Response {
-  return Response.json({ message: "Internal server error" }, { status: 500 });
+  return Response.json({ message: INTERNAL_ERROR_MESSAGE }, { status: 500 });
 }
 
 export function reportError(error: unknown): void {
