@@ -490,6 +490,48 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.is((await store.listSubmissions(ACCOUNT, { order: "asc", limit: 1, offset: 0 })).total, expected.length);
   });
 
+  t("totals stay exact through every write that does not change a row: repeats, races, no-ops", async ({ store }) => {
+    const { rows } = await seeded(store);
+    // (not among the first 10, which are imported again below)
+    const [target, other, third] = rows.slice(10).filter((r) => r.status === "pending");
+    const fresh = seedRows(6).map((row) => ({ ...row, submissionId: crypto.randomUUID() }));
+    const outcomes = await Promise.all([
+      // the same row toggled many times at once: it ends up one status, counted once
+      ...Array.from({ length: 9 }, (_, i) => store.setSubmissionStatus(ACCOUNT, target!.submissionId, i % 2 ? "pending" : "completed")),
+      // set to the status it already has
+      store.setSubmissionStatus(ACCOUNT, other!.submissionId, "pending"),
+      // deleted twice at once, and changed while it is deleted
+      store.deleteSubmission(ACCOUNT, third!.submissionId),
+      store.deleteSubmission(ACCOUNT, third!.submissionId),
+      store.setSubmissionStatus(ACCOUNT, third!.submissionId, "completed"),
+      // rows it has already, imported again (with a changed status, which must not count)
+      store.importSubmissions(ACCOUNT, rows.slice(0, 10).map((row) => ({ ...row, status: "completed" }))),
+      // one new row imported twice in one call and in two calls at once
+      store.importSubmissions(ACCOUNT, [fresh[0]!, fresh[0]!, fresh[1]!]),
+      store.importSubmissions(ACCOUNT, [fresh[1]!, fresh[2]!]),
+      // a retried idempotent create stores one row
+      store.insertSubmissionOnce(ACCOUNT, fresh[3]!, { key: "k", fingerprint: "f", expiresAt: T0 + 60_000 }, T0),
+      store.insertSubmissionOnce(ACCOUNT, fresh[4]!, { key: "k", fingerprint: "f", expiresAt: T0 + 60_000 }, T0),
+      // a duplicate id refused
+      store.insertSubmission(ACCOUNT, rows[5]!).then(() => "stored", () => "refused"),
+      store.deleteSubmission(ACCOUNT, "no-such-id"),
+    ]);
+    assert.is(outcomes.filter((o) => o === "refused").length, 1, "a second insert of an id is refused");
+    const deletes = outcomes.slice(10, 12);
+    assert.equal(deletes.filter((d) => d === true).length, 1, "one of two racing deletes deletes");
+    const stored = await Promise.all([...rows, ...fresh].map((row) => store.getSubmission(ACCOUNT, row.submissionId)));
+    const expected = stored.filter((row): row is Submission => row !== undefined);
+    assert.is(expected.length, rows.length - 1 + 4, "three fresh rows imported, one created once");
+    assert.ok(!expected.some((row) => row.submissionId === third!.submissionId));
+    for (const filter of equalityFilterCombinations()) {
+      await expectList(store, ACCOUNT, expected, { ...filter, order: "asc", limit: 1, offset: 0 });
+      await expectList(store, ACCOUNT, expected, { ...filter, createdAfter: T0 + 10 * 60_000, order: "desc", limit: 1, offset: 0 });
+    }
+    // and after the last row of a filter value goes, its total is 0, not a stale count
+    for (const row of expected.filter((r) => r.popupId === "popup_c")) await store.deleteSubmission(ACCOUNT, row.submissionId);
+    assert.equal(await store.listSubmissions(ACCOUNT, { popupId: "popup_c", order: "asc", limit: 5, offset: 0 }), { items: [], total: 0 });
+  });
+
   t("ensureAccount: one account per name, created once even when asked at once", async ({ store }) => {
     const first = await store.ensureAccount("acme");
     assert.is(first.name, "acme");
