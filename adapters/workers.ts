@@ -11,7 +11,7 @@ import { createSubmissionsHandler, type SubmissionsHandler } from "../src/handle
 import type { SubmissionsHandlerOptions } from "../src/options.ts";
 import type { SubmissionStore } from "../src/store.ts";
 import { createD1Store, type D1Database } from "../src/stores/d1/index.ts";
-import { createLibsqlStore } from "../src/stores/libsql/index.ts";
+import { createLibsqlClientStore } from "../src/stores/libsql/client.ts";
 import { internalError, reportError } from "./server.ts";
 
 export interface WorkerEnv {
@@ -53,7 +53,7 @@ export function createWorker<Env extends object = WorkerEnv>(options: WorkerOpti
 export async function storeFromEnv(env: WorkerEnv): Promise<SubmissionStore> {
   if (env.DB) return createD1Store(env.DB);
   if (env.FORMSINK_DB) {
-    return createLibsqlStore({ client: createClient({ url: env.FORMSINK_DB, authToken: env.FORMSINK_DB_AUTH_TOKEN }) });
+    return createLibsqlClientStore(createClient({ url: env.FORMSINK_DB, authToken: env.FORMSINK_DB_AUTH_TOKEN }), true);
   }
   throw new Error("formsink needs a D1 binding named DB, or FORMSINK_DB (a libSQL URL) in the worker's environment");
 }

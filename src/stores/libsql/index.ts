@@ -1,12 +1,16 @@
 /**
- * The default store: libSQL through `@libsql/client`. The same code serves an embedded file
- * (`file:formsink.db`), `:memory:` and a remote libSQL server such as Turso
- * (`libsql://...` with an auth token).
+ * The default store: libSQL. An embedded file (`file:formsink.db`) or `:memory:` runs on the
+ * `libsql` binding directly (./file.ts); a remote libSQL server such as Turso (`libsql://...`
+ * with an auth token) goes through `@libsql/client` (./client.ts). Every query is the same SQL
+ * store's (../sql).
  */
 import { type Client, createClient } from "@libsql/client";
 import type { SubmissionStore } from "../../store.ts";
-import type { SqlDriver } from "../sql/driver.ts";
 import { createSqlStore } from "../sql/store.ts";
+import { createLibsqlClientStore } from "./client.ts";
+import { openLibsqlFile } from "./file.ts";
+
+export { libsqlDriver } from "./client.ts";
 
 export interface LibsqlStoreOptions {
   /** `file:path.db` (default `file:formsink.db`), `:memory:`, `libsql://...`, `https://...`. */
@@ -21,26 +25,15 @@ export const DEFAULT_DATABASE_URL = "file:formsink.db";
 
 /** Opens (and migrates) a libSQL database as a submission store. */
 export async function createLibsqlStore(options: LibsqlStoreOptions = {}): Promise<SubmissionStore> {
-  const ownsClient = options.client === undefined;
-  const client =
-    options.client ??
-    createClient({
-      url: options.url ?? DEFAULT_DATABASE_URL,
-      authToken: options.authToken,
-      // Wait for another process's write lock (e.g. two servers migrating one file) instead of
-      // failing at once with SQLITE_BUSY.
-      timeout: 5000,
-    });
+  if (options.client !== undefined) return createLibsqlClientStore(options.client, false);
+  const url = options.url ?? DEFAULT_DATABASE_URL;
+  const path = localPath(url);
+  if (path === undefined) return createLibsqlClientStore(createClient({ url, authToken: options.authToken }), true);
+  const connection = openLibsqlFile(path);
   try {
-    if (client.protocol === "file" && !isInMemory(options.url)) {
-      // WAL lets readers run while a write commits; the mode is stored in the file.
-      await client.execute("PRAGMA journal_mode = WAL");
-    }
-    return await createSqlStore(libsqlDriver(client), () => {
-      if (ownsClient) client.close();
-    });
+    return await createSqlStore(connection.driver, connection.close);
   } catch (error) {
-    if (ownsClient) client.close();
+    connection.close();
     throw error;
   }
 }
@@ -50,19 +43,14 @@ export function isInMemory(url: string | undefined): boolean {
   return url !== undefined && /^(file:)?:memory:/.test(url);
 }
 
-/** A `SqlDriver` over a libSQL client, for stores and tests that drive the SQL directly. */
-export function libsqlDriver(client: Client): SqlDriver {
-  return {
-    execute: async (statement) => {
-      const result = await client.execute({ sql: statement.sql, args: [...(statement.args ?? [])] });
-      return { rows: result.rows, rowsAffected: result.rowsAffected };
-    },
-    batch: async (statements, mode) => {
-      const results = await client.batch(
-        statements.map((statement) => ({ sql: statement.sql, args: [...(statement.args ?? [])] })),
-        mode,
-      );
-      return results.map((result) => ({ rows: result.rows, rowsAffected: result.rowsAffected }));
-    },
-  };
+/**
+ * The file path of a local database URL (`file:relative.db`, `file:///absolute.db`,
+ * `:memory:`), or undefined for a remote one. Query parameters are not supported locally.
+ */
+function localPath(url: string): string | undefined {
+  if (isInMemory(url)) return ":memory:";
+  if (!url.startsWith("file:")) return undefined;
+  if (url.includes("?")) throw new TypeError(`a local database URL takes no query parameters (got "${url}")`);
+  const rest = url.slice("file:".length);
+  return rest.startsWith("//") ? decodeURIComponent(new URL(url).pathname) : decodeURIComponent(rest);
 }

@@ -37,8 +37,20 @@ export function listStatements(accountId: string, query: SubmissionQuery): { pag
             ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ?`,
       args: [...args, query.limit, query.offset],
     },
-    count: { sql: `SELECT COUNT(*) AS total FROM submissions WHERE ${where}`, args },
+    count: countStatement(accountId, query, where, args),
   };
+}
+
+/**
+ * The total: a sum of the maintained counts (migration 4) when only equality filters apply,
+ * else a count of the rows in the date range.
+ */
+function countStatement(accountId: string, filter: SubmissionFilter, where: string, args: (string | number)[]): SqlStatement {
+  if (filter.createdAfter !== undefined || filter.createdBefore !== undefined) {
+    return { sql: `SELECT COUNT(*) AS total FROM submissions WHERE ${where}`, args };
+  }
+  const counted = whereClause(accountId, filter);
+  return { sql: `SELECT COALESCE(SUM(n), 0) AS total FROM submission_counts WHERE ${counted.where}`, args: counted.args };
 }
 
 /**

@@ -1,0 +1,74 @@
+/**
+ * Embedded libSQL (a file or `:memory:`) through the `libsql` binding directly, which
+ * `@libsql/client` itself runs on: one connection, each statement prepared once and kept,
+ * and a batch is BEGIN ... COMMIT around synchronous calls. Through `@libsql/client` every
+ * call prepares its statement again and builds each row with `Object.defineProperty`, which
+ * cost more than the queries themselves (bench/README.md).
+ */
+import Database from "libsql";
+import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "../sql/driver.ts";
+
+/** Prepared statements kept per connection; past this many, the cache starts over. */
+const MAX_PREPARED = 512;
+
+/** What the driver uses of a prepared `libsql` statement. */
+interface PreparedStatement {
+  readonly reader: boolean;
+  run(...args: unknown[]): { changes: number };
+  all(...args: unknown[]): unknown[];
+}
+
+export interface FileConnection {
+  driver: SqlDriver;
+  close(): void;
+}
+
+/**
+ * Opens `path` (or `:memory:`). Writers of other processes (a `formsink keys` command next to
+ * the server) are waited for up to 5 s instead of failing at once with SQLITE_BUSY.
+ */
+export function openLibsqlFile(path: string): FileConnection {
+  const db = new Database(path, { timeout: 5000 });
+  if (path !== ":memory:") {
+    // WAL: readers never wait for the writer. FULL: each commit is on disk (the WAL fsynced)
+    // before it returns, so an acknowledged write survives a power loss (README: durability).
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = FULL");
+  }
+  const prepared = new Map<string, PreparedStatement>();
+  const prepare = (sql: string): PreparedStatement => {
+    let statement = prepared.get(sql);
+    if (statement === undefined) {
+      if (prepared.size >= MAX_PREPARED) prepared.clear();
+      statement = db.prepare(sql);
+      prepared.set(sql, statement);
+    }
+    return statement;
+  };
+  const run = ({ sql, args = [] }: SqlStatement): SqlResult => {
+    const statement = prepare(sql);
+    if (statement.reader) return { rows: statement.all(args as SqlValue[]) as SqlRow[], rowsAffected: 0 };
+    return { rows: [], rowsAffected: statement.run(args as SqlValue[]).changes };
+  };
+  const batch = (statements: readonly SqlStatement[], mode: "read" | "write"): SqlResult[] => {
+    prepare(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED").run();
+    try {
+      const results = statements.map(run);
+      prepare("COMMIT").run();
+      return results;
+    } catch (error) {
+      if (db.inTransaction) prepare("ROLLBACK").run();
+      throw error;
+    }
+  };
+  return {
+    driver: {
+      execute: async (statement) => run(statement),
+      batch: async (statements, mode) => batch(statements, mode),
+    },
+    close: () => {
+      prepared.clear();
+      db.close();
+    },
+  };
+}
