@@ -1,50 +1,66 @@
 /**
- * The bulk insert behind imports: many rows per statement, each statement's rows passed as one
- * JSON array parameter and unpacked by SQLite's json_each. One parameter, however many rows,
- * keeps within D1's limit of 100 bound parameters per statement, and costs one statement
- * (not one round trip) per chunk of rows.
+ * The bulk insert behind imports: eleven rows per statement (99 bound values: D1 allows 100 per
+ * statement), every statement of a chunk in one batch, and the chunk's data keys worked out
+ * here, once per distinct (popup, key), rather than by SQLite from every row's JSON.
  */
 import type { Submission } from "../../submission.ts";
-import type { SqlStatement } from "./driver.ts";
+import type { SqlStatement, SqlValue } from "./driver.ts";
 import { SUBMISSION_COLUMNS } from "./list-query.ts";
 
-/**
- * Largest JSON parameter per statement, in UTF-16 units: well under the 2 MB D1 allows for a
- * value, and small enough that a statement never holds much memory.
- */
-const MAX_CHUNK_LENGTH = 512 * 1024;
+const ROWS_PER_STATEMENT = 11;
+const COLUMN_COUNT = SUBMISSION_COLUMNS.split(", ").length + 1; // and account_id
 
-// The row arrays below hold the columns in SUBMISSION_COLUMNS order.
-const INSERT_SQL = `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS})
-  SELECT ?, ${SUBMISSION_COLUMNS.split(", ").map((_, i) => `json_extract(value, '$[${i}]')`).join(", ")}
-  FROM json_each(?) WHERE true
+const insertSql = (rows: number) =>
+  `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES ${Array(rows).fill(`(${Array(COLUMN_COUNT).fill("?").join(", ")})`).join(", ")}
   ON CONFLICT (account_id, id) DO NOTHING`;
+const FULL_INSERT_SQL = insertSql(ROWS_PER_STATEMENT);
 
-// The same rows' data keys, for the key list CSV exports take their columns from.
+// The chunk's distinct data keys, as one JSON array of [popupId, key] pairs.
 const KEYS_SQL = `INSERT OR IGNORE INTO submission_data_keys (account_id, popup_id, key)
-  SELECT DISTINCT ?, json_extract(row.value, '$[1]'), data_key.key
-  FROM json_each(?) AS row, json_each(json_extract(row.value, '$[7]')) AS data_key`;
+  SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)`;
 
-/** Statements that insert `submissions` into the account, skipping ids it already has. */
-export function importStatements(accountId: string, submissions: readonly Submission[]): SqlStatement[] {
+/** Largest JSON value of data keys per statement: well under the 2 MB D1 allows for a value. */
+const MAX_KEYS_LENGTH = 512 * 1024;
+
+/**
+ * Statements that insert `submissions` into the account, skipping ids it already has: first
+ * the row inserts (their `rowsAffected` add up to the rows inserted), then the data keys.
+ */
+export function importStatements(accountId: string, submissions: readonly Submission[]): { statements: SqlStatement[]; rowStatements: number } {
+  const statements: SqlStatement[] = [];
+  for (let from = 0; from < submissions.length; from += ROWS_PER_STATEMENT) {
+    const rows = submissions.slice(from, from + ROWS_PER_STATEMENT);
+    const args: SqlValue[] = [];
+    for (const s of rows) {
+      args.push(accountId, s.submissionId, s.popupId, s.domain, s.device, s.userAgent, s.status, Date.parse(s.createdAt), JSON.stringify(s.data));
+    }
+    statements.push({ sql: rows.length === ROWS_PER_STATEMENT ? FULL_INSERT_SQL : insertSql(rows.length), args });
+  }
+  const rowStatements = statements.length;
+  statements.push(...dataKeyStatements(accountId, submissions));
+  return { statements, rowStatements };
+}
+
+function dataKeyStatements(accountId: string, submissions: readonly Submission[]): SqlStatement[] {
+  const keysByPopup = new Map<string, Set<string>>();
+  for (const s of submissions) {
+    let keys = keysByPopup.get(s.popupId);
+    if (keys === undefined) keysByPopup.set(s.popupId, (keys = new Set()));
+    for (const key in s.data) keys.add(key);
+  }
+  const pairs = [...keysByPopup].flatMap(([popupId, keys]) => [...keys].map((key) => JSON.stringify([popupId, key])));
   const statements: SqlStatement[] = [];
   let chunk: string[] = [];
   let length = 0;
-  const flush = () => {
-    if (chunk.length === 0) return;
-    const rows = `[${chunk.join(",")}]`;
-    statements.push({ sql: INSERT_SQL, args: [accountId, rows] }, { sql: KEYS_SQL, args: [accountId, rows] });
-    chunk = [];
-    length = 0;
-  };
-  for (const s of submissions) {
-    const row = JSON.stringify([
-      s.submissionId, s.popupId, s.domain, s.device, s.userAgent, s.status, Date.parse(s.createdAt), JSON.stringify(s.data),
-    ]);
-    if (length + row.length > MAX_CHUNK_LENGTH) flush();
-    chunk.push(row);
-    length += row.length + 1;
+  for (const pair of [...pairs, undefined]) {
+    if (pair === undefined || length + pair.length > MAX_KEYS_LENGTH) {
+      if (chunk.length > 0) statements.push({ sql: KEYS_SQL, args: [accountId, `[${chunk.join(",")}]`] });
+      chunk = [];
+      length = 0;
+    }
+    if (pair === undefined) break;
+    chunk.push(pair);
+    length += pair.length + 1;
   }
-  flush();
   return statements;
 }

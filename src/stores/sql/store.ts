@@ -65,9 +65,10 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
     },
     async importSubmissions(accountId, submissions) {
       if (submissions.length === 0) return 0;
-      // One batch: all of it is inserted, or none. Statements alternate: rows, then their keys.
-      const results = await driver.batch(importStatements(accountId, submissions), "write");
-      return results.reduce((inserted, result, i) => (i % 2 === 0 ? inserted + result.rowsAffected : inserted), 0);
+      // One batch: all of it is inserted, or none.
+      const { statements, rowStatements } = importStatements(accountId, submissions);
+      const results = await driver.batch(statements, "write");
+      return results.slice(0, rowStatements).reduce((inserted, result) => inserted + result.rowsAffected, 0);
     },
     async setSubmissionStatus(accountId, submissionId, status: SubmissionStatus) {
       const result = await driver.execute({
