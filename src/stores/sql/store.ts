@@ -6,6 +6,7 @@ import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionQu
 import type { Device, Submission, SubmissionData, SubmissionStatus } from "../../submission.ts";
 import { formatInstant } from "../../instant.ts";
 import type { SqlDriver, SqlRow, SqlStatement, SqlValue } from "./driver.ts";
+import { groupCommit } from "./group-commit.ts";
 import { importStatements } from "./import.ts";
 import { dataKeysStatement, listStatements, SUBMISSION_COLUMNS, walkStatement, wholePage } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
@@ -24,16 +25,15 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
     const page = (await driver.execute(wholePage(statement))).rows[0]?.page;
     return page === null || page === undefined ? [] : String(page).split("\n");
   };
+  // Creates arrive many at a time: they share commits (see group-commit.ts).
+  const writeGrouped = groupCommit(driver);
   return {
     async insertSubmission(accountId, s) {
       // One transaction: the row and its data keys (for CSV columns) go in together or not at all.
-      await driver.batch(
-        [
-          { sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, args: submissionValues(accountId, s) },
-          keepDataKeys(accountId, s),
-        ],
-        "write",
-      );
+      await writeGrouped([
+        { sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, args: submissionValues(accountId, s) },
+        keepDataKeys(accountId, s),
+      ]);
     },
     async getSubmission(accountId, submissionId) {
       const { rows } = await driver.execute({
@@ -91,7 +91,7 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
       const record = [accountId, idempotency.key] as const;
       // One atomic batch, no interactive transaction: the record is inserted unless the key is
       // taken, and the submission only if the record that now holds the key is its own.
-      const results = await driver.batch(
+      const results = await writeGrouped(
         [
           { sql: "DELETE FROM idempotency_keys WHERE expires_at <= ?", args: [now] },
           {
@@ -113,7 +113,6 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
             args: [...record, s.submissionId],
           }),
         ],
-        "write",
       );
       const holder = results[3]!.rows[0]!;
       if (String(holder.submission_id) === s.submissionId) return { inserted: true };

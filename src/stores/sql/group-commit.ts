@@ -1,0 +1,68 @@
+/**
+ * Group commit: write batches that arrive while the event loop is busy share one transaction,
+ * so concurrent creates pay for one commit (one fsync of the WAL on a file, one round trip to a
+ * remote database) instead of one each. Each caller's promise settles only after the shared
+ * commit: an acknowledged write is as durable as one committed alone.
+ *
+ * The shared transaction runs the batches one after another, exactly as if each had committed
+ * alone in that order. When it fails (one batch breaks a constraint), every batch of the group
+ * runs again on its own, so that only the batch at fault fails.
+ */
+import type { SqlDriver, SqlResult, SqlStatement } from "./driver.ts";
+
+/** Most batches per shared transaction: bounds one transaction's size and a batch's wait. */
+const MAX_GROUP = 64;
+
+interface PendingWrite {
+  statements: readonly SqlStatement[];
+  resolve: (results: SqlResult[]) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Queues a batch until the current turn of the event loop is over (every request that is ready
+ * has had its turn), then commits the queue in one transaction.
+ */
+const nextTurn: (run: () => void) => void =
+  typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function"
+    ? (run) => (globalThis as unknown as { setImmediate: (run: () => void) => void }).setImmediate(run)
+    : (run) => setTimeout(run, 0);
+
+export function groupCommit(driver: SqlDriver): (statements: readonly SqlStatement[]) => Promise<SqlResult[]> {
+  const queue: PendingWrite[] = [];
+  let scheduled = false;
+
+  const flush = async () => {
+    scheduled = false;
+    const group = queue.splice(0, MAX_GROUP);
+    if (queue.length > 0) schedule();
+    if (group.length === 1) {
+      const [only] = group;
+      await driver.batch(only!.statements, "write").then(only!.resolve, only!.reject);
+      return;
+    }
+    let results: SqlResult[];
+    try {
+      results = await driver.batch(group.flatMap((write) => write.statements), "write");
+    } catch {
+      for (const write of group) await driver.batch(write.statements, "write").then(write.resolve, write.reject);
+      return;
+    }
+    let at = 0;
+    for (const write of group) {
+      write.resolve(results.slice(at, at + write.statements.length));
+      at += write.statements.length;
+    }
+  };
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    nextTurn(() => void flush());
+  };
+
+  return (statements) =>
+    new Promise<SqlResult[]>((resolve, reject) => {
+      queue.push({ statements, resolve, reject });
+      schedule();
+    });
+}

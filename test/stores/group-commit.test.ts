@@ -1,0 +1,81 @@
+/**
+ * Group commit (src/stores/sql/group-commit.ts): concurrent creates share one transaction, each
+ * is answered only after that commit, and a create that fails does not take the others with it.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { openLibsqlFile } from "../../src/stores/libsql/file.ts";
+import type { SqlDriver } from "../../src/stores/sql/driver.ts";
+import { createSqlStore } from "../../src/stores/sql/store.ts";
+import type { Submission } from "../../src/submission.ts";
+
+const test = suite("SQL store: group commit");
+
+/** A store over :memory: whose driver records each write batch and when it committed. */
+async function recordingStore() {
+  const connection = openLibsqlFile(":memory:");
+  const commits: number[] = [];
+  const driver: SqlDriver = {
+    execute: (statement) => connection.driver.execute(statement),
+    batch: async (statements, mode) => {
+      const results = await connection.driver.batch(statements, mode);
+      if (mode === "write") commits.push(statements.length);
+      return results;
+    },
+  };
+  const store = await createSqlStore(driver, connection.close);
+  commits.length = 0; // migrations
+  return { store, commits };
+}
+
+const row = (i: number): Submission => ({
+  submissionId: `00000000-0000-7000-8000-${String(i).padStart(12, "0")}`,
+  popupId: "popup",
+  data: { i },
+  domain: "example.com",
+  userAgent: "agent",
+  device: "desktop",
+  status: "pending",
+  createdAt: new Date(Date.UTC(2025, 0, 1) + i).toISOString(),
+});
+
+test("concurrent creates share one commit, and each is answered after it", async () => {
+  const { store, commits } = await recordingStore();
+  try {
+    const answered: number[] = [];
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store.insertSubmission("acct", row(i)).then(() => answered.push(commits.length))));
+    assert.equal(commits, [40], "one transaction of 20 rows and their 20 data-key statements");
+    assert.ok(answered.every((seen) => seen === 1), "no create was answered before the commit");
+    assert.is((await store.listSubmissions("acct", { order: "asc", limit: 1, offset: 0 })).total, 20);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a create that fails in a group fails alone: the others are stored", async () => {
+  const { store } = await recordingStore();
+  try {
+    await store.insertSubmission("acct", row(3));
+    const outcomes = await Promise.all(
+      [1, 2, 3, 4].map((i) => store.insertSubmission("acct", row(i)).then(() => "stored", () => "refused")),
+    );
+    assert.equal(outcomes, ["stored", "stored", "refused", "stored"]);
+    const page = await store.listSubmissions("acct", { order: "asc", limit: 10, offset: 0 });
+    assert.equal(page.items.map((s) => s.data.i), [1, 2, 3, 4]);
+    assert.is(page.total, 4);
+  } finally {
+    await store.close();
+  }
+});
+
+test("creates made one after another are not held back for a group", async () => {
+  const { store, commits } = await recordingStore();
+  try {
+    for (let i = 0; i < 3; i++) await store.insertSubmission("acct", row(i));
+    assert.equal(commits, [2, 2, 2]);
+  } finally {
+    await store.close();
+  }
+});
+
+test.run();
