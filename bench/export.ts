@@ -15,6 +15,7 @@ import { createApiKey } from "../src/auth/keys.ts";
 import { createLibsqlStore } from "../src/stores/libsql/index.ts";
 import type { Submission } from "../src/submission.ts";
 import { canPin, formatTable, pinSelf, startServerProcess, stopServerProcess } from "./support/load.ts";
+import { reportTargets } from "./support/targets.ts";
 
 const quick = process.argv.includes("--quick");
 const ROWS = quick ? 100_000 : 1_000_000;
@@ -152,6 +153,17 @@ console.log(
     ]),
   )}`,
 );
+reportTargets(results.map(([format, r]) => {
+  const rate = r.rows / r.seconds;
+  const growth = (r.peakRss - r.baselineRss) / 1024 / 1024;
+  return {
+    target: `export ${format}`,
+    what: `export of ${ROWS.toLocaleString("en-US")} rows as ${format} (issue 7): rows/s, RSS growth`,
+    measured: `${Math.round(rate).toLocaleString("en-US")} rows/s, +${growth.toFixed(1)} MB`,
+    goal: ">= 200,000 rows/s, < 64 MB",
+    met: rate >= 200_000 && growth < 64,
+  };
+}));
 console.log(
   `\nheadline: export of ${ROWS.toLocaleString("en-US")} submissions - ${results
     .map(([format, r]) => `${format} ${Math.round(r.rows / r.seconds).toLocaleString("en-US")} rows/s, RSS +${mb(r.peakRss - r.baselineRss)} MB`)

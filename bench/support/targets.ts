@@ -3,8 +3,8 @@
  * machine-readable `target:` line per figure that `bench/run.ts` collects into the summary.
  */
 export interface TargetFigure {
-  /** The target's number in the performance issue's table (1-10). */
-  target: number;
+  /** The target's number in the performance issue's table (1-10), or a name for another issue's. */
+  target: number | string;
   /** What was measured, e.g. "HTTP GET by id, share of raw". */
   what: string;
   /** The figure as printed, e.g. "61% (33,100 req/s)". */

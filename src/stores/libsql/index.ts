@@ -4,7 +4,7 @@
  * with an auth token) goes through `@libsql/client` (./client.ts). Every query is the same SQL
  * store's (../sql).
  */
-import { type Client, createClient } from "@libsql/client";
+import type { Client } from "@libsql/client";
 import type { SubmissionStore } from "../../store.ts";
 import { createSqlStore } from "../sql/store.ts";
 import { createLibsqlClientStore } from "./client.ts";
@@ -28,7 +28,11 @@ export async function createLibsqlStore(options: LibsqlStoreOptions = {}): Promi
   if (options.client !== undefined) return createLibsqlClientStore(options.client, false);
   const url = options.url ?? DEFAULT_DATABASE_URL;
   const path = localPath(url);
-  if (path === undefined) return createLibsqlClientStore(createClient({ url, authToken: options.authToken }), true);
+  if (path === undefined) {
+    // Loaded only for remote databases: it is most of the start-up time of a server on a file.
+    const { createClient } = await import("@libsql/client");
+    return createLibsqlClientStore(createClient({ url, authToken: options.authToken }), true);
+  }
   const connection = openLibsqlFile(path);
   try {
     return await createSqlStore(connection.driver, connection.close);

@@ -1,0 +1,48 @@
+/**
+ * `npm run bench`: builds, runs every benchmark (each in its own process, one after another so
+ * none shares the machine with another), and ends with every target's figure in one table.
+ *
+ *   node --import tsx bench/run.ts [--quick] [name ...]     (names: store http memory cold-start export)
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { TargetFigure } from "./support/targets.ts";
+
+const BENCHMARKS = ["store", "http", "memory", "cold-start", "export"];
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const chosen = args.filter((arg) => !arg.startsWith("--"));
+const names = chosen.length > 0 ? chosen : BENCHMARKS;
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+
+execFileSync("npm", ["run", "build", "--silent"], { cwd: ROOT, stdio: "inherit" });
+
+const figures: TargetFigure[] = [];
+const failed: string[] = [];
+const started = performance.now();
+for (const name of names) {
+  console.log(`\n=== bench/${name}.ts${quick ? " --quick" : ""}\n`);
+  const child = spawn(process.execPath, ["--import", "tsx", `bench/${name}.ts`, ...(quick ? ["--quick"] : [])], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  let pending = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    process.stdout.write(chunk);
+    pending += chunk;
+    const lines = pending.split("\n");
+    pending = lines.pop()!;
+    for (const line of lines) if (line.startsWith("target: ")) figures.push(JSON.parse(line.slice("target: ".length)) as TargetFigure);
+  });
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  if (code !== 0) failed.push(name);
+}
+
+const order = (f: TargetFigure) => (typeof f.target === "number" ? f.target : 100);
+figures.sort((a, b) => order(a) - order(b));
+const rows = figures.map((f) => [String(f.target), f.what, f.measured, f.goal, f.met ? "met" : "MISSED"]);
+const header = ["#", "figure", "measured", "target", ""];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+console.log(`\n=== summary (${((performance.now() - started) / 60_000).toFixed(1)} min${quick ? ", --quick" : ""})\n`);
+console.log([line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n"));
+const met = figures.filter((f) => f.met).length;
+console.log(`\nheadline: ${met} of ${figures.length} figures meet their targets${failed.length > 0 ? `; failed to run: ${failed.join(", ")}` : ""}`);
+if (failed.length > 0) process.exitCode = 1;
