@@ -12,19 +12,28 @@ export const SUBMISSION_COLUMNS = "id, popup_id, domain, device, user_agent, sta
 const CREATED_AT_ISO = "strftime('%Y-%m-%dT%H:%M:%fZ', created_at / 1000.0, 'unixepoch')";
 
 /**
+ * `data` as stored: the JSON text JSON.stringify wrote, which holds no line break, so it goes
+ * into a page as it is, without SQLite parsing it again. A text with a raw line break (none is
+ * written so, but a hand-edited row could be) is re-serialised, as a page is split at them.
+ */
+const DATA_JSON = "(CASE WHEN instr(data, char(10)) OR instr(data, char(13)) THEN json(data) ELSE data END)";
+
+/**
  * What `walkStatement` packs into one JSON array per row, in this order: the fields of a
  * Submission, data as JSON, the time as epoch milliseconds (JavaScript writes the ISO text
  * faster than strftime).
  */
-const PACKED_ROW = "json_array(id, popup_id, domain, user_agent, device, status, created_at, json(data))";
+const PACKED_ROW = `'[' || json_quote(id) || ',' || json_quote(popup_id) || ',' || json_quote(domain) || ',' ||
+  json_quote(user_agent) || ',' || json_quote(device) || ',' || json_quote(status) || ',' || created_at || ',' || ${DATA_JSON} || ']'`;
 
 /**
  * A row as the API's JSON text, written by SQLite: the keys in the order of the Submission
  * type, `data` as stored, `createdAt` with milliseconds. It is the text JSON.stringify gives
  * (SQLite escapes strings the same way), so NDJSON exports skip parsing and re-serialising.
  */
-const SUBMISSION_JSON = `json_object('submissionId', id, 'popupId', popup_id, 'data', json(data), 'domain', domain,
-  'userAgent', user_agent, 'device', device, 'status', status, 'createdAt', ${CREATED_AT_ISO})`;
+const SUBMISSION_JSON = `'{"submissionId":' || json_quote(id) || ',"popupId":' || json_quote(popup_id) || ',"data":' || ${DATA_JSON} ||
+  ',"domain":' || json_quote(domain) || ',"userAgent":' || json_quote(user_agent) || ',"device":' || json_quote(device) ||
+  ',"status":' || json_quote(status) || ',"createdAt":"' || ${CREATED_AT_ISO} || '"}'`;
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 
