@@ -41,7 +41,7 @@ export function csvHeader(dataKeys: readonly string[]): string {
 /** One submission as a row under `csvHeader(dataKeys)`. Written for speed: exports run it a million times. */
 export function csvRecord(submission: Submission, dataKeys: readonly string[]): string {
   // submissionId, device, status and createdAt never need quoting or neutralising
-  let row = `${submission.submissionId},${cell(submission.popupId)},${cell(submission.domain)},${cell(submission.userAgent)},${submission.device},${submission.status},${submission.createdAt}`;
+  let row = `${submission.submissionId},${repeatedCell(submission.popupId)},${repeatedCell(submission.domain)},${repeatedCell(submission.userAgent)},${submission.device},${submission.status},${submission.createdAt}`;
   const data = submission.data;
   for (const key of dataKeys) {
     if (!Object.hasOwn(data, key)) row += ",";
@@ -51,6 +51,24 @@ export function csvRecord(submission: Submission, dataKeys: readonly string[]): 
     }
   }
   return `${row}\r\n`;
+}
+
+/**
+ * Popups, domains and user agents repeat from row to row: their cells are looked up, not
+ * worked out again (a cache of a few hundred short ones, so it stays small whatever the export).
+ */
+const repeatedCells = new Map<string, string>();
+const MAX_REPEATED_CELLS = 512;
+
+function repeatedCell(text: string): string {
+  if (text.length > 256) return cell(text); // a rare long one would only crowd the cache
+  let written = repeatedCells.get(text);
+  if (written === undefined) {
+    if (repeatedCells.size >= MAX_REPEATED_CELLS) repeatedCells.clear();
+    written = cell(text);
+    repeatedCells.set(text, written);
+  }
+  return written;
 }
 
 function csvRow(cells: readonly string[]): string {
