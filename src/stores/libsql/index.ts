@@ -2,26 +2,17 @@
  * The default store: libSQL. An embedded file (`file:formsink.db`) or `:memory:` runs on the
  * `libsql` binding directly (./file.ts); a remote libSQL server such as Turso (`libsql://...`
  * with an auth token) goes through `@libsql/client` (./client.ts). Every query is the same SQL
- * store's (../sql).
+ * store's (../sql). Bundlers for Workers and browsers get ./web.ts instead (package.json), which
+ * has no native binding and only opens remote databases.
  */
-import type { Client } from "@libsql/client";
 import type { SubmissionStore } from "../../store.ts";
 import { createSqlStore } from "../sql/store.ts";
 import { createLibsqlClientStore } from "./client.ts";
 import { openLibsqlFile } from "./file.ts";
+import { DEFAULT_DATABASE_URL, type LibsqlStoreOptions, localPath } from "./options.ts";
 
 export { libsqlDriver } from "./client.ts";
-
-export interface LibsqlStoreOptions {
-  /** `file:path.db` (default `file:formsink.db`), `:memory:`, `libsql://...`, `https://...`. */
-  url?: string;
-  /** For remote databases (Turso). */
-  authToken?: string;
-  /** Use this client instead of opening one; the store then leaves closing it to you. */
-  client?: Client;
-}
-
-export const DEFAULT_DATABASE_URL = "file:formsink.db";
+export { DEFAULT_DATABASE_URL, isInMemory, type LibsqlStoreOptions } from "./options.ts";
 
 /** Opens (and migrates) a libSQL database as a submission store. */
 export async function createLibsqlStore(options: LibsqlStoreOptions = {}): Promise<SubmissionStore> {
@@ -40,21 +31,4 @@ export async function createLibsqlStore(options: LibsqlStoreOptions = {}): Promi
     connection.close();
     throw error;
   }
-}
-
-/** True for a libSQL URL of a database that lives only in this process. */
-export function isInMemory(url: string | undefined): boolean {
-  return url !== undefined && /^(file:)?:memory:/.test(url);
-}
-
-/**
- * The file path of a local database URL (`file:relative.db`, `file:///absolute.db`,
- * `:memory:`), or undefined for a remote one. Query parameters are not supported locally.
- */
-function localPath(url: string): string | undefined {
-  if (isInMemory(url)) return ":memory:";
-  if (!url.startsWith("file:")) return undefined;
-  if (url.includes("?")) throw new TypeError(`a local database URL takes no query parameters (got "${url}")`);
-  const rest = url.slice("file:".length);
-  return rest.startsWith("//") ? decodeURIComponent(new URL(url).pathname) : decodeURIComponent(rest);
 }

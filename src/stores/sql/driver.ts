@@ -17,7 +17,10 @@ export type SqlRow = Record<string, unknown>;
 
 export interface SqlResult {
   rows: SqlRow[];
-  /** Rows changed by an INSERT, UPDATE or DELETE. */
+  /**
+   * Rows changed by an INSERT, UPDATE or DELETE: zero when it changed none, but otherwise D1
+   * also counts the rows its triggers changed, so only `> 0` is portable.
+   */
   rowsAffected: number;
 }
 

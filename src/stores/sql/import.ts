@@ -12,7 +12,7 @@ const COLUMN_COUNT = SUBMISSION_COLUMNS.split(", ").length + 1; // and account_i
 
 const insertSql = (rows: number) =>
   `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES ${Array(rows).fill(`(${Array(COLUMN_COUNT).fill("?").join(", ")})`).join(", ")}
-  ON CONFLICT (account_id, id) DO NOTHING`;
+  ON CONFLICT (account_id, id) DO NOTHING RETURNING 1 AS inserted`;
 const FULL_INSERT_SQL = insertSql(ROWS_PER_STATEMENT);
 
 // The chunk's distinct data keys, as one JSON array of [popupId, key] pairs.
@@ -24,7 +24,8 @@ const MAX_KEYS_LENGTH = 512 * 1024;
 
 /**
  * Statements that insert `submissions` into the account, skipping ids it already has: first
- * the row inserts (their `rowsAffected` add up to the rows inserted), then the data keys.
+ * the row inserts, each returning a row per row inserted (not `rowsAffected`, which D1 counts
+ * with the rows its triggers change), then the data keys.
  */
 export function importStatements(accountId: string, submissions: readonly Submission[]): { statements: SqlStatement[]; rowStatements: number } {
   const statements: SqlStatement[] = [];

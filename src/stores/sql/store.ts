@@ -68,7 +68,7 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
       // One batch: all of it is inserted, or none.
       const { statements, rowStatements } = importStatements(accountId, submissions);
       const results = await driver.batch(statements, "write");
-      return results.slice(0, rowStatements).reduce((inserted, result) => inserted + result.rowsAffected, 0);
+      return results.slice(0, rowStatements).reduce((inserted, result) => inserted + result.rows.length, 0);
     },
     async setSubmissionStatus(accountId, submissionId, status: SubmissionStatus) {
       const result = await driver.execute({

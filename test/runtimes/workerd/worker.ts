@@ -15,7 +15,8 @@ import { createWorker, type WorkerEnv } from "../../../adapters/workers.ts";
 import { createApiKey } from "../../../src/auth/keys.ts";
 import type { SubmissionStore } from "../../../src/store.ts";
 import { createD1Store, type D1Database } from "../../../src/stores/d1/index.ts";
-import { createLibsqlStore } from "../../../src/stores/libsql/index.ts";
+// What `formsink/libsql` resolves to in workerd (the package's "workerd" export condition).
+import { createLibsqlStore } from "../../../src/stores/libsql/web.ts";
 import { createSubmissionsHandler } from "../../../src/handler.ts";
 import { clientSuite } from "../../client/suite.ts";
 import { httpSuite, type FetchHandler, type StartHttpTarget } from "../../http/suite.ts";
