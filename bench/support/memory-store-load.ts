@@ -21,8 +21,8 @@ if (!gc) throw new Error("run with --expose-gc");
 function settledMemory() {
   for (let i = 0; i < 4; i++) gc!();
   const status = readFileSync("/proc/self/status", "utf8");
-  const { heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
-  return { rss: Number(/VmRSS:\s+(\d+)/.exec(status)![1]) * 1024, heapUsed, heapTotal, external: external + arrayBuffers };
+  const { heapUsed, heapTotal, external } = process.memoryUsage();
+  return { rss: Number(/VmRSS:\s+(\d+)/.exec(status)![1]) * 1024, heapUsed, heapTotal, external };
 }
 
 const store = createMemoryStore();
