@@ -86,6 +86,19 @@ interface StoreLoad {
   after: { rss: number; heapUsed: number; heapTotal: number; external: number };
 }
 
+interface ImportStep {
+  name: string;
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+}
+
+/** What each module the server loads adds (the profile of the idle figure). */
+function startupImports(): ImportStep[] {
+  const script = fileURLToPath(new URL("./support/startup-imports.mjs", import.meta.url));
+  return JSON.parse(execFileSync(process.execPath, ["--expose-gc", script], { encoding: "utf8", cwd: ROOT }).trim()) as ImportStep[];
+}
+
 function loadMemoryStore(rows: number): StoreLoad {
   const script = fileURLToPath(new URL("./support/memory-store-load.ts", import.meta.url));
   const output = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", script, String(rows)], { encoding: "utf8", cwd: ROOT });
@@ -97,6 +110,7 @@ execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "ignore" });
 
 const bare = await bareNode();
 const idle = await idleServer();
+const imports = startupImports();
 const load = loadMemoryStore(STORE_ROWS);
 const perRow = (before: number, after: number) => (after - before) / load.rows;
 const beyondJson = (load.after.rss - load.before.rss - load.jsonBytes) / load.rows;
@@ -121,6 +135,18 @@ console.log(
       ["    off-heap (typed arrays)", bytes(perRow(load.before.external, load.after.external))],
       ["  import rate (store time only)", `${Math.round(load.rows / (load.importMs / 1000)).toLocaleString("en-US")} rows/s`],
     ],
+  ),
+);
+
+console.log("\nWhat the server's modules add at load (each after full garbage collections):\n");
+console.log(
+  formatTable(
+    ["step", "RSS", "V8 heap used", "V8 heap reserved"],
+    imports.map((step, i) => {
+      const before = imports[i - 1];
+      const delta = (value: number, previous: number | undefined) => (previous === undefined ? mb(value) : `+${mb(value - previous)}`);
+      return [step.name, delta(step.rss, before?.rss), delta(step.heapUsed, before?.heapUsed), delta(step.heapTotal, before?.heapTotal)];
+    }),
   ),
 );
 
