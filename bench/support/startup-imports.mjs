@@ -1,0 +1,24 @@
+/**
+ * Child process of bench/memory.ts (plain node with --expose-gc: JavaScript, so that no
+ * TypeScript loader weighs on the figures): what each module the idle server loads adds to the process, in the order the server
+ * loads them. Prints one JSON line: per step, RSS and V8 heap after full garbage collections.
+ */
+const gc = globalThis.gc;
+if (!gc) throw new Error("run with --expose-gc");
+
+const STEPS = [
+  ["node itself", async () => {}],
+  ["+ import arktype", () => import("arktype")],
+  ["+ import @libsql/client", () => import("@libsql/client")],
+  ["+ import formsink (dist/src/index.js)", () => import(new URL("../../dist/src/index.js", import.meta.url).href)],
+  ["+ import the CLI (dist/cli/main.js)", () => import(new URL("../../dist/cli/main.js", import.meta.url).href)],
+];
+
+const steps = [];
+for (const [name, load] of STEPS) {
+  await load();
+  for (let i = 0; i < 4; i++) gc();
+  const { rss, heapUsed, heapTotal } = process.memoryUsage();
+  steps.push({ name, rss, heapUsed, heapTotal });
+}
+console.log(JSON.stringify(steps));

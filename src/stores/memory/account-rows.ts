@@ -1,0 +1,137 @@
+/**
+ * One account's submissions, kept compactly for millions of rows: each row is a slot number
+ * into a few columns (its JSON text, its id, its time, its tuple), so a row costs one string
+ * of its JSON, one id string, a Map entry and about 40 bytes of arrays, and no object per row
+ * for the garbage collector to trace. The rows are indexed twice, both in the list order
+ * (createdAt, then id): all of them, and per tuple (see tuples.ts).
+ */
+import type { Submission, SubmissionStatus } from "../../submission.ts";
+import { compareByCodePoint } from "../query.ts";
+import { SortedSlots, type Probe, type SlotOrder } from "./sorted-slots.ts";
+import { detached, flattened } from "./strings.ts";
+import { TupleIndex } from "./tuples.ts";
+
+export class AccountRows implements SlotOrder {
+  private readonly ids: string[] = [];
+  private readonly texts: string[] = [];
+  private times = new Float64Array(256);
+  private tupleOfSlot = new Int32Array(256);
+  private readonly freeSlots: number[] = [];
+  private readonly slotById = new Map<string, number>();
+  /** Every data key seen per popup number; deletes do not shrink it (the contract allows more). */
+  private readonly dataKeysByPopup: Array<Set<string>> = [];
+  readonly all = new SortedSlots(this);
+  readonly index = new TupleIndex(this);
+
+  get size(): number {
+    return this.slotById.size;
+  }
+
+  compare(a: number, b: number): number {
+    return this.times[a]! - this.times[b]! || compareByCodePoint(this.ids[a]!, this.ids[b]!);
+  }
+
+  isBefore(slot: number, probe: Probe): boolean {
+    const time = this.times[slot]!;
+    if (time !== probe.time) return time < probe.time;
+    if (probe.id === undefined) return probe.tieAfter;
+    const byId = compareByCodePoint(this.ids[slot]!, probe.id);
+    return byId < 0 || (byId === 0 && probe.tieAfter);
+  }
+
+  has(submissionId: string): boolean {
+    return this.slotById.has(submissionId);
+  }
+
+  /** The JSON text of the row with this id, or undefined. */
+  textOf(submissionId: string): string | undefined {
+    const slot = this.slotById.get(submissionId);
+    return slot === undefined ? undefined : this.texts[slot];
+  }
+
+  textAt(slot: number): string {
+    return this.texts[slot]!;
+  }
+
+  /** The place right after the row in `slot`, or right before it, as a probe into any list. */
+  probeAt(slot: number, tieAfter: boolean): Probe {
+    return { time: this.times[slot]!, id: this.ids[slot]!, tieAfter };
+  }
+
+  /** Adds a row whose id the account does not have; `time` is `Date.parse(submission.createdAt)`. */
+  insert(submission: Submission, time: number): void {
+    // everything that can throw on a malformed record comes before the first change
+    const text = textOf(submission);
+    const id = detached(submission.submissionId);
+    const tuple = this.index.tupleOf(submission);
+    const slot = this.freeSlots.pop() ?? this.slotById.size;
+    this.ensureCapacity(slot + 1);
+    this.ids[slot] = id;
+    this.texts[slot] = text;
+    this.times[slot] = time;
+    this.tupleOfSlot[slot] = tuple;
+    this.slotById.set(id, slot);
+    this.all.insert(slot);
+    this.index.tuples[tuple]!.rows.insert(slot);
+    this.noteDataKeys(this.index.tuples[tuple]!.popup, submission.data);
+  }
+
+  /** False when there is no such row. */
+  setStatus(submissionId: string, status: SubmissionStatus): boolean {
+    const slot = this.slotById.get(submissionId);
+    if (slot === undefined) return false;
+    const submission = JSON.parse(this.texts[slot]!) as Submission;
+    if (submission.status === status) return true;
+    submission.status = status;
+    const before = this.index.tuples[this.tupleOfSlot[slot]!]!;
+    before.rows.remove(slot);
+    const after = this.index.tupleOf(submission);
+    this.index.tuples[after]!.rows.insert(slot);
+    this.tupleOfSlot[slot] = after;
+    this.texts[slot] = textOf(submission);
+    return true;
+  }
+
+  /** False when there is no such row. */
+  delete(submissionId: string): boolean {
+    const slot = this.slotById.get(submissionId);
+    if (slot === undefined) return false;
+    this.all.remove(slot);
+    this.index.tuples[this.tupleOfSlot[slot]!]!.rows.remove(slot);
+    this.slotById.delete(submissionId);
+    this.ids[slot] = this.texts[slot] = "";
+    this.freeSlots.push(slot);
+    return true;
+  }
+
+  /** Every data key the rows of this popup (of every popup when undefined) ever had. */
+  dataKeys(popupId: string | undefined): Set<string> {
+    if (popupId !== undefined) {
+      const popup = this.index.popups.numberOf(popupId);
+      return (popup !== undefined && this.dataKeysByPopup[popup]) || new Set();
+    }
+    return new Set(this.dataKeysByPopup.flatMap((keys) => (keys ? [...keys] : [])));
+  }
+
+  private noteDataKeys(popup: number, data: Submission["data"]): void {
+    const keys = (this.dataKeysByPopup[popup] ??= new Set());
+    for (const key in data) if (!keys.has(key)) keys.add(detached(key));
+  }
+
+  private ensureCapacity(slots: number): void {
+    if (slots <= this.times.length) return;
+    const capacity = Math.max(slots, this.times.length * 2);
+    const times = new Float64Array(capacity);
+    times.set(this.times);
+    this.times = times;
+    const tuples = new Int32Array(capacity);
+    tuples.set(this.tupleOfSlot);
+    this.tupleOfSlot = tuples;
+  }
+}
+
+/** The submission as the JSON text `JSON.stringify` gives it, keys in the order of `Submission`. */
+function textOf(s: Submission): string {
+  const { submissionId, popupId, data, domain, userAgent, device, status, createdAt } = s;
+  return flattened(JSON.stringify({ submissionId, popupId, data, domain, userAgent, device, status, createdAt }));
+}

@@ -1,0 +1,159 @@
+import { createMemoryRateLimiter } from "../../rate-limit/limiter.ts";
+import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionStore, SubmissionWalk } from "../../store.ts";
+import type { Submission } from "../../submission.ts";
+import { compareByCodePoint } from "../query.ts";
+import { AccountRows } from "./account-rows.ts";
+import { IdempotencyRecords } from "./idempotency.ts";
+import { pageOf, spansOf, totalOf } from "./pages.ts";
+
+export function createMemoryStore(): SubmissionStore {
+  const accountsByName = new Map<string, Account>();
+  const rowsByAccount = new Map<string, AccountRows>();
+  const keys = new Map<string, ApiKeyRecord>();
+  const idempotencyByAccount = new Map<string, IdempotencyRecords>();
+  const rateLimiter = createMemoryRateLimiter();
+  let closed = false;
+
+  const open = () => {
+    if (closed) throw new Error("store is closed");
+  };
+  /** The account's rows for reading: an account never written to has none (and gets no entry). */
+  const rowsOf = (accountId: string): AccountRows | undefined => {
+    open();
+    return rowsByAccount.get(accountId);
+  };
+  const writableRowsOf = (accountId: string): AccountRows => {
+    open();
+    let rows = rowsByAccount.get(accountId);
+    if (!rows) rowsByAccount.set(accountId, (rows = new AccountRows()));
+    return rows;
+  };
+  const idempotencyOf = (accountId: string): IdempotencyRecords => {
+    let records = idempotencyByAccount.get(accountId);
+    if (!records) idempotencyByAccount.set(accountId, (records = new IdempotencyRecords()));
+    return records;
+  };
+  const walkPage = (accountId: string, walk: SubmissionWalk): string[] => {
+    const rows = rowsOf(accountId);
+    if (!rows) return [];
+    const slots = pageOf(rows, spansOf(rows, walk, walk.order, walk.after), walk.order, 0, walk.limit);
+    return slots.map((slot) => rows.textAt(slot));
+  };
+  // Rows are kept as JSON text, so every answer is parsed afresh: callers always get copies.
+  const parse = (text: string) => JSON.parse(text) as Submission;
+  const copy = <T>(value: T): T => structuredClone(value);
+
+  return {
+    async insertSubmission(accountId, submission) {
+      const rows = writableRowsOf(accountId);
+      if (rows.has(submission.submissionId)) throw new Error(`submission ${submission.submissionId} already exists`);
+      rows.insert(submission, timeOf(submission));
+    },
+    async getSubmission(accountId, submissionId) {
+      const text = rowsOf(accountId)?.textOf(submissionId);
+      return text === undefined ? undefined : parse(text);
+    },
+    async listSubmissions(accountId, query): Promise<SubmissionPage> {
+      const rows = rowsOf(accountId);
+      if (!rows) return { items: [], total: 0 };
+      const spans = spansOf(rows, query, query.order);
+      const slots = pageOf(rows, spans, query.order, query.offset, query.limit);
+      return { items: slots.map((slot) => parse(rows.textAt(slot))), total: totalOf(spans) };
+    },
+    async walkSubmissions(accountId, walk) {
+      return walkPage(accountId, walk).map(parse);
+    },
+    async walkSubmissionsAsJson(accountId, walk) {
+      return walkPage(accountId, walk);
+    },
+    async listDataKeys(accountId, filter, limit) {
+      const keys = rowsOf(accountId)?.dataKeys(filter.popupId) ?? [];
+      return [...keys].sort(compareByCodePoint).slice(0, limit);
+    },
+    async importSubmissions(accountId, incoming) {
+      const rows = writableRowsOf(accountId);
+      const inserted: string[] = [];
+      try {
+        for (const submission of incoming) {
+          if (rows.has(submission.submissionId)) continue;
+          rows.insert(submission, timeOf(submission));
+          inserted.push(submission.submissionId);
+        }
+      } catch (error) {
+        // all or nothing, as one transaction would be
+        for (const submissionId of inserted) rows.delete(submissionId);
+        throw error;
+      }
+      return inserted.length;
+    },
+    async setSubmissionStatus(accountId, submissionId, status) {
+      return rowsOf(accountId)?.setStatus(submissionId, status) ?? false;
+    },
+    async deleteSubmission(accountId, submissionId) {
+      const deleted = rowsOf(accountId)?.delete(submissionId) ?? false;
+      if (deleted) idempotencyByAccount.get(accountId)?.forgetSubmission(submissionId);
+      return deleted;
+    },
+    async insertSubmissionOnce(accountId, submission, idempotency, now) {
+      const rows = writableRowsOf(accountId);
+      const records = idempotencyOf(accountId);
+      const taken = records.live(idempotency.key, now);
+      if (taken) return { inserted: false, fingerprint: taken.fingerprint, submission: parse(taken.submissionText) };
+      if (rows.has(submission.submissionId)) throw new Error(`submission ${submission.submissionId} already exists`);
+      rows.insert(submission, timeOf(submission));
+      records.add(idempotency, submission.submissionId, rows.textOf(submission.submissionId)!);
+      return { inserted: true };
+    },
+    async countRateLimitHit(bucket, windowStart, windowEnd) {
+      open();
+      return rateLimiter.countHit(bucket, windowStart, windowEnd);
+    },
+
+    async ensureAccount(name) {
+      let account = accountsByName.get(name);
+      if (!account) {
+        account = { id: crypto.randomUUID(), name, createdAt: new Date().toISOString() };
+        accountsByName.set(name, account);
+      }
+      return { ...account };
+    },
+    async findAccount(name) {
+      const account = accountsByName.get(name);
+      return account && { ...account };
+    },
+    async insertApiKey(key) {
+      if (keys.has(key.id)) throw new Error(`API key ${key.id} already exists`);
+      keys.set(key.id, copy(key));
+    },
+    async findApiKey(keyId) {
+      const key = keys.get(keyId);
+      return key && copy(key);
+    },
+    async listApiKeys(filter = {}): Promise<ApiKeyListing[]> {
+      const accountNames = new Map([...accountsByName.values()].map((a) => [a.id, a.name]));
+      return [...keys.values()]
+        .map(({ hash: _hash, ...key }) => ({ ...copy(key), accountName: accountNames.get(key.accountId) ?? "" }))
+        .filter((key) => filter.accountName === undefined || key.accountName === filter.accountName)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+    async revokeApiKey(keyId, revokedAt) {
+      const key = keys.get(keyId);
+      if (!key) return undefined;
+      key.revokedAt ??= revokedAt;
+      return copy(key);
+    },
+
+    async close() {
+      closed = true;
+      rowsByAccount.clear();
+      idempotencyByAccount.clear();
+    },
+  };
+}
+
+/** The row's place in the list order; a time that does not parse would corrupt every list. */
+function timeOf(submission: Submission): number {
+  const time = Date.parse(submission.createdAt);
+  if (Number.isNaN(time)) throw new RangeError(`submission ${submission.submissionId}: createdAt is not a time`);
+  return time;
+}
