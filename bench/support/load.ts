@@ -16,6 +16,8 @@ export interface LoadOptions {
   method?: "GET" | "POST";
   headers?: Record<string, string>;
   body?: string;
+  /** Requests to send in turn on each connection (autocannon's `requests`), e.g. to vary a path. */
+  requests?: autocannon.Request[];
   connections?: number;
   durationSeconds: number;
 }
@@ -26,6 +28,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     method: options.method ?? "GET",
     headers: options.headers,
     body: options.body,
+    requests: options.requests,
     connections: options.connections ?? 10,
     pipelining: 1,
     duration: options.durationSeconds,
@@ -61,10 +64,16 @@ export function pinSelf(core: number): void {
 
 /**
  * Starts a TypeScript server script in its own process (on `core` when it can pin) and
- * resolves with the URL it prints as its first stdout line.
+ * resolves with the URL it prints as its first stdout line. `nodeOptions` go to node itself
+ * (e.g. `--cpu-prof`).
  */
-export async function startServerProcess(script: URL, args: string[], core: number): Promise<{ url: string; child: ChildProcess }> {
-  const node = [process.execPath, "--import", "tsx", fileURLToPath(script), ...args];
+export async function startServerProcess(
+  script: URL,
+  args: string[],
+  core: number,
+  nodeOptions: string[] = [],
+): Promise<{ url: string; child: ChildProcess }> {
+  const node = [process.execPath, ...nodeOptions, "--import", "tsx", fileURLToPath(script), ...args];
   const [command, ...rest] = canPin() ? ["taskset", "-c", String(core), ...node] : node;
   const child = spawn(command!, rest, { stdio: ["ignore", "pipe", "inherit"] });
   const url = await new Promise<string>((resolve, reject) => {
