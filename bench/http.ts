@@ -124,13 +124,13 @@ const LIST = "list page 1 + total (popupId, status)";
 const GET = "get by id";
 const CREATE = "create (JSON, secret key)";
 
-const WORKLOADS: Workload[] = [
+const WORKLOADS = ([
   { name: RAW_GET, server: "raw GET", baseline: RAW_GET, load: {} },
   { name: RAW_POST, server: "raw POST", baseline: RAW_POST, load: { method: "POST", headers: createLoad.headers, body: CREATE_BODY } },
   { name: LIST, server: "formsink", baseline: RAW_GET, load: { requests: listRequests } },
   { name: GET, server: "formsink", baseline: RAW_GET, load: { requests: getRequests } },
   { name: CREATE, server: "formsink", baseline: RAW_POST, load: { requests: [createLoad] } },
-].filter((w) => w.server !== "formsink" || only === undefined || w.name.includes(only));
+] satisfies Workload[]).filter((w: Workload) => w.server !== "formsink" || only === undefined || w.name.includes(only));
 
 async function measure(workload: Workload, url: string): Promise<LoadResult> {
   await runLoad({ url, ...workload.load, durationSeconds: 1 }); // warm-up: JIT, connections, pages

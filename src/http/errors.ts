@@ -1,8 +1,9 @@
-import { jsonResponse } from "./json.ts";
+import type { Answer } from "./answer.ts";
+import { jsonAnswer } from "./json.ts";
 
 /**
  * An error that is an answer: thrown anywhere below the router and turned into
- * `{"message": ...}` with its status in exactly one place (`toErrorResponse`).
+ * `{"message": ...}` with its status in exactly one place (`toErrorAnswer`).
  */
 export class HttpError extends Error {
   readonly status: number;
@@ -18,10 +19,10 @@ export class HttpError extends Error {
 
 export const INTERNAL_ERROR_MESSAGE = "Internal server error";
 
-/** The response for anything thrown while handling a request; unexpected errors become a bare 500. */
-export function toErrorResponse(error: unknown): Response {
+/** The answer for anything thrown while handling a request; unexpected errors become a bare 500. */
+export function toErrorAnswer(error: unknown): Answer {
   if (error instanceof HttpError) {
-    return jsonResponse({ message: error.message }, error.status, error.headers);
+    return jsonAnswer({ message: error.message }, error.status, error.headers);
   }
-  return jsonResponse({ message: INTERNAL_ERROR_MESSAGE }, 500);
+  return jsonAnswer({ message: INTERNAL_ERROR_MESSAGE }, 500);
 }

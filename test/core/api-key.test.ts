@@ -65,7 +65,7 @@ test("the store authenticator hashes a key once, and still refuses altered and r
   const { key, record } = await createApiKey(store, { account: "acme" });
   const digest = crypto.subtle.digest;
   let digests = 0;
-  crypto.subtle.digest = function (...args: Parameters<SubtleCrypto["digest"]>) {
+  crypto.subtle.digest = function (...args: Parameters<typeof digest>) {
     digests++;
     return digest.apply(this, args);
   };
