@@ -1,6 +1,7 @@
 /**
  * The top of a V8 CPU profile (`node --cpu-prof`), as the benchmarks' READMEs show it: the
- * functions with the most self time, and the self time per package or source file.
+ * functions with the most self time, the self time per package or source file, and the
+ * functions with the most time including what they call.
  *
  *   node --import tsx bench/support/profile-top.ts <file.cpuprofile> [rows]
  */
@@ -36,20 +37,34 @@ function origin(url: string): string {
   return url.replace(/^file:\/\/.*?\/(src|adapters|bench)\//, "$1/");
 }
 
-const byFunction = new Map<string, number>();
-const byOrigin = new Map<string, number>();
-for (const node of profile.nodes) {
-  const self = hits.get(node.id) ?? 0;
-  if (self === 0) continue;
+function nameOf(node: ProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
-  const where = origin(url);
-  const name = `${functionName || "(anonymous)"}  ${where}${url ? `:${lineNumber + 1}` : ""}`;
-  byFunction.set(name, (byFunction.get(name) ?? 0) + self);
-  byOrigin.set(where, (byOrigin.get(where) ?? 0) + self);
+  return `${functionName || "(anonymous)"}  ${origin(url)}${url ? `:${lineNumber + 1}` : ""}`;
 }
 
+const byFunction = new Map<string, number>();
+const byOrigin = new Map<string, number>();
+/** Self time of a function and of everything it called (each sample once per function). */
+const withCallees = new Map<string, number>();
+const nodesById = new Map(profile.nodes.map((node) => [node.id, node]));
+const walk = (node: ProfileNode, path: Set<string>) => {
+  const name = nameOf(node);
+  const self = hits.get(node.id) ?? 0;
+  const added = !path.has(name);
+  if (added) path.add(name);
+  if (self > 0) {
+    byFunction.set(name, (byFunction.get(name) ?? 0) + self);
+    const where = origin(node.callFrame.url);
+    byOrigin.set(where, (byOrigin.get(where) ?? 0) + self);
+    for (const onPath of path) withCallees.set(onPath, (withCallees.get(onPath) ?? 0) + self);
+  }
+  for (const child of node.children ?? []) walk(nodesById.get(child)!, path);
+  if (added) path.delete(name);
+};
+walk(profile.nodes[0]!, new Set());
+
 const show = (title: string, counts: Map<string, number>) => {
-  console.log(`${title} (self time, ${total} samples)`);
+  console.log(`${title} (${total} samples)`);
   for (const [name, count] of [...counts].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
     console.log(`${((100 * count) / total).toFixed(1).padStart(5)}%  ${name}`);
   }
@@ -57,3 +72,4 @@ const show = (title: string, counts: Map<string, number>) => {
 };
 show("functions", byFunction);
 show("origins", byOrigin);
+show("functions with what they call", withCallees);
