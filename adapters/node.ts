@@ -25,10 +25,9 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
     // Once closing, answers ask the client to drop the connection, and the connection is
     // closed as soon as it is idle.
     beforeRespond: (res) => {
-      if (closing) res.setHeader("connection", "close");
-    },
-    afterRespond: () => {
-      if (closing) server.closeIdleConnections();
+      if (!closing) return;
+      res.setHeader("connection", "close");
+      res.once("finish", () => server.closeIdleConnections());
     },
   });
   const server = createServer(listener);
@@ -188,9 +187,11 @@ function fetchRequest(req: IncomingMessage, res: ServerResponse, { method, url }
 async function writeAnswer(answer: Answer, res: ServerResponse): Promise<void> {
   const { status, headers, body } = answer;
   if (typeof body === "string") {
-    res.writeHead(status, { ...headers, "content-length": String(Buffer.byteLength(body)) }).end(body);
+    headers["content-length"] = String(Buffer.byteLength(body));
+    res.writeHead(status, headers).end(body);
   } else if (body instanceof Uint8Array) {
-    res.writeHead(status, { ...headers, "content-length": String(body.byteLength) }).end(body);
+    headers["content-length"] = String(body.byteLength);
+    res.writeHead(status, headers).end(body);
   } else {
     res.writeHead(status, headers);
     if (body === null) res.end();

@@ -19,7 +19,9 @@ import { createApiKey } from "../src/auth/keys.ts";
 import { createLibsqlStore } from "../src/stores/libsql/index.ts";
 import type { Submission } from "../src/submission.ts";
 import { generateSubmissions, POPUPS, STATUSES } from "./support/dataset.ts";
-import { canPin, formatTable, type LoadOptions, type LoadResult, pinSelf, runLoad, startServerProcess, stopServerProcess } from "./support/load.ts";
+import {
+  canPin, cpuSeconds, formatTable, type LoadOptions, type LoadResult, pinSelf, runLoad, startServerProcess, stopServerProcess,
+} from "./support/load.ts";
 import { reportTargets, type TargetFigure } from "./support/targets.ts";
 
 const quick = process.argv.includes("--quick");
@@ -132,18 +134,25 @@ const WORKLOADS = ([
   { name: CREATE, server: "formsink", baseline: RAW_POST, load: { requests: [createLoad] } },
 ] satisfies Workload[]).filter((w: Workload) => w.server !== "formsink" || only === undefined || w.name.includes(only));
 
-async function measure(workload: Workload, url: string): Promise<LoadResult> {
-  await runLoad({ url, ...workload.load, durationSeconds: 1 }); // warm-up: JIT, connections, pages
-  const result = await runLoad({ url, ...workload.load, durationSeconds: SECONDS });
-  if (result.errors + result.non2xx > 0) throw new Error(`${workload.name}: ${result.errors} errors, ${result.non2xx} answers not 2xx`);
-  return result;
+interface Measured extends LoadResult {
+  /** The server's CPU time per request: what a request costs, however fast the load came. */
+  serverMicros: number;
 }
 
-const results = new Map<string, LoadResult>();
+async function measure(workload: Workload, url: string, serverPid: number): Promise<Measured> {
+  await runLoad({ url, ...workload.load, durationSeconds: 1 }); // warm-up: JIT, connections, pages
+  const cpuBefore = cpuSeconds(serverPid);
+  const result = await runLoad({ url, ...workload.load, durationSeconds: SECONDS });
+  const serverMicros = ((cpuSeconds(serverPid) - cpuBefore) * 1e6) / (result.requestsPerSecond * SECONDS);
+  if (result.errors + result.non2xx > 0) throw new Error(`${workload.name}: ${result.errors} errors, ${result.non2xx} answers not 2xx`);
+  return { ...result, serverMicros };
+}
+
+const results = new Map<string, Measured>();
 {
   const { url, child } = await startServerProcess(RAW_SERVER, ["raw node:http"], 0);
   try {
-    for (const workload of WORKLOADS.filter((w) => w.server !== "formsink")) results.set(workload.name, await measure(workload, url));
+    for (const workload of WORKLOADS.filter((w) => w.server !== "formsink")) results.set(workload.name, await measure(workload, url, child.pid!));
   } finally {
     await stopServerProcess(child);
   }
@@ -152,7 +161,7 @@ const results = new Map<string, LoadResult>();
   const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   const { url, child } = await startServerProcess(FORMSINK_SERVER, [workingCopy()], 0, profile);
   try {
-    for (const workload of WORKLOADS.filter((w) => w.server === "formsink")) results.set(workload.name, await measure(workload, url));
+    for (const workload of WORKLOADS.filter((w) => w.server === "formsink")) results.set(workload.name, await measure(workload, url, child.pid!));
   } finally {
     await stopServerProcess(child);
     for (const suffix of ["", "-wal", "-shm"]) rmSync(`${WORKING_COPY}${suffix}`, { force: true });
@@ -164,10 +173,10 @@ const percent = (fraction: number) => `${(100 * fraction).toFixed(0)}%`;
 
 console.log(
   `\n${formatTable(
-    ["workload", "req/s", "vs raw", "p50 ms", "p99 ms"],
+    ["workload", "req/s", "vs raw", "p50 ms", "p99 ms", "server CPU us/req"],
     WORKLOADS.map((workload) => {
       const r = results.get(workload.name)!;
-      return [workload.name, r.requestsPerSecond.toFixed(0), percent(shareOfRaw(workload)), r.p50Ms.toFixed(1), r.p99Ms.toFixed(1)];
+      return [workload.name, r.requestsPerSecond.toFixed(0), percent(shareOfRaw(workload)), r.p50Ms.toFixed(1), r.p99Ms.toFixed(1), r.serverMicros.toFixed(1)];
     }),
   )}`,
 );

@@ -1,5 +1,6 @@
 /** Load generation for the benchmarks: autocannon, pinned to its own core when taskset exists. */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 
@@ -94,6 +95,12 @@ export function stopServerProcess(child: ChildProcess): Promise<void> {
     child.once("exit", () => resolve());
     child.kill("SIGTERM");
   });
+}
+
+/** CPU seconds a process has used (user + system), from /proc/<pid>/stat. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
 }
 
 export function formatTable(header: string[], rows: string[][]): string {

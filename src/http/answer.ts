@@ -8,10 +8,10 @@
 
 export interface Answer {
   status: number;
-  /** Header names in lower case. */
+  /** Header names in lower case; made for this answer (whoever sends it may add to it). */
   headers: Record<string, string>;
   /** Text (sent as UTF-8) or bytes known in full, a stream, or nothing. */
-  body: string | Uint8Array | ReadableStream<Uint8Array> | null;
+  body: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null;
 }
 
 /** How a handler answers without Fetch objects, for adapters that can write plain answers. */
