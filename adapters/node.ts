@@ -4,10 +4,12 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Duplex, finished } from "node:stream";
+import type { Duplex } from "node:stream";
+import { type Answer, answeringOf } from "../src/http/answer.ts";
 import { INTERNAL_ERROR_MESSAGE } from "../src/http/errors.ts";
+import { NodeRequest, requestBody } from "./node-request.ts";
 import {
-  DEFAULT_HOSTNAME, DEFAULT_PORT, type FetchHandler, reportError, type RunningServer, type ServeOptions, serverUrl,
+  type ConnectionInfo, DEFAULT_HOSTNAME, DEFAULT_PORT, type FetchHandler, reportError, type RunningServer, type ServeOptions, serverUrl,
 } from "./server.ts";
 
 export type { ConnectionInfo, FetchHandler, RunningServer, ServeOptions } from "./server.ts";
@@ -23,10 +25,9 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
     // Once closing, answers ask the client to drop the connection, and the connection is
     // closed as soon as it is idle.
     beforeRespond: (res) => {
-      if (closing) res.setHeader("connection", "close");
-    },
-    afterRespond: () => {
-      if (closing) server.closeIdleConnections();
+      if (!closing) return;
+      res.setHeader("connection", "close");
+      res.once("finish", () => server.closeIdleConnections());
     },
   });
   const server = createServer(listener);
@@ -85,26 +86,35 @@ export interface ListenerHooks {
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-/** A node:http request listener that runs a Fetch handler; for mounting in an existing server. */
+/**
+ * A node:http request listener that runs a Fetch handler; for mounting in an existing server.
+ * formsink's own handler is run without Fetch objects (a light request in, a plain answer out:
+ * see node-request.ts and src/http/answer.ts); any other gets a real `Request`.
+ */
 export function createRequestListener(handler: FetchHandler, hooks: ListenerHooks = {}): RequestListener {
   const onError = hooks.onError ?? reportError;
+  const answering = answeringOf<ConnectionInfo>(handler);
+  const { beforeRespond, afterRespond } = hooks;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    res.once("finish", () => hooks.afterRespond?.());
-    let response: Response;
-    const request = toRequest(req, res);
-    if (request instanceof Response) {
-      response = request;
+    if (afterRespond) res.once("finish", afterRespond);
+    const target = requestTarget(req);
+    let answer: Answer | Response;
+    if (!("url" in target)) {
+      answer = target;
     } else {
+      // The socket's peer: the client, or the nearest proxy (see the `clientAddress` option).
+      const connection = { clientAddress: req.socket.remoteAddress };
       try {
-        // The socket's peer: the client, or the nearest proxy (see the `clientAddress` option).
-        response = await handler(request, { clientAddress: req.socket.remoteAddress });
+        answer = answering
+          ? await answering(new NodeRequest(req, res, target.method, target.url) as unknown as Request, connection)
+          : await handler(fetchRequest(req, res, target), connection);
       } catch (error) {
         onError(error);
-        response = jsonError(500, INTERNAL_ERROR_MESSAGE);
+        answer = jsonError(500, INTERNAL_ERROR_MESSAGE);
       }
     }
-    hooks.beforeRespond?.(res);
-    await writeResponse(response, res).catch((error) => {
+    beforeRespond?.(res);
+    await (answer instanceof Response ? writeResponse(answer, res) : writeAnswer(answer, res)).catch((error) => {
       onError(error);
       res.destroy();
     });
@@ -112,12 +122,8 @@ export function createRequestListener(handler: FetchHandler, hooks: ListenerHook
 }
 
 /** The API's error shape, for the few answers the adapter gives itself. */
-function jsonError(status: number, message: string): Response {
-  const body = JSON.stringify({ message });
-  return new Response(body, {
-    status,
-    headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
-  });
+function jsonError(status: number, message: string): Answer {
+  return { status, headers: { "content-type": "application/json" }, body: JSON.stringify({ message }) };
 }
 
 // A Host header is client input: only a plain host[:port] goes into the URL, so a request
@@ -125,34 +131,50 @@ function jsonError(status: number, message: string): Response {
 const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/;
 // Methods the Fetch API refuses to put in a Request (they would throw in its constructor).
 const FETCH_FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+const ABSOLUTE_FORM = /^https?:\/\//i;
 
 function plainHost(value: string | undefined): string | undefined {
   const match = value === undefined ? null : PLAIN_HOST.exec(value);
   return match && (match[1] === undefined || Number(match[1]) <= 65535) ? value : undefined;
 }
 
-/**
- * The Fetch request for a Node request, or the answer when it cannot be one (a method Fetch
- * forbids). No AbortSignal is attached: undici's signal bookkeeping halves throughput and adds
- * millisecond pauses (bench/node-bridge.ts); a client that goes away still stops the work that
- * matters, as the response stream is cancelled in writeResponse.
- */
-function toRequest(req: IncomingMessage, res: ServerResponse): Request | Response {
+interface RequestTarget {
+  method: string;
+  /** Whole and normalised, as `Request#url` has it. */
+  url: string;
+}
+
+/** Method and URL of a Node request, or the answer when Fetch cannot carry it. */
+function requestTarget(req: IncomingMessage): RequestTarget | Answer {
   const method = req.method ?? "GET";
   if (FETCH_FORBIDDEN_METHODS.has(method)) return jsonError(501, `Method ${method} is not supported`);
   let target = req.url ?? "/";
   let host = plainHost(req.headers.host);
-  if (/^https?:\/\//i.test(target)) {
+  if (ABSOLUTE_FORM.test(target)) {
     // Absolute form (`GET http://host/path`): its authority replaces Host (RFC 9112, 3.2.2).
     const url = URL.canParse(target) ? new URL(target) : undefined;
     if (!url) return jsonError(400, "The request target is not a valid URL");
     host = plainHost(url.host);
     target = url.pathname + url.search;
   }
+  try {
+    return { method, url: new URL(`http://${host ?? "localhost"}${target.startsWith("/") ? target : `/${target}`}`).href };
+  } catch {
+    return jsonError(400, "The request target is not a valid URL");
+  }
+}
+
+/**
+ * A real Fetch request, for handlers other than formsink's. No AbortSignal is attached:
+ * undici's signal bookkeeping halves throughput and adds millisecond pauses
+ * (bench/node-bridge.ts); a client that goes away still stops the work that matters, as the
+ * response stream is cancelled in writeResponse.
+ */
+function fetchRequest(req: IncomingMessage, res: ServerResponse, { method, url }: RequestTarget): Request {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   const hasBody = method !== "GET" && method !== "HEAD";
-  return new Request(`http://${host ?? "localhost"}${target.startsWith("/") ? target : `/${target}`}`, {
+  return new Request(url, {
     method,
     headers,
     body: hasBody ? requestBody(req, res) : null,
@@ -161,46 +183,20 @@ function toRequest(req: IncomingMessage, res: ServerResponse): Request | Respons
   } as RequestInit);
 }
 
-/**
- * The request body as a web stream that reads from the socket only when the handler reads.
- * Not `Readable.toWeb(req)`: that reads ahead, so a body the handler never reads (a 401, or a
- * 413 for a declared length) stalls the keep-alive connection, and cancelling it destroys the
- * request, which leaves the connection unusable after the answer (a 413 mid-stream). Here,
- * whatever the handler leaves unread - it cancelled, or it answered - is read and dropped, so
- * the answer reaches the client and the connection serves the next request.
- */
-function requestBody(req: IncomingMessage, res: ServerResponse): ReadableStream<Uint8Array> {
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let settled = false;
-  const onData = (chunk: Buffer) => {
-    controller.enqueue(chunk);
-    if ((controller.desiredSize ?? 0) <= 0) req.pause();
-  };
-  const discardRest = () => {
-    if (settled) return;
-    settled = true;
-    req.off("data", onData);
-    req.resume();
-    controller.error(new Error("the response was sent before the request body was read"));
-  };
-  req.pause();
-  req.on("data", onData);
-  finished(req, (error) => {
-    if (settled) return;
-    settled = true;
-    if (error) controller.error(error);
-    else controller.close();
-  });
-  res.once("finish", discardRest);
-  return new ReadableStream<Uint8Array>(
-    {
-      start: (c) => void (controller = c),
-      pull: () => void req.resume(),
-      cancel: discardRest,
-    },
-    // Nothing is read before the handler asks for it.
-    { highWaterMark: 0 },
-  );
+/** A plain answer, written as it is: a body known in full goes out with its length, in one write. */
+async function writeAnswer(answer: Answer, res: ServerResponse): Promise<void> {
+  const { status, headers, body } = answer;
+  if (typeof body === "string") {
+    headers["content-length"] = String(Buffer.byteLength(body));
+    res.writeHead(status, headers).end(body);
+  } else if (body instanceof Uint8Array) {
+    headers["content-length"] = String(body.byteLength);
+    res.writeHead(status, headers).end(body);
+  } else {
+    res.writeHead(status, headers);
+    if (body === null) res.end();
+    else await writeStream(body, res);
+  }
 }
 
 async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
@@ -211,11 +207,12 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
   res.writeHead(response.status, headers);
-  if (response.body === null) {
-    res.end();
-    return;
-  }
-  const reader = response.body.getReader();
+  if (response.body === null) res.end();
+  else await writeStream(response.body, res);
+}
+
+async function writeStream(body: ReadableStream<Uint8Array>, res: ServerResponse): Promise<void> {
+  const reader = body.getReader();
   // A client that goes away stops the stream (and whatever query feeds it).
   const stop = () => void reader.cancel().catch(() => {});
   res.once("close", stop);

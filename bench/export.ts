@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { createApiKey } from "../src/auth/keys.ts";
 import { createLibsqlStore } from "../src/stores/libsql/index.ts";
 import type { Submission } from "../src/submission.ts";
-import { canPin, formatTable, pinSelf, startServerProcess, stopServerProcess } from "./support/load.ts";
+import { canPin, cpuSeconds, formatTable, pinSelf, startServerProcess, stopServerProcess } from "./support/load.ts";
 import { reportTargets } from "./support/targets.ts";
 
 const quick = process.argv.includes("--quick");
@@ -75,12 +75,6 @@ async function database(): Promise<string> {
   } finally {
     await store.close();
   }
-}
-
-/** CPU seconds the process has used (user + system), from /proc/<pid>/stat. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
 }
 
 function rssBytes(pid: number): number {

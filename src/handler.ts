@@ -1,7 +1,8 @@
 import { Router } from "itty-router";
 import type { Authenticate } from "./auth/principal.ts";
 import { authenticateWithStore } from "./auth/store-authenticate.ts";
-import { HttpError, toErrorResponse } from "./http/errors.ts";
+import { type Answer, registerAnswering, toResponse } from "./http/answer.ts";
+import { HttpError, toErrorAnswer } from "./http/errors.ts";
 import { createSubmissionIdGenerator } from "./id.ts";
 import { formFields, openApiDocument } from "./openapi.ts";
 import { DEFAULT_LIMITS, type Limits, type SubmissionsHandlerOptions } from "./options.ts";
@@ -150,7 +151,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
   const log = options.log;
   const newSubmissionId = createSubmissionIdGenerator();
 
-  const router = Router<RouteRequest, [RequestContext], Response>({ base: basePath });
+  const router = Router<RouteRequest, [RequestContext], Answer>({ base: basePath });
   for (const route of ROUTES) {
     const steps: RouteHandler[] = [
       ...(route.crossOrigin ? [allowCrossOrigin] : []),
@@ -165,43 +166,43 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
     });
   }
 
-  return async (request, connection = {}) => {
-    const started = performance.now();
+  const answer = async (request: Request, connection: ConnectionInfo = {}): Promise<Answer> => {
+    const started = log && performance.now();
     const url = new URL(request.url);
     const context: RequestContext = {
       store, limits, rateLimits, basePath, url, newSubmissionId,
       clientAddress: clientAddress(request, connection),
-      responseHeaders: new Headers(),
+      responseHeaders: {},
     };
-    let response: Response;
+    let answer: Answer;
     try {
-      response = (await router.fetch(request as RouteRequest, context)) ?? toErrorResponse(new HttpError(404, "Not found"));
+      answer = (await router.fetch(request as RouteRequest, context)) ?? toErrorAnswer(new HttpError(404, "Not found"));
     } catch (error) {
       if (!(error instanceof HttpError)) log?.({ type: "error", method: request.method, path: url.pathname, error });
-      response = toErrorResponse(error);
+      answer = toErrorAnswer(error);
     }
-    context.responseHeaders.forEach((value, name) => response.headers.set(name, value));
-    log?.({
-      type: "request",
-      method: request.method,
-      path: url.pathname,
-      status: response.status,
-      durationMs: performance.now() - started,
-    });
-    return response;
+    Object.assign(answer.headers, context.responseHeaders);
+    if (log) {
+      log({ type: "request", method: request.method, path: url.pathname, status: answer.status, durationMs: performance.now() - started! });
+    }
+    return answer;
   };
+  const handler: SubmissionsHandler = async (request, connection) => toResponse(await answer(request, connection));
+  // formsink/node writes these answers without making a Response of each.
+  registerAnswering(handler, answer);
+  return handler;
 }
 
 /** The document depends only on the handler's base path and limits: made once per handler. */
 const openApiDocuments = new WeakMap<Limits, string>();
 
-function serveOpenApiDocument(_request: RouteRequest, context: RequestContext): Response {
+function serveOpenApiDocument(_request: RouteRequest, context: RequestContext): Answer {
   let text = openApiDocuments.get(context.limits);
   if (text === undefined) {
     text = JSON.stringify(openApiDocument(ROUTES, context));
     openApiDocuments.set(context.limits, text);
   }
-  return new Response(text, { headers: { "content-type": "application/json", "x-content-type-options": "nosniff" } });
+  return { status: 200, headers: { "content-type": "application/json", "x-content-type-options": "nosniff" }, body: text };
 }
 
 function methodsByPath(routes: readonly Route[]): Map<string, Method[]> {

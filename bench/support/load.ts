@@ -1,5 +1,6 @@
 /** Load generation for the benchmarks: autocannon, pinned to its own core when taskset exists. */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 
@@ -16,6 +17,8 @@ export interface LoadOptions {
   method?: "GET" | "POST";
   headers?: Record<string, string>;
   body?: string;
+  /** Requests to send in turn on each connection (autocannon's `requests`), e.g. to vary a path. */
+  requests?: autocannon.Request[];
   connections?: number;
   durationSeconds: number;
 }
@@ -26,6 +29,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     method: options.method ?? "GET",
     headers: options.headers,
     body: options.body,
+    requests: options.requests,
     connections: options.connections ?? 10,
     pipelining: 1,
     duration: options.durationSeconds,
@@ -61,10 +65,16 @@ export function pinSelf(core: number): void {
 
 /**
  * Starts a TypeScript server script in its own process (on `core` when it can pin) and
- * resolves with the URL it prints as its first stdout line.
+ * resolves with the URL it prints as its first stdout line. `nodeOptions` go to node itself
+ * (e.g. `--cpu-prof`).
  */
-export async function startServerProcess(script: URL, args: string[], core: number): Promise<{ url: string; child: ChildProcess }> {
-  const node = [process.execPath, "--import", "tsx", fileURLToPath(script), ...args];
+export async function startServerProcess(
+  script: URL,
+  args: string[],
+  core: number,
+  nodeOptions: string[] = [],
+): Promise<{ url: string; child: ChildProcess }> {
+  const node = [process.execPath, ...nodeOptions, "--import", "tsx", fileURLToPath(script), ...args];
   const [command, ...rest] = canPin() ? ["taskset", "-c", String(core), ...node] : node;
   const child = spawn(command!, rest, { stdio: ["ignore", "pipe", "inherit"] });
   const url = await new Promise<string>((resolve, reject) => {
@@ -85,6 +95,12 @@ export function stopServerProcess(child: ChildProcess): Promise<void> {
     child.once("exit", () => resolve());
     child.kill("SIGTERM");
   });
+}
+
+/** CPU seconds a process has used (user + system), from /proc/<pid>/stat. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
 }
 
 export function formatTable(header: string[], rows: string[][]): string {

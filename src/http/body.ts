@@ -66,11 +66,30 @@ export function decodeUtf8(bytes: Uint8Array): string {
   }
 }
 
+/**
+ * A request whose adapter can give its whole body without a web stream (formsink/node: making
+ * a ReadableStream costs ~10 us in Node, as much as a raw server spends on a whole request).
+ */
+export interface DirectBody {
+  /**
+   * Reads the body to its end; resolves with undefined, and drops the rest, as soon as it passes
+   * `maxBytes`. Throws a TypeError when the body was read before.
+   */
+  [READ_WHOLE_BODY](maxBytes: number): Promise<Uint8Array<ArrayBuffer> | undefined>;
+}
+
+export const READ_WHOLE_BODY: unique symbol = Symbol.for("formsink.readWholeBody");
+
 /** The body's bytes, refused with 413 as soon as they pass `maxBytes`. */
 export async function readBodyBytes(request: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
   const tooLarge = () => new HttpError(413, `Request body must be at most ${maxBytes} bytes`);
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
+  if (READ_WHOLE_BODY in request) {
+    const bytes = await (request as Request & DirectBody)[READ_WHOLE_BODY](maxBytes);
+    if (bytes === undefined) throw tooLarge();
+    return bytes;
+  }
   if (request.body === null) return new Uint8Array(0);
 
   const reader = request.body.getReader();

@@ -1,3 +1,5 @@
+import type { Answer } from "./answer.ts";
+
 const BASE_HEADERS = {
   "content-type": "application/json",
   // API answers are per key and often personal data: never cached by a browser or proxy.
@@ -5,13 +7,7 @@ const BASE_HEADERS = {
   "x-content-type-options": "nosniff",
 };
 
-const encoder = new TextEncoder();
-
-export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  const bytes = encoder.encode(JSON.stringify(body));
-  // A known length lets servers skip chunked encoding and clients pre-size their buffers.
-  return new Response(bytes, {
-    status,
-    headers: { ...BASE_HEADERS, "content-length": String(bytes.byteLength), ...headers },
-  });
+/** A JSON answer; `headers` (lower-case names) add to or replace the base ones. */
+export function jsonAnswer(body: unknown, status = 200, headers?: Record<string, string>): Answer {
+  return { status, headers: headers ? { ...BASE_HEADERS, ...headers } : { ...BASE_HEADERS }, body: JSON.stringify(body) };
 }

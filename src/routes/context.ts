@@ -1,5 +1,6 @@
 import type { IRequest } from "itty-router";
 import type { Principal } from "../auth/principal.ts";
+import type { Answer } from "../http/answer.ts";
 import type { NewSubmissionId } from "../id.ts";
 import type { Limits } from "../options.ts";
 import type { RateLimitSettings } from "../rate-limit/settings.ts";
@@ -16,8 +17,8 @@ export interface RequestContext {
   newSubmissionId: () => NewSubmissionId;
   /** The caller's network address as the deployment sees it; undefined when unknown. */
   clientAddress: string | undefined;
-  /** Added to whatever answers this request, errors included (CORS, rate-limit state). */
-  responseHeaders: Headers;
+  /** Added to whatever answers this request, errors included (CORS, rate-limit state); lower-case names. */
+  responseHeaders: Record<string, string>;
   /** Set by the access step that runs before every keyed route. */
   principal?: Principal;
   /** Names the caller's key in rate-limit buckets (its id, or a hash): never the key itself. */
@@ -28,7 +29,7 @@ export interface RequestContext {
 
 export type RouteRequest = IRequest & { params: Record<string, string> };
 
-export type RouteHandler = (request: RouteRequest, context: RequestContext) => Promise<Response | undefined> | Response | undefined;
+export type RouteHandler = (request: RouteRequest, context: RequestContext) => Promise<Answer | undefined> | Answer | undefined;
 
 /** The principal an access step established; a route without one is a wiring mistake. */
 export function principalOf(context: RequestContext): Principal {

@@ -6,25 +6,25 @@
  */
 import type { RouteHandler } from "./context.ts";
 
-const EXPOSED_HEADERS = ["location", "retry-after", "ratelimit", "ratelimit-policy", "idempotent-replayed"];
+const EXPOSED_HEADERS_VALUE = ["location", "retry-after", "ratelimit", "ratelimit-policy", "idempotent-replayed"].join(", ");
 
 // Chromium caps a preflight cache at 2 hours; longer is ignored.
 const PREFLIGHT_MAX_AGE_SECONDS = 7200;
 
 /** A route step: marks every answer to this request as readable cross-origin. */
 export const allowCrossOrigin: RouteHandler = (_request, context) => {
-  context.responseHeaders.set("access-control-allow-origin", "*");
-  context.responseHeaders.set("access-control-expose-headers", EXPOSED_HEADERS.join(", "));
+  context.responseHeaders["access-control-allow-origin"] = "*";
+  context.responseHeaders["access-control-expose-headers"] = EXPOSED_HEADERS_VALUE;
   return undefined;
 };
 
 /** The answer to `OPTIONS` on the create path: for any origin, POST with the headers a page sends. */
-export const answerPreflight: RouteHandler = () =>
-  new Response(null, {
-    status: 204,
-    headers: {
-      "access-control-allow-methods": "POST",
-      "access-control-allow-headers": "x-api-key, content-type, idempotency-key",
-      "access-control-max-age": String(PREFLIGHT_MAX_AGE_SECONDS),
-    },
-  });
+export const answerPreflight: RouteHandler = () => ({
+  status: 204,
+  headers: {
+    "access-control-allow-methods": "POST",
+    "access-control-allow-headers": "x-api-key, content-type, idempotency-key",
+    "access-control-max-age": String(PREFLIGHT_MAX_AGE_SECONDS),
+  },
+  body: null,
+});

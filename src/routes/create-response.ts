@@ -5,7 +5,8 @@
 import { isAllowedPage, pageUrl } from "../auth/page-origin.ts";
 import type { Principal } from "../auth/principal.ts";
 import { HttpError } from "../http/errors.ts";
-import { jsonResponse } from "../http/json.ts";
+import type { Answer } from "../http/answer.ts";
+import { jsonAnswer } from "../http/json.ts";
 import type { Submission } from "../submission.ts";
 import type { CreateRequest } from "./create-request.ts";
 
@@ -37,15 +38,15 @@ export function createdResponse(
   input: CreateRequest,
   redirect: URL | undefined,
   principal: Principal,
-): Response {
+): Answer {
   const headers: Record<string, string> = answer.replayed ? { "idempotent-replayed": "true" } : {};
   if (redirect) {
-    return new Response(null, { status: 303, headers: { ...headers, location: redirect.href, "cache-control": "no-store" } });
+    return { status: 303, headers: { ...headers, location: redirect.href, "cache-control": "no-store" }, body: null };
   }
   if (input.form && prefersHtml(request.headers.get("accept"))) {
     return thankYouPage(backLink(request, principal), headers);
   }
-  return jsonResponse(answer.submission, 201, { ...headers, location: answer.location });
+  return jsonAnswer(answer.submission, 201, { ...headers, location: answer.location });
 }
 
 /** The page the form was on, for a link back: only a page the key may be used from. */
@@ -55,7 +56,7 @@ function backLink(request: Request, principal: Principal): URL | undefined {
   return page && (page.protocol === "https:" || page.protocol === "http:") && isAllowedPage(page, principal.domains) ? page : undefined;
 }
 
-function thankYouPage(back: URL | undefined, headers: Record<string, string>): Response {
+function thankYouPage(back: URL | undefined, headers: Record<string, string>): Answer {
   const link = back ? `<p><a href="${escapeHtml(back.href)}">Back to ${escapeHtml(back.host)}</a></p>` : "";
   const html = `<!doctype html>
 <html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -64,8 +65,9 @@ function thankYouPage(back: URL | undefined, headers: Record<string, string>): R
 <h1>Thank you!</h1><p>Your submission was received.</p>${link}
 </html>
 `;
-  return new Response(html, {
+  return {
     status: 201,
+    body: html,
     headers: {
       ...headers,
       "content-type": "text/html; charset=utf-8",
@@ -74,7 +76,7 @@ function thankYouPage(back: URL | undefined, headers: Record<string, string>): R
       // The page runs nothing and loads nothing.
       "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'",
     },
-  });
+  };
 }
 
 function escapeHtml(text: string): string {

@@ -1,3 +1,4 @@
+import type { Answer } from "../http/answer.ts";
 import { EXPORT_MEDIA_TYPES, exportFileName, openExport } from "../export/export.ts";
 import { singleValuedQuery } from "../http/query.ts";
 import { EXPORT_QUERY_PARAMETERS, exportQuery } from "../schemas.ts";
@@ -5,19 +6,21 @@ import { validate } from "../validate.ts";
 import { principalOf, type RequestContext, type RouteRequest } from "./context.ts";
 
 /** GET /api/submission/export: the list's filters and order, every row, streamed. */
-export async function exportSubmissions(_request: RouteRequest, context: RequestContext): Promise<Response> {
+export async function exportSubmissions(_request: RouteRequest, context: RequestContext): Promise<Answer> {
   const { format, orderBy, ...filter } = validate(exportQuery, singleValuedQuery(context.url, EXPORT_QUERY_PARAMETERS), "query");
   const body = await openExport(context.store, principalOf(context).accountId, {
     format,
     filter,
     order: orderBy === "created_at" ? "asc" : "desc",
   });
-  return new Response(body, {
+  return {
+    status: 200,
+    body,
     headers: {
       "content-type": EXPORT_MEDIA_TYPES[format],
       "content-disposition": `attachment; filename="${exportFileName(format, new Date())}"`,
       "cache-control": "no-store",
       "x-content-type-options": "nosniff",
     },
-  });
+  };
 }

@@ -21,8 +21,8 @@ export const limitCreateRate: RouteHandler = async (_request, context) => {
 
   const resetSeconds = Math.max(1, Math.ceil((windowEnd - now) / 1000));
   const name = `"${principal.kind}"`;
-  context.responseHeaders.set("ratelimit-policy", `${name};q=${policy.limit};w=${policy.windowSeconds}`);
-  context.responseHeaders.set("ratelimit", `${name};r=${Math.max(0, policy.limit - hits)};t=${resetSeconds}`);
+  context.responseHeaders["ratelimit-policy"] = `${name};q=${policy.limit};w=${policy.windowSeconds}`;
+  context.responseHeaders.ratelimit = `${name};r=${Math.max(0, policy.limit - hits)};t=${resetSeconds}`;
   if (hits > policy.limit) {
     throw new HttpError(
       429,

@@ -3,7 +3,8 @@ import { checkSubmissionData } from "../data-limits.ts";
 import { deviceFromUserAgent } from "../device.ts";
 import { jsonObject, readJsonBody } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
-import { jsonResponse } from "../http/json.ts";
+import type { Answer } from "../http/answer.ts";
+import { jsonAnswer } from "../http/json.ts";
 import { singleValuedQuery } from "../http/query.ts";
 import { isSubmissionId } from "../id.ts";
 import { pageUrl } from "../auth/page-origin.ts";
@@ -15,7 +16,7 @@ import { createRequestOf, MAX_NESTING_SLACK } from "./create-request.ts";
 import { createdResponse, redirectTarget } from "./create-response.ts";
 import { IDEMPOTENCY_TTL_MS, idempotencyKeyOf, requestFingerprint, reusedKey } from "./idempotency.ts";
 
-export async function listSubmissions(_request: RouteRequest, context: RequestContext): Promise<Response> {
+export async function listSubmissions(_request: RouteRequest, context: RequestContext): Promise<Answer> {
   const query = validate(listQuery, singleValuedQuery(context.url, LIST_QUERY_PARAMETERS), "query");
   const { limit, offset, orderBy, ...filter } = query;
   const page = await context.store.listSubmissions(principalOf(context).accountId, {
@@ -24,16 +25,16 @@ export async function listSubmissions(_request: RouteRequest, context: RequestCo
     limit,
     offset,
   });
-  return jsonResponse({ items: page.items, limit, offset, total: page.total });
+  return jsonAnswer({ items: page.items, limit, offset, total: page.total });
 }
 
-export async function getSubmission(request: RouteRequest, context: RequestContext): Promise<Response> {
+export async function getSubmission(request: RouteRequest, context: RequestContext): Promise<Answer> {
   const submission = await context.store.getSubmission(principalOf(context).accountId, submissionIdParam(request));
   if (!submission) throw submissionNotFound();
-  return jsonResponse(submission);
+  return jsonAnswer(submission);
 }
 
-export async function createSubmission(request: RouteRequest, context: RequestContext): Promise<Response> {
+export async function createSubmission(request: RouteRequest, context: RequestContext): Promise<Answer> {
   const principal = principalOf(context);
   const input = await createRequestOf(request, context);
   const body = validate(createSubmissionBody, input.body, "submission");
@@ -88,7 +89,7 @@ function refuseServerFields(body: CreateSubmissionBody): void {
   }
 }
 
-export async function updateSubmissionStatus(request: RouteRequest, context: RequestContext): Promise<Response> {
+export async function updateSubmissionStatus(request: RouteRequest, context: RequestContext): Promise<Answer> {
   const submissionId = submissionIdParam(request);
   const body = await readJsonBody(request, {
     maxBytes: context.limits.maxBodyBytes,
@@ -97,14 +98,14 @@ export async function updateSubmissionStatus(request: RouteRequest, context: Req
   const { status } = validate(statusUpdateBody, jsonObject(body), "status update");
   const updated = await context.store.setSubmissionStatus(principalOf(context).accountId, submissionId, status);
   if (!updated) throw submissionNotFound();
-  return jsonResponse({ message: "Submission status updated", submissionId, status });
+  return jsonAnswer({ message: "Submission status updated", submissionId, status });
 }
 
-export async function deleteSubmission(request: RouteRequest, context: RequestContext): Promise<Response> {
+export async function deleteSubmission(request: RouteRequest, context: RequestContext): Promise<Answer> {
   const submissionId = submissionIdParam(request);
   const deleted = await context.store.deleteSubmission(principalOf(context).accountId, submissionId);
   if (!deleted) throw submissionNotFound();
-  return jsonResponse({ message: "Submission deleted", submissionId });
+  return jsonAnswer({ message: "Submission deleted", submissionId });
 }
 
 function submissionNotFound(): HttpError {

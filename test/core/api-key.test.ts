@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { constantTimeEqual, generateApiKey, hashApiKey, parseApiKey } from "../../src/auth/api-key.ts";
 import { authenticateWithStore } from "../../src/auth/store-authenticate.ts";
 import { type CreatedApiKey, createApiKey, revokeApiKey } from "../../src/auth/keys.ts";
+import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 
 test("keys carry a readable kind prefix, an id and a long random secret", async () => {
@@ -52,6 +56,53 @@ test("the store authenticator accepts a live key and refuses wrong, altered, oth
 
   await revokeApiKey(store, `fs_sk_${record.id}`);
   assert.is(await authenticate(key, request), undefined);
+});
+
+test("the store authenticator hashes a key once, and still refuses altered and revoked keys at once", async () => {
+  const store = createMemoryStore();
+  const authenticate = authenticateWithStore(store);
+  const request = new Request("http://formsink.test/");
+  const { key, record } = await createApiKey(store, { account: "acme" });
+  const digest = crypto.subtle.digest;
+  let digests = 0;
+  crypto.subtle.digest = function (...args: Parameters<typeof digest>) {
+    digests++;
+    return digest.apply(this, args);
+  };
+  try {
+    for (let i = 0; i < 3; i++) assert.is((await authenticate(key, request))?.keyId, record.id);
+    assert.is(digests, 1, "the key's hash was computed once");
+    // the same id with another secret is not the remembered key: hashed, and refused
+    const altered = key.slice(0, -1) + (key.endsWith("a") ? "b" : "a");
+    assert.is(await authenticate(altered, request), undefined);
+    assert.is(await authenticate(altered, request), undefined);
+    assert.is(digests, 3, "a wrong key is hashed every time");
+    assert.is((await authenticate(key, request))?.keyId, record.id);
+    await revokeApiKey(store, record.id);
+    assert.is(await authenticate(key, request), undefined);
+  } finally {
+    crypto.subtle.digest = digest;
+  }
+});
+
+test("a key revoked through another connection to the same database is refused on the next request", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "formsink-revoke-"));
+  const url = `file:${join(dir, "keys.db")}`;
+  const serving = await createLibsqlStore({ url });
+  const other = await createLibsqlStore({ url });
+  try {
+    const authenticate = authenticateWithStore(serving);
+    const request = new Request("http://formsink.test/");
+    const { key, record } = await createApiKey(serving, { account: "acme" });
+    assert.is((await authenticate(key, request))?.keyId, record.id);
+    assert.is((await authenticate(key, request))?.keyId, record.id);
+    assert.ok(await revokeApiKey(other, record.id));
+    assert.is(await authenticate(key, request), undefined);
+  } finally {
+    await serving.close();
+    await other.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("createApiKey validates account names and publishable-key domains", async () => {

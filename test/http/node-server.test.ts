@@ -2,7 +2,7 @@
  * The HTTP contract against the Node adapter over a real socket, plus what only a real server
  * has: streamed bodies, keep-alive connections and a graceful close.
  */
-import { Agent, type IncomingHttpHeaders, request as httpRequest, type RequestOptions } from "node:http";
+import { Agent, type IncomingHttpHeaders, type IncomingMessage, request as httpRequest, type RequestOptions } from "node:http";
 import { connect } from "node:net";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
@@ -59,112 +59,123 @@ async function keyedServer(handler?: (inner: FetchHandler) => FetchHandler) {
   return { store, key, server };
 }
 
-t("a streamed body over 64 KiB gets a 413 the client receives, while it is still sending", async () => {
-  const seen: { contentLength: string | null; transferEncoding: string | null }[] = [];
-  const { key, server, store } = await keyedServer((inner) => async (request) => {
-    seen.push({ contentLength: request.headers.get("content-length"), transferEncoding: request.headers.get("transfer-encoding") });
-    return inner(request);
+// formsink's handler as it is (run without Fetch objects) and wrapped in another (a real Request)
+for (const [bridge, wrap] of [["formsink's own handler", undefined], ["a wrapping handler", (inner: FetchHandler): FetchHandler => (request) => inner(request)]] as const) {
+  t(`a streamed body over 64 KiB gets a 413 the client receives, while it is still sending (${bridge})`, async () => {
+    const seen: { contentLength: string | undefined; transferEncoding: string | undefined }[] = [];
+    const { key, server, store } = await keyedServer(wrap);
+    server.server.on("request", (req: IncomingMessage) => {
+      if (req.method === "POST") seen.push({ contentLength: req.headers["content-length"], transferEncoding: req.headers["transfer-encoding"] });
+    });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    let connections = 0;
+    server.server.on("connection", () => connections++);
+    try {
+      const cap = 8 * 1024 * 1024;
+      const chunk = "x".repeat(16 * 1024);
+      const result = await within(
+        new Promise<{ status: number; body: string; sentBeforeAnswer: number }>((resolve, reject) => {
+          let sent = 0;
+          let answered = false;
+          const req = httpRequest(`${server.url}/api/submission`, {
+            agent,
+            method: "POST",
+            headers: { "content-type": "application/json", "x-api-key": key },
+          });
+          req.on("error", reject);
+          req.on("response", (res) => {
+            answered = true;
+            const sentBeforeAnswer = sent;
+            let text = "";
+            res.setEncoding("utf8");
+            res.on("data", (part: string) => (text += part));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text, sentBeforeAnswer }));
+            res.on("error", reject);
+          });
+          const pump = async () => {
+            req.write('{"popupId":"p","data":{"text":"');
+            while (!answered && sent < cap && !req.destroyed) {
+              sent += chunk.length;
+              if (!req.write(chunk)) await new Promise((drained) => req.once("drain", drained));
+              await new Promise((next) => setImmediate(next));
+            }
+            req.end(answered ? undefined : '"}}');
+          };
+          pump().catch(reject);
+        }),
+        20_000,
+        "the streamed upload",
+      );
+      assert.equal(seen, [{ contentLength: undefined, transferEncoding: "chunked" }], "the body was sent chunked");
+      assert.is(result.status, 413, result.body);
+      assert.equal(Object.keys(JSON.parse(result.body)), ["message"]);
+      assert.ok(result.sentBeforeAnswer < cap, "the answer came while the body was still streaming");
+
+      // the connection stays usable, and nothing was stored
+      const list = await within(rawRequest(`${server.url}/api/submission`, { agent, headers: { "x-api-key": key } }), 10_000, "the next request");
+      assert.is(list.status, 200);
+      assert.is((JSON.parse(list.body) as { total: number }).total, 0);
+      // (a request queued on the busy socket does not count as `reusedSocket`; the server's count is what tells)
+      assert.is(connections, 1, "the next request went over the same connection");
+    } finally {
+      agent.destroy();
+      await within(server.close(), 15_000, "close()");
+      await store.close();
+    }
   });
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  let connections = 0;
-  server.server.on("connection", () => connections++);
-  try {
-    const cap = 8 * 1024 * 1024;
-    const chunk = "x".repeat(16 * 1024);
-    const result = await within(
-      new Promise<{ status: number; body: string; sentBeforeAnswer: number }>((resolve, reject) => {
-        let sent = 0;
-        let answered = false;
-        const req = httpRequest(`${server.url}/api/submission`, {
-          agent,
-          method: "POST",
-          headers: { "content-type": "application/json", "x-api-key": key },
-        });
-        req.on("error", reject);
-        req.on("response", (res) => {
-          answered = true;
-          const sentBeforeAnswer = sent;
-          let text = "";
-          res.setEncoding("utf8");
-          res.on("data", (part: string) => (text += part));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text, sentBeforeAnswer }));
-          res.on("error", reject);
-        });
-        const pump = async () => {
-          req.write('{"popupId":"p","data":{"text":"');
-          while (!answered && sent < cap && !req.destroyed) {
-            sent += chunk.length;
-            if (!req.write(chunk)) await new Promise((drained) => req.once("drain", drained));
-            await new Promise((next) => setImmediate(next));
-          }
-          req.end(answered ? undefined : '"}}');
-        };
-        pump().catch(reject);
-      }),
-      20_000,
-      "the streamed upload",
-    );
-    assert.equal(seen, [{ contentLength: null, transferEncoding: "chunked" }], "the body was sent chunked");
-    assert.is(result.status, 413, result.body);
-    assert.equal(Object.keys(JSON.parse(result.body)), ["message"]);
-    assert.ok(result.sentBeforeAnswer < cap, "the answer came while the body was still streaming");
 
-    // the connection stays usable, and nothing was stored
-    const list = await within(rawRequest(`${server.url}/api/submission`, { agent, headers: { "x-api-key": key } }), 10_000, "the next request");
-    assert.is(list.status, 200);
-    assert.is((JSON.parse(list.body) as { total: number }).total, 0);
-    // (a request queued on the busy socket does not count as `reusedSocket`; the server's count is what tells)
-    assert.is(connections, 1, "the next request went over the same connection");
-  } finally {
-    agent.destroy();
-    await within(server.close(), 15_000, "close()");
-    await store.close();
-  }
-});
-
-t("keep-alive: several requests reuse one connection", async () => {
-  const { key, server, store } = await keyedServer();
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  let connections = 0;
-  server.server.on("connection", () => connections++);
-  try {
-    const headers = { "x-api-key": key };
-    const replies: RawReply[] = [];
-    replies.push(await rawRequest(`${server.url}/api/submission`, { agent, headers }));
-    replies.push(
-      await rawRequest(
-        `${server.url}/api/submission`,
-        { agent, method: "POST", headers: { ...headers, "content-type": "application/json" } },
-        JSON.stringify({ popupId: "p", data: { a: 1 } }),
-      ),
-    );
-    // an error answer (body left unread by the handler) keeps the connection usable too
-    replies.push(
-      await rawRequest(
-        `${server.url}/api/submission/${"0".repeat(8)}-0000-7000-8000-${"0".repeat(12)}`,
-        { agent, method: "PATCH", headers: { ...headers, "content-type": "application/json" } },
-        '{"status":"completed"}',
-      ),
-    );
-    // so does a 413 for a declared length, sent before the handler read any of the body
-    replies.push(
-      await rawRequest(
-        `${server.url}/api/submission`,
-        { agent, method: "POST", headers: { ...headers, "content-type": "application/json" } },
-        JSON.stringify({ popupId: "p", data: { text: "x".repeat(300 * 1024) } }),
-      ),
-    );
-    replies.push(await rawRequest(`${server.url}/api/submission`, { agent, headers }));
-    assert.equal(replies.map((reply) => reply.status), [200, 201, 404, 413, 200]);
-    assert.equal(replies.map((reply) => reply.reusedSocket), [false, true, true, true, true]);
-    assert.is(connections, 1);
-    assert.is((JSON.parse(replies[4]!.body) as { total: number }).total, 1);
-  } finally {
-    agent.destroy();
-    await within(server.close(), 15_000, "close()");
-    await store.close();
-  }
-});
+  t(`keep-alive: several requests reuse one connection (${bridge})`, async () => {
+    const { key, server, store } = await keyedServer(wrap);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    let connections = 0;
+    server.server.on("connection", () => connections++);
+    try {
+      const headers = { "x-api-key": key };
+      const replies: RawReply[] = [];
+      replies.push(await rawRequest(`${server.url}/api/submission`, { agent, headers }));
+      replies.push(
+        await rawRequest(
+          `${server.url}/api/submission`,
+          { agent, method: "POST", headers: { ...headers, "content-type": "application/json" } },
+          JSON.stringify({ popupId: "p", data: { a: 1 } }),
+        ),
+      );
+      // an error answer (body left unread by the handler) keeps the connection usable too
+      replies.push(
+        await rawRequest(
+          `${server.url}/api/submission/${"0".repeat(8)}-0000-7000-8000-${"0".repeat(12)}`,
+          { agent, method: "PATCH", headers: { ...headers, "content-type": "application/json" } },
+          '{"status":"completed"}',
+        ),
+      );
+      // so does a 413 for a declared length, sent before the handler read any of the body
+      replies.push(
+        await rawRequest(
+          `${server.url}/api/submission`,
+          { agent, method: "POST", headers: { ...headers, "content-type": "application/json" } },
+          JSON.stringify({ popupId: "p", data: { text: "x".repeat(300 * 1024) } }),
+        ),
+      );
+      // and a 401, the body never read
+      replies.push(
+        await rawRequest(
+          `${server.url}/api/submission`,
+          { agent, method: "POST", headers: { "content-type": "application/json" } },
+          JSON.stringify({ popupId: "p", data: { text: "x".repeat(32 * 1024) } }),
+        ),
+      );
+      replies.push(await rawRequest(`${server.url}/api/submission`, { agent, headers }));
+      assert.equal(replies.map((reply) => reply.status), [200, 201, 404, 413, 401, 200]);
+      assert.equal(replies.map((reply) => reply.reusedSocket), [false, true, true, true, true, true]);
+      assert.is(connections, 1);
+      assert.is((JSON.parse(replies[5]!.body) as { total: number }).total, 1);
+    } finally {
+      agent.destroy();
+      await within(server.close(), 15_000, "close()");
+      await store.close();
+    }
+  });
+}
 
 t("keep-alive: a handler that answers before reading the whole body leaves the connection usable", async () => {
   // reads one chunk of the body, then answers without reading on or cancelling

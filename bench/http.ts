@@ -1,0 +1,207 @@
+/**
+ * HTTP through the Node adapter (issue 6, targets 1-3): list, get by id and create through
+ * `formsink/node` on a libSQL file of 100,000 submissions, each as a share of a raw node:http
+ * server measured in the same run (a fixed 2 KB JSON for the reads; reading and parsing a JSON
+ * body, answering 201, for the create). Each server runs alone in its own process on core 0;
+ * autocannon runs here on core 1, 10 keep-alive connections, a 1 s warm-up before each run.
+ *
+ *   node --import tsx bench/http.ts [--quick] [--only=list|get|create] [--profile=<dir>]
+ *
+ * `--quick`: 3 s runs on 20,000 submissions. `--only=<text>`: the raw servers and the formsink
+ * workloads whose name contains <text>. `--profile=<dir>`: the formsink server writes a V8 CPU
+ * profile (`--cpu-prof`) there when it stops (read it with bench/support/profile-top.ts). The database is made once through
+ * `importSubmissions` and kept in bench/.data/; each run works on a copy, so the creates of one
+ * run do not change the next one's data.
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { createApiKey } from "../src/auth/keys.ts";
+import { createLibsqlStore } from "../src/stores/libsql/index.ts";
+import type { Submission } from "../src/submission.ts";
+import { generateSubmissions, POPUPS, STATUSES } from "./support/dataset.ts";
+import {
+  canPin, cpuSeconds, formatTable, type LoadOptions, type LoadResult, pinSelf, runLoad, startServerProcess, stopServerProcess,
+} from "./support/load.ts";
+import { reportTargets, type TargetFigure } from "./support/targets.ts";
+
+const quick = process.argv.includes("--quick");
+const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
+const profileDir = process.argv.find((arg) => arg.startsWith("--profile="))?.slice("--profile=".length);
+const ROWS = quick ? 20_000 : 100_000;
+const SECONDS = quick ? 3 : 10;
+const IMPORT_BATCH = 5000;
+const DATA_DIR = fileURLToPath(new URL("./.data/", import.meta.url));
+const DATABASE = `${DATA_DIR}http-${ROWS}.db`;
+const WORKING_COPY = `${DATA_DIR}http-${ROWS}-run.db`;
+const RAW_SERVER = new URL("./support/bridge-server.ts", import.meta.url);
+const FORMSINK_SERVER = new URL("./support/export-server.ts", import.meta.url);
+
+pinSelf(1);
+console.log(
+  `Node ${process.version}; ${canPin() ? "server on core 0, load on core 1" : "taskset unavailable: not pinned"}; ` +
+    `${SECONDS} s per run, 10 connections; libSQL file with ${ROWS.toLocaleString("en-US")} submissions\n`,
+);
+
+/** The database and its secret key, made once; the ids of its submissions, to get by id. */
+async function database(): Promise<{ key: string; ids: string[] }> {
+  const keyFile = `${DATABASE}.key`;
+  const idsFile = `${DATABASE}.ids`;
+  if (existsSync(DATABASE) && existsSync(keyFile) && existsSync(idsFile)) {
+    console.log(`database: reusing ${DATABASE}`);
+    // Opened once here, so that a schema migration runs in this process, not in the server's.
+    await (await createLibsqlStore({ url: `file:${DATABASE}` })).close();
+    return { key: readFileSync(keyFile, "utf8"), ids: readFileSync(idsFile, "utf8").split("\n") };
+  }
+  mkdirSync(DATA_DIR, { recursive: true });
+  for (const suffix of ["", "-wal", "-shm", ".key", ".ids"]) rmSync(`${DATABASE}${suffix}`, { force: true });
+  const store = await createLibsqlStore({ url: `file:${DATABASE}` });
+  try {
+    const { key, record } = await createApiKey(store, { account: "bench" });
+    const started = performance.now();
+    const ids: string[] = [];
+    let batch: Submission[] = [];
+    for (const submission of generateSubmissions(ROWS)) {
+      batch.push(submission);
+      ids.push(submission.submissionId);
+      if (batch.length === IMPORT_BATCH) {
+        await store.importSubmissions(record.accountId, batch);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) await store.importSubmissions(record.accountId, batch);
+    console.log(`database: imported ${ROWS.toLocaleString("en-US")} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    writeFileSync(idsFile, ids.join("\n"));
+    writeFileSync(keyFile, key);
+    return { key, ids };
+  } finally {
+    await store.close();
+  }
+}
+
+/** A copy of the database (and its WAL, if one was left) for this run. */
+function workingCopy(): string {
+  for (const suffix of ["", "-wal", "-shm"]) {
+    rmSync(`${WORKING_COPY}${suffix}`, { force: true });
+    if (existsSync(`${DATABASE}${suffix}`)) copyFileSync(`${DATABASE}${suffix}`, `${WORKING_COPY}${suffix}`);
+  }
+  return WORKING_COPY;
+}
+
+const { key, ids } = await database();
+const keyed = { "x-api-key": key };
+
+/** `GET /api/submission`, page 1 with its total, for each popup and status in turn. */
+const listRequests = POPUPS.flatMap((popupId) =>
+  STATUSES.map((status) => ({ method: "GET" as const, path: `/api/submission?popupId=${popupId}&status=${status}`, headers: keyed })),
+);
+
+/** `GET /api/submission/:id`, a different existing id each time (a seeded walk over all of them). */
+let nextId = 0;
+const getRequests = [{
+  method: "GET" as const,
+  headers: keyed,
+  setupRequest: (request: object) => {
+    nextId = (nextId + 7919) % ids.length; // a prime stride: every id, in no index order
+    return { ...request, path: `/api/submission/${ids[nextId]}` };
+  },
+}];
+
+const CREATE_BODY = JSON.stringify({
+  popupId: "popup_3",
+  data: { email: "visitor@example.com", name: "A Visitor", message: "I would like to hear more about the spring offer, please call me back.", consent: true },
+});
+const createLoad = { method: "POST" as const, path: "/api/submission", headers: { ...keyed, "content-type": "application/json" }, body: CREATE_BODY };
+
+interface Workload {
+  name: string;
+  server: "raw GET" | "raw POST" | "formsink";
+  /** The raw server's workload it is compared with. */
+  baseline: string;
+  load: Omit<LoadOptions, "url" | "durationSeconds">;
+}
+
+const RAW_GET = "raw node:http, fixed 2 KB JSON";
+const RAW_POST = "raw node:http, parse JSON body, 201";
+const LIST = "list page 1 + total (popupId, status)";
+const GET = "get by id";
+const CREATE = "create (JSON, secret key)";
+
+const WORKLOADS = ([
+  { name: RAW_GET, server: "raw GET", baseline: RAW_GET, load: {} },
+  { name: RAW_POST, server: "raw POST", baseline: RAW_POST, load: { method: "POST", headers: createLoad.headers, body: CREATE_BODY } },
+  { name: LIST, server: "formsink", baseline: RAW_GET, load: { requests: listRequests } },
+  { name: GET, server: "formsink", baseline: RAW_GET, load: { requests: getRequests } },
+  { name: CREATE, server: "formsink", baseline: RAW_POST, load: { requests: [createLoad] } },
+] satisfies Workload[]).filter((w: Workload) => w.server !== "formsink" || only === undefined || w.name.includes(only));
+
+interface Measured extends LoadResult {
+  /** The server's CPU time per request: what a request costs, however fast the load came. */
+  serverMicros: number;
+}
+
+async function measure(workload: Workload, url: string, serverPid: number): Promise<Measured> {
+  await runLoad({ url, ...workload.load, durationSeconds: 1 }); // warm-up: JIT, connections, pages
+  const cpuBefore = cpuSeconds(serverPid);
+  const result = await runLoad({ url, ...workload.load, durationSeconds: SECONDS });
+  const serverMicros = ((cpuSeconds(serverPid) - cpuBefore) * 1e6) / (result.requestsPerSecond * SECONDS);
+  if (result.errors + result.non2xx > 0) throw new Error(`${workload.name}: ${result.errors} errors, ${result.non2xx} answers not 2xx`);
+  return { ...result, serverMicros };
+}
+
+const results = new Map<string, Measured>();
+{
+  const { url, child } = await startServerProcess(RAW_SERVER, ["raw node:http"], 0);
+  try {
+    for (const workload of WORKLOADS.filter((w) => w.server !== "formsink")) results.set(workload.name, await measure(workload, url, child.pid!));
+  } finally {
+    await stopServerProcess(child);
+  }
+}
+{
+  const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const { url, child } = await startServerProcess(FORMSINK_SERVER, [workingCopy()], 0, profile);
+  try {
+    for (const workload of WORKLOADS.filter((w) => w.server === "formsink")) results.set(workload.name, await measure(workload, url, child.pid!));
+  } finally {
+    await stopServerProcess(child);
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${WORKING_COPY}${suffix}`, { force: true });
+  }
+}
+
+const shareOfRaw = (workload: Workload) => results.get(workload.name)!.requestsPerSecond / results.get(workload.baseline)!.requestsPerSecond;
+const percent = (fraction: number) => `${(100 * fraction).toFixed(0)}%`;
+
+console.log(
+  `\n${formatTable(
+    ["workload", "req/s", "vs raw", "p50 ms", "p99 ms", "server CPU us/req"],
+    WORKLOADS.map((workload) => {
+      const r = results.get(workload.name)!;
+      return [workload.name, r.requestsPerSecond.toFixed(0), percent(shareOfRaw(workload)), r.p50Ms.toFixed(1), r.p99Ms.toFixed(1), r.serverMicros.toFixed(1)];
+    }),
+  )}`,
+);
+
+const measured = (name: string) => WORKLOADS.find((w) => w.name === name);
+const figures: TargetFigure[] = [];
+const shareFigure = (target: number, what: string, name: string, goal: number) => {
+  const workload = measured(name);
+  if (!workload) return;
+  const share = shareOfRaw(workload);
+  const rps = Math.round(results.get(name)!.requestsPerSecond).toLocaleString("en-US");
+  figures.push({ target, what: `${what}, share of raw`, measured: `${percent(share)} (${rps} req/s)`, goal: `>= ${percent(goal)}`, met: share >= goal });
+};
+shareFigure(1, "HTTP list page 1 + total", LIST, 0.5);
+if (measured(LIST)) {
+  const p99 = results.get(LIST)!.p99Ms;
+  figures.push({ target: 1, what: "HTTP list page 1 + total, p99", measured: `${p99.toFixed(1)} ms`, goal: "<= 10 ms", met: p99 <= 10 });
+}
+shareFigure(2, "HTTP get by id", GET, 0.6);
+shareFigure(3, "HTTP create (durable)", CREATE, 0.35);
+reportTargets(figures);
+
+console.log(
+  `\nheadline: HTTP through formsink/node on ${ROWS.toLocaleString("en-US")} submissions, share of raw node:http - ` +
+    WORKLOADS.filter((w) => w.server === "formsink").map((w) => `${w.name} ${percent(shareOfRaw(w))}`).join(", ") +
+    (measured(LIST) ? ` (list p99 ${results.get(LIST)!.p99Ms.toFixed(1)} ms)` : "") +
+    "; targets: list >= 50% with p99 <= 10 ms, get >= 60%, create >= 35%",
+);
