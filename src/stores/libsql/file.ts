@@ -35,29 +35,31 @@ export function openLibsqlFile(path: string): FileConnection {
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = FULL");
   }
-  const prepared = new Map<string, PreparedStatement>();
-  const prepare = (sql: string): PreparedStatement => {
-    let statement = prepared.get(sql);
-    if (statement === undefined) {
+  // Whether a statement returns rows is asked of the binding once, not on every run.
+  const prepared = new Map<string, { statement: PreparedStatement; reader: boolean }>();
+  const prepare = (sql: string) => {
+    let entry = prepared.get(sql);
+    if (entry === undefined) {
       if (prepared.size >= MAX_PREPARED) prepared.clear();
-      statement = db.prepare(sql);
-      prepared.set(sql, statement);
+      const statement = db.prepare(sql);
+      entry = { statement, reader: statement.reader };
+      prepared.set(sql, entry);
     }
-    return statement;
+    return entry;
   };
   const run = ({ sql, args = [] }: SqlStatement): SqlResult => {
-    const statement = prepare(sql);
-    if (statement.reader) return { rows: statement.all(args as SqlValue[]) as SqlRow[], rowsAffected: 0 };
+    const { statement, reader } = prepare(sql);
+    if (reader) return { rows: statement.all(args as SqlValue[]) as SqlRow[], rowsAffected: 0 };
     return { rows: [], rowsAffected: statement.run(args as SqlValue[]).changes };
   };
   const batch = (statements: readonly SqlStatement[], mode: "read" | "write"): SqlResult[] => {
-    prepare(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED").run();
+    prepare(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED").statement.run();
     try {
       const results = statements.map(run);
-      prepare("COMMIT").run();
+      prepare("COMMIT").statement.run();
       return results;
     } catch (error) {
-      if (db.inTransaction) prepare("ROLLBACK").run();
+      if (db.inTransaction) prepare("ROLLBACK").statement.run();
       throw error;
     }
   };
