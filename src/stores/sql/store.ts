@@ -55,7 +55,7 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
     },
     async walkSubmissionsAsJson(accountId, walk) {
       const lines = await pageLines(walkStatement(accountId, walk, "json"));
-      // json_object writes submissionId first and createdAt last: both sit at fixed places
+      // SUBMISSION_JSON writes submissionId first and createdAt last: both sit at fixed places
       checkOrder(lines.map((line) => [line.slice(-26, -2), line.slice(17, 53)]), walk.order);
       return lines;
     },
