@@ -48,19 +48,22 @@ function seedRows(count = 36): Submission[] {
   }).reverse();
 }
 
+/** The contract's filter, the plain way: every given field equal, dates exclusive. */
+export function matchesReferenceFilter(row: Submission, filter: SubmissionFilter): boolean {
+  const created = Date.parse(row.createdAt);
+  return (
+    (filter.popupId === undefined || row.popupId === filter.popupId) &&
+    (filter.domain === undefined || row.domain === filter.domain) &&
+    (filter.device === undefined || row.device === filter.device) &&
+    (filter.status === undefined || row.status === filter.status) &&
+    (filter.createdAfter === undefined || created > filter.createdAfter) &&
+    (filter.createdBefore === undefined || created < filter.createdBefore)
+  );
+}
+
 /** What a list must answer, computed the plain way from the rows an account holds. */
 function expectedPage(rows: readonly Submission[], query: SubmissionQuery): { ids: string[]; total: number } {
-  const matching = rows.filter((row) => {
-    const created = Date.parse(row.createdAt);
-    return (
-      (query.popupId === undefined || row.popupId === query.popupId) &&
-      (query.domain === undefined || row.domain === query.domain) &&
-      (query.device === undefined || row.device === query.device) &&
-      (query.status === undefined || row.status === query.status) &&
-      (query.createdAfter === undefined || created > query.createdAfter) &&
-      (query.createdBefore === undefined || created < query.createdBefore)
-    );
-  });
+  const matching = rows.filter((row) => matchesReferenceFilter(row, query));
   matching.sort((a, b) => {
     const byTime = Date.parse(a.createdAt) - Date.parse(b.createdAt);
     const byId = a.submissionId < b.submissionId ? -1 : a.submissionId > b.submissionId ? 1 : 0;

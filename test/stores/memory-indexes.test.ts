@@ -11,6 +11,7 @@ import { seededRandom } from "../../bench/support/dataset.ts";
 import type { SubmissionQuery, SubmissionStore } from "../../src/store.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import type { Device, Submission, SubmissionStatus } from "../../src/submission.ts";
+import { matchesReferenceFilter } from "./conformance.ts";
 
 const ACCOUNT = "acct-indexes";
 const T0 = Date.UTC(2025, 3, 1);
@@ -30,17 +31,7 @@ class Model {
 
   expected(query: SubmissionQuery): { ids: string[]; total: number } {
     this.sorted ??= [...this.rows.values()].sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || (a.submissionId < b.submissionId ? -1 : 1));
-    const matching = this.sorted.filter((row) => {
-      const time = Date.parse(row.createdAt);
-      return (
-        (query.popupId === undefined || row.popupId === query.popupId) &&
-        (query.domain === undefined || row.domain === query.domain) &&
-        (query.device === undefined || row.device === query.device) &&
-        (query.status === undefined || row.status === query.status) &&
-        (query.createdAfter === undefined || time > query.createdAfter) &&
-        (query.createdBefore === undefined || time < query.createdBefore)
-      );
-    });
+    const matching = this.sorted.filter((row) => matchesReferenceFilter(row, query));
     if (query.order === "desc") matching.reverse();
     return { ids: matching.slice(query.offset, query.offset + query.limit).map((row) => row.submissionId), total: matching.length };
   }

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { createClient } from "@libsql/client";
+import { type Client, createClient } from "@libsql/client";
 import type { SubmissionQuery } from "../../src/store.ts";
 import { createLibsqlStore, libsqlDriver } from "../../src/stores/libsql/index.ts";
 import type { SqlStatement } from "../../src/stores/sql/driver.ts";
@@ -117,10 +117,15 @@ migrations("opening a database again applies nothing twice and keeps the data", 
   assert.equal(await versions(url), MIGRATIONS.map((_, i) => i + 1));
 });
 
+/** Makes the database a formsink database at schema version 1, as an old release left it. */
+async function applyVersion1(client: Client): Promise<void> {
+  await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+  await client.batch([{ sql: "INSERT INTO formsink_migrations VALUES (1, 'then')", args: [] }, ...MIGRATIONS[0]!.map((sql) => ({ sql, args: [] }))], "write");
+}
+
 migrations("a database at schema version 1 is brought up to date in place and keeps its data", async ({ url }) => {
   const client = createClient({ url });
-  await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
-  await client.batch([{ sql: "INSERT INTO formsink_migrations VALUES (1, 'then')", args: [] }, ...MIGRATIONS[0]!], "write");
+  await applyVersion1(client);
   await client.execute(
     `INSERT INTO submissions VALUES ('acct', '0193f5c2-7b8e-7cc1-9a1e-4f1f9d6f0c11', 'popup', 'example.com', 'desktop', 'ua',
      'pending', 1752316200000, '{"email":"old@example.com"}')`,
@@ -176,8 +181,7 @@ migrations("a migration that fails leaves the schema at the version before it", 
 migrations("migration 3 fills the data key list from the rows an older database already has", async ({ url }) => {
   const client = createClient({ url });
   try {
-    await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
-    await client.batch([{ sql: "INSERT INTO formsink_migrations VALUES (1, 'then')", args: [] }, ...MIGRATIONS[0]!.map((sql) => ({ sql, args: [] }))], "write");
+    await applyVersion1(client);
     const insert = "INSERT INTO submissions (account_id, id, popup_id, domain, device, user_agent, status, created_at, data) VALUES (?, ?, ?, '', 'unknown', '', 'pending', 0, ?)";
     await client.execute({ sql: insert, args: ["acct", "id-1", "popup_a", '{"email":"a@x","name":"A"}'] });
     await client.execute({ sql: insert, args: ["acct", "id-2", "popup_b", '{"zip":"1"}'] });
@@ -197,8 +201,7 @@ migrations("migration 3 fills the data key list from the rows an older database 
 migrations("migration 4 counts the rows an older database already has, and the counts follow later writes", async ({ url }) => {
   const client = createClient({ url });
   try {
-    await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
-    await client.batch([{ sql: "INSERT INTO formsink_migrations VALUES (1, 'then')", args: [] }, ...MIGRATIONS[0]!.map((sql) => ({ sql, args: [] }))], "write");
+    await applyVersion1(client);
     const insert = "INSERT INTO submissions (account_id, id, popup_id, domain, device, user_agent, status, created_at, data) VALUES (?, ?, ?, 'example.com', 'mobile', '', ?, 0, '{}')";
     for (let i = 0; i < 7; i++) await client.execute({ sql: insert, args: ["acct", `id-${i}`, i < 5 ? "popup_a" : "popup_b", i % 2 ? "completed" : "pending"] });
     await client.execute({ sql: insert, args: ["other", "id-0", "popup_a", "pending"] });
