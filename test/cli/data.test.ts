@@ -162,7 +162,7 @@ data("import: pages saved from the seed service's list, several per file and sev
   const result = await runHere(["import", "--account", "moved", first, second, "--db", target]);
   assert.is(result.code, 0, result.stderr);
   assert.ok(result.stderr.includes(`${first}:1 items[0]: device "Desktop" taken as desktop`), result.stderr);
-  assert.match(result.stderr, /Imported 30 new submissions into account "moved" \(0 already there, 10 devices mapped\)/);
+  assert.ok(result.stderr.includes(`Imported ${items.length} new submissions into account "moved" (0 already there, 10 devices mapped)`), result.stderr);
   const byTime = [...items].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.submissionId.localeCompare(b.submissionId));
   assert.equal(await everything(target, "moved"), byTime);
 });

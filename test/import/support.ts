@@ -33,6 +33,8 @@ export function awkwardSubmissions(): Submission[] {
   const values = [
     "=1+2", "+1", "-1", "@SUM(A1)", "\tx", "\rx", "'quoted", "''", "'=x", "-5", "5", "1e3", "true", "null", "false", "",
     " padded ", "[1]", "{}", '"quoted"', 'a "b" c', "a,b", "line\nbreak", "crlf\r\nbreak", "Jöhn 😀 中文", "\u2028", "-", "=",
+    // the SQL store's page separators (list-query.ts), which a value may hold all the same
+    "\x1e", "a\x1fb\x1ec",
   ];
   const submissions: Submission[] = values.map((text, i) => ({
     ...base,

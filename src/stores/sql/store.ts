@@ -8,7 +8,7 @@ import { formatInstant } from "../../instant.ts";
 import type { SqlDriver, SqlRow, SqlStatement, SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
 import { importStatements } from "./import.ts";
-import { dataKeysStatement, listStatements, SUBMISSION_COLUMNS, walkStatement, wholePage } from "./list-query.ts";
+import { dataKeysStatement, FIELD_SEPARATOR, listStatements, ROW_SEPARATOR, SUBMISSION_COLUMNS, walkStatement, wholePage } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
 
 /**
@@ -23,7 +23,7 @@ export async function createSqlStore(driver: SqlDriver, close: () => void = () =
 function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
   const pageLines = async (statement: SqlStatement): Promise<string[]> => {
     const page = (await driver.execute(wholePage(statement))).rows[0]?.page;
-    return page === null || page === undefined ? [] : String(page).split("\n");
+    return page === null || page === undefined ? [] : String(page).split(ROW_SEPARATOR);
   };
   // Creates arrive many at a time: they share commits (see group-commit.ts).
   const writeGrouped = groupCommit(driver);
@@ -228,11 +228,13 @@ function toSubmission(row: SqlRow): Submission {
   };
 }
 
-/** A row packed by `walkStatement` into one JSON array. */
+/** A row as `walkStatement` packs it: the fields as a JSON array, FIELD_SEPARATOR, `data`. */
 function fromPackedRow(packed: string): Submission {
-  const [submissionId, popupId, domain, userAgent, device, status, createdAt, data] = JSON.parse(packed) as [
-    string, string, string, string, Device, SubmissionStatus, number, SubmissionData,
+  const cut = packed.indexOf(FIELD_SEPARATOR);
+  const [submissionId, popupId, domain, userAgent, device, status, createdAt] = JSON.parse(packed.slice(0, cut)) as [
+    string, string, string, string, Device, SubmissionStatus, number,
   ];
+  const data = JSON.parse(packed.slice(cut + 1)) as SubmissionData;
   return { submissionId, popupId, data, domain, userAgent, device, status, createdAt: formatInstant(createdAt) };
 }
 
