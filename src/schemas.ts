@@ -13,6 +13,8 @@ export const device = type.enumerated(...DEVICES);
 
 const popupId = type("1 <= string <= 256");
 const domain = type("1 <= string <= 512");
+/** The longest `userAgent` kept; a longer `User-Agent` header is cut to it (see createSubmission). */
+export const MAX_USER_AGENT_LENGTH = 1024;
 
 /** Query integers are base-10 digits only: `1e1`, `10.0`, ` 5` and the empty string are refused. */
 const digits = type(/^\d+$/).describe("a whole number written in digits");
@@ -68,7 +70,7 @@ export const createSubmissionBody = type({
   data: submissionData,
   "domain?": domain,
   "device?": device,
-  "userAgent?": "string <= 1024",
+  "userAgent?": type.string.atMostLength(MAX_USER_AGENT_LENGTH),
 }).onUndeclaredKey("reject");
 
 export const statusUpdateBody = type({ status: submissionStatus }).onUndeclaredKey("reject");

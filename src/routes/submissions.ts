@@ -8,7 +8,7 @@ import { jsonAnswer } from "../http/json.ts";
 import { singleValuedQuery } from "../http/query.ts";
 import { isSubmissionId } from "../id.ts";
 import { pageUrl } from "../auth/page-origin.ts";
-import { type CreateSubmissionBody, createSubmissionBody, LIST_QUERY_PARAMETERS, listQuery, statusUpdateBody } from "../schemas.ts";
+import { type CreateSubmissionBody, createSubmissionBody, LIST_QUERY_PARAMETERS, listQuery, MAX_USER_AGENT_LENGTH, statusUpdateBody } from "../schemas.ts";
 import type { Submission } from "../submission.ts";
 import { validate } from "../validate.ts";
 import { principalOf, type RequestContext, type RouteRequest } from "./context.ts";
@@ -43,7 +43,8 @@ export async function createSubmission(request: RouteRequest, context: RequestCo
   const redirect = redirectTarget(input, principal);
   const idempotencyKey = idempotencyKeyOf(request);
 
-  const userAgent = body.userAgent ?? request.headers.get("user-agent") ?? "";
+  // A header longer than any browser sends is cut, not refused: the lead still counts.
+  const userAgent = body.userAgent ?? request.headers.get("user-agent")?.slice(0, MAX_USER_AGENT_LENGTH) ?? "";
   // createdAt is the time inside the UUIDv7, so the two always agree.
   const { id, millis } = context.newSubmissionId();
   let submission: Submission = {

@@ -492,6 +492,17 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
     assert.is(await totalOf(f, key), 3);
   });
 
+  t("create: a User-Agent header longer than a body's userAgent may be is kept cut to that length", async () => {
+    const { key } = await f.account();
+    const long = `${IPHONE_UA} ${"x".repeat(2000)}`;
+    const reply = await f.call("POST", "/api/submission", { key, json: { popupId: "p", data: { a: 1 } }, headers: { "user-agent": long } });
+    const submission = expectSubmission(expectJson(reply, 201));
+    assert.is(submission.userAgent, long.slice(0, 1024));
+    assert.is(submission.device, "mobile");
+    const refused = await f.call("POST", "/api/submission", { key, json: { popupId: "p", data: { a: 1 }, userAgent: long } });
+    assert.match(expectJson(refused, 400).message, /^userAgent must be at most length 1024 \(was \d+\)/);
+  });
+
   t("create: the id is a UUIDv7 whose timestamp is the submission's createdAt", async () => {
     const { key } = await f.account();
     for (let i = 0; i < 20; i++) {
