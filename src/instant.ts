@@ -53,11 +53,29 @@ function daysInMonth(year: number, month: number): number {
 
 /**
  * `new Date(millis).toISOString()`, for years 0 to 9999, several times faster: exports write a
- * million of these. Days to a civil date by Howard Hinnant's algorithm (`civil_from_days`).
+ * million of these, in time order, so the date part is kept from one call to the next.
  */
 export function formatInstant(millis: number): string {
   const days = Math.floor(millis / 86_400_000);
+  if (days !== lastDay) {
+    lastDate = formatDate(days);
+    lastDay = days;
+  }
   let rest = millis - days * 86_400_000;
+  const hour = Math.floor(rest / 3_600_000);
+  rest -= hour * 3_600_000;
+  const minute = Math.floor(rest / 60_000);
+  rest -= minute * 60_000;
+  const second = Math.floor(rest / 1000);
+  const milli = rest - second * 1000;
+  return `${lastDate}T${pad(hour, 2)}:${pad(minute, 2)}:${pad(second, 2)}.${pad(milli, 3)}Z`;
+}
+
+let lastDay = Number.NaN;
+let lastDate = "";
+
+/** `YYYY-MM-DD` of a day since the epoch, by Howard Hinnant's algorithm (`civil_from_days`). */
+function formatDate(days: number): string {
   const shifted = days + 719_468;
   const era = Math.floor(shifted / 146_097);
   const dayOfEra = shifted - era * 146_097;
@@ -67,13 +85,7 @@ export function formatInstant(millis: number): string {
   const day = dayOfYear - Math.floor((153 * monthIndex + 2) / 5) + 1;
   const month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9;
   const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-  const hour = Math.floor(rest / 3_600_000);
-  rest -= hour * 3_600_000;
-  const minute = Math.floor(rest / 60_000);
-  rest -= minute * 60_000;
-  const second = Math.floor(rest / 1000);
-  const milli = rest - second * 1000;
-  return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hour, 2)}:${pad(minute, 2)}:${pad(second, 2)}.${pad(milli, 3)}Z`;
+  return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`;
 }
 
 function pad(n: number, width: number): string {

@@ -53,4 +53,14 @@ test("formatInstant writes what toISOString does, for every year from 0 to 9999"
   for (const millis of samples) assert.is(formatInstant(millis), new Date(millis).toISOString(), String(millis));
 });
 
+test("formatInstant in time order, as exports call it: within a day and across midnights", () => {
+  for (const midnight of [Date.UTC(2025, 6, 12), 0, Date.UTC(1969, 11, 31), Date.UTC(2024, 1, 29)]) {
+    for (let millis = midnight - 3_600_000; millis < midnight + 90_000_000; millis += 997_331) {
+      assert.is(formatInstant(millis), new Date(millis).toISOString(), String(millis));
+    }
+    assert.is(formatInstant(midnight - 1), new Date(midnight - 1).toISOString());
+    assert.is(formatInstant(midnight), new Date(midnight).toISOString());
+  }
+});
+
 test.run();

@@ -50,13 +50,13 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
     },
     async walkSubmissions(accountId, walk) {
       const submissions = (await pageLines(walkStatement(accountId, walk))).map(fromPackedRow);
-      checkOrder(submissions.map((s) => [s.createdAt, s.submissionId]), walk.order);
+      checkOrder(submissions, (s) => s.createdAt, (s) => s.submissionId, walk.order);
       return submissions;
     },
     async walkSubmissionsAsJson(accountId, walk) {
       const lines = await pageLines(walkStatement(accountId, walk, "json"));
       // SUBMISSION_JSON writes submissionId first and createdAt last: both sit at fixed places
-      checkOrder(lines.map((line) => [line.slice(-26, -2), line.slice(17, 53)]), walk.order);
+      checkOrder(lines, (line) => line.slice(-26, -2), (line) => line.slice(17, 53), walk.order);
       return lines;
     },
     async listDataKeys(accountId, filter, limit) {
@@ -243,10 +243,11 @@ function fromPackedRow(packed: string): Submission {
  * order of its subquery; this makes sure a future engine that does not fails loudly instead of
  * exporting out of order. ISO times of four-digit years compare as text.
  */
-function checkOrder(keys: [createdAt: string, id: string][], order: "asc" | "desc"): void {
-  for (let i = 1; i < keys.length; i++) {
-    const [a, b] = order === "asc" ? [keys[i - 1]!, keys[i]!] : [keys[i]!, keys[i - 1]!];
-    if (!(a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]))) throw new Error("the database returned a page out of order");
+function checkOrder<T>(rows: readonly T[], createdAtOf: (row: T) => string, idOf: (row: T) => string, order: "asc" | "desc"): void {
+  for (let i = 1; i < rows.length; i++) {
+    const [first, second] = order === "asc" ? [rows[i - 1]!, rows[i]!] : [rows[i]!, rows[i - 1]!];
+    const [a, b] = [createdAtOf(first), createdAtOf(second)];
+    if (!(a < b || (a === b && idOf(first) < idOf(second)))) throw new Error("the database returned a page out of order");
   }
 }
 
