@@ -6,7 +6,6 @@
  * The handler is built on the first request and kept for the isolate's life; a failed start
  * (say, a migration error) is retried on the next request instead of being cached.
  */
-import { createClient } from "@libsql/client/web";
 import { createSubmissionsHandler, type SubmissionsHandler } from "../src/handler.ts";
 import type { SubmissionsHandlerOptions } from "../src/options.ts";
 import type { SubmissionStore } from "../src/store.ts";
@@ -53,6 +52,8 @@ export function createWorker<Env extends object = WorkerEnv>(options: WorkerOpti
 export async function storeFromEnv(env: WorkerEnv): Promise<SubmissionStore> {
   if (env.DB) return createD1Store(env.DB);
   if (env.FORMSINK_DB) {
+    // Loaded only for a worker that uses it, not on every D1 worker's start.
+    const { createClient } = await import("@libsql/client/web");
     return createLibsqlClientStore(createClient({ url: env.FORMSINK_DB, authToken: env.FORMSINK_DB_AUTH_TOKEN }), true);
   }
   throw new Error("formsink needs a D1 binding named DB, or FORMSINK_DB (a libSQL URL) in the worker's environment");
