@@ -4,7 +4,7 @@
  * checked and run), and from Deno; the `formsink` bin run without tsx.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { suite } from "uvu";
@@ -107,6 +107,14 @@ await server.close();`,
   run(join(BIN, "deno"), ["check", "--quiet", "deno-use.ts"], project);
   const output = run(join(BIN, "deno"), ["run", "--allow-net=127.0.0.1", "--allow-env", "--allow-read", "deno-use.ts"], project);
   assert.is(output.trim(), "401 API key is required");
+});
+
+pkg("the formsink bin is one file that loads only Node's modules and libsql as it starts", ({ project, files }) => {
+  assert.equal(files.filter((file) => file.startsWith("dist/cli/")), ["dist/cli/bin.js"]);
+  const bin = readFileSync(join(project, "node_modules/formsink/dist/cli/bin.js"), "utf8");
+  const loaded = [...bin.matchAll(/^import\b[^"';]*["']([^"']+)["']/gm)].map((match) => match[1]!);
+  assert.ok(loaded.includes("libsql"), "libsql stays outside the bundle (native code)");
+  assert.equal(loaded.filter((specifier) => !specifier.startsWith("node:") && specifier !== "libsql"), []);
 });
 
 pkg("the formsink bin runs from the install, without tsx", ({ project }) => {
