@@ -22,7 +22,8 @@ run_suite() {
 }
 
 # Runs one suite, echoes its output, and prints "<name>: N passed, N failed" from uvu's
-# Total/Passed lines. Fails when the suite failed or ran no test (uvu exits 0 on "Total: 0").
+# Total/Passed lines. Fails when the suite failed, ran no test (uvu exits 0 on "Total: 0"), or
+# passed fewer tests than it counted (uvu exits 0 when a `before` hook throws).
 summarize() {
   local name=$1 out rc total ok
   out=$(mktemp)
@@ -34,7 +35,7 @@ summarize() {
   if [ "$total" -eq 0 ]; then echo "$name: no tests ran" >&2; rc=1; fi
   echo "$name: $ok passed, $((total - ok)) failed"
   passed=$((passed + ok)); failed=$((failed + total - ok))
-  [ "$rc" -eq 0 ] && [ "$total" -gt 0 ]
+  [ "$rc" -eq 0 ] && [ "$total" -gt 0 ] && [ "$ok" -eq "$total" ]
 }
 
 suites=("$@")

@@ -6,7 +6,7 @@
  * Sites live on made-up hosts that Chromium resolves to 127.0.0.1: shop.test is on the key's
  * domains, evil.test is not. Set FORMSINK_UPDATE_SCREENSHOT=1 to refresh the README's screenshot.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -37,32 +37,59 @@ interface World {
   log: LogEntry[];
 }
 
-const e2e = suite<{ world: World }>("browser: the popup and the no-JS form");
+const e2e = suite<{ world: World; setupError?: unknown }>("browser: the popup and the no-JS form");
 
+// uvu drops an error thrown by a `before` hook without a word; kept here, it fails every test
+// with its message instead.
 e2e.before(async (context) => {
-  const store = createMemoryStore();
-  const log: LogEntry[] = [];
-  const api = await serve(createSubmissionsHandler(store, { log: (entry) => log.push(entry) }), { port: 0 });
-  const { key: secretKey } = await createApiKey(store, { account: "acme" });
-  const { key: publishableKey } = await createApiKey(store, { account: "acme", kind: "publishable", domains: ["shop.test"] });
-  const { server: site, port: sitePort } = await serveSite(api.url, publishableKey);
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--host-resolver-rules=MAP *.test 127.0.0.1",
-      // Plain http on made-up hosts, as on a developer's machine: no upgrade to https.
-      "--disable-features=HttpsUpgrades",
-    ],
-    timeout: 30_000,
-  });
-  context.world = { api, site, sitePort, browser, secretKey, publishableKey, log };
+  try {
+    context.world = await openWorld();
+  } catch (error) {
+    context.setupError = error;
+  }
+});
+e2e.before.each(({ setupError }) => {
+  if (setupError !== undefined) throw setupError;
 });
 
+async function openWorld(): Promise<World> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is not at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium), or set CHROMIUM_PATH`);
+  }
+  // Whatever this setup opened is closed again when a later step fails, so a failed setup
+  // reports its error instead of leaving servers that keep the test process alive.
+  const opened: (() => Promise<unknown>)[] = [];
+  try {
+    const store = createMemoryStore();
+    const log: LogEntry[] = [];
+    const api = await serve(createSubmissionsHandler(store, { log: (entry) => log.push(entry) }), { port: 0 });
+    opened.push(() => api.close());
+    const { key: secretKey } = await createApiKey(store, { account: "acme" });
+    const { key: publishableKey } = await createApiKey(store, { account: "acme", kind: "publishable", domains: ["shop.test"] });
+    const { server: site, port: sitePort } = await serveSite(api.url, publishableKey);
+    opened.push(() => new Promise((resolve) => site.close(resolve)));
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--host-resolver-rules=MAP *.test 127.0.0.1",
+        // Plain http on made-up hosts, as on a developer's machine: no upgrade to https.
+        "--disable-features=HttpsUpgrades",
+      ],
+      timeout: 30_000,
+    });
+    return { api, site, sitePort, browser, secretKey, publishableKey, log };
+  } catch (error) {
+    for (const close of opened.reverse()) await close();
+    throw error;
+  }
+}
+
 e2e.after(async ({ world }) => {
-  await world?.browser.close();
-  await new Promise((resolve) => world?.site.close(resolve));
-  await world?.api.close();
+  if (!world) return;
+  await world.browser.close();
+  await new Promise((resolve) => world.site.close(resolve));
+  await world.api.close();
 });
 
 /**
