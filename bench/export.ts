@@ -122,9 +122,8 @@ async function measureExport(url: string, key: string, pid: number, format: "csv
 
 /**
  * Reads the database file once, so that the operating system's cache holds it as it holds a
- * busy server's data. After the other benchmarks (`npm run bench`), which read gigabytes of
- * their own, the file was often out of the cache, and whichever export came first read it from
- * the disk: with the file evicted, CSV ran at 182,002 rows/s against 246,236 when cached.
+ * busy server's data. The other benchmarks of `npm run bench` read gigabytes of their own and
+ * can push the file out of the cache; the export that came first would then measure the disk.
  */
 function warmFileCache(path: string): void {
   const buffer = new Uint8Array(1 << 20);

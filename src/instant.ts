@@ -52,8 +52,8 @@ function daysInMonth(year: number, month: number): number {
 }
 
 /**
- * `new Date(millis).toISOString()`, for years 0 to 9999, several times faster: exports write a
- * million of these, in time order, so the date part is kept from one call to the next.
+ * `new Date(millis).toISOString()`, for years 0 to 9999, without a Date per call: exports write
+ * one per row, in time order, so the date part is kept from one call to the next.
  */
 export function formatInstant(millis: number): string {
   const days = Math.floor(millis / 86_400_000);

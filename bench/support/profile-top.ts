@@ -1,5 +1,5 @@
 /**
- * The top of a V8 CPU profile (`node --cpu-prof`), as the benchmarks' READMEs show it: the
+ * The top of a V8 CPU profile (`node --cpu-prof`, e.g. from `bench/http.ts --profile`): the
  * functions with the most self time, the self time per package or source file, and the
  * functions with the most time including what they call.
  *

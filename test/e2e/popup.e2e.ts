@@ -4,7 +4,7 @@
  * and what got stored is checked through the list API with the account's secret key.
  *
  * Sites live on made-up hosts that Chromium resolves to 127.0.0.1: shop.test is on the key's
- * domains, evil.test is not. Set FORMSINK_UPDATE_SCREENSHOT=1 to refresh the README's screenshot.
+ * domains, evil.test is not. Set FORMSINK_UPDATE_SCREENSHOT=1 to refresh the screenshot docs/browser.md shows.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";

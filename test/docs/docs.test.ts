@@ -1,0 +1,285 @@
+/**
+ * The README and docs/ stay true: every ```ts block compiles against the built package, the
+ * README's quick start runs against the built CLI and answers what the README shows, and every
+ * relative link leads to a file and heading that exist. Needs dist/ (`npm run build`, which
+ * `npm test` runs first) and curl.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { promisify } from "node:util";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const BIN = join(ROOT, "dist/cli/bin.js");
+const README = join(ROOT, "README.md");
+/** The pages checked: the README, every page of docs/, and the benchmarks' README they link to. */
+const PAGES = [README, ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => join(ROOT, "docs", name)), join(ROOT, "bench/README.md")];
+const run = promisify(execFile);
+
+interface Block {
+  file: string;
+  /** 1-based line of the opening fence. */
+  line: number;
+  lang: string;
+  /** What follows the language on the fence line: `bun`, `deno` or `workers` for ts blocks. */
+  tag: string;
+  code: string;
+}
+
+/** The fenced code blocks of a Markdown text, in order. */
+function codeBlocks(file: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = readFileSync(file, "utf8").split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)```(\S*)\s*(.*)$/.exec(lines[i]!);
+    if (!open) continue;
+    const indent = open[1]!.length;
+    const body: string[] = [];
+    let j = i + 1;
+    for (; j < lines.length && !/^\s*```\s*$/.test(lines[j]!); j++) body.push(lines[j]!.slice(indent));
+    assert.ok(j < lines.length, `${relative(ROOT, file)}:${i + 1}: a code block that never closes`);
+    blocks.push({ file, line: i + 1, lang: open[2]!, tag: open[3]!.trim(), code: body.join("\n") });
+    i = j;
+  }
+  return blocks;
+}
+
+// ---- ts blocks compile ----------------------------------------------------------------------
+
+const typecheck = suite("docs: every ts block compiles against the package");
+
+/** Each runtime's blocks are checked against that runtime's types, as the code's own typecheck does. */
+const RUNTIME_TYPES: Record<string, object> = {
+  node: { types: ["node"] },
+  bun: { types: ["bun-types"] },
+  workers: { types: ["@cloudflare/workers-types"] },
+  // Deno's own checker does not resolve the package by its name here; web types stand in.
+  deno: { types: [], lib: ["es2024", "dom", "dom.iterable"] },
+};
+
+typecheck("ts blocks of README.md and docs/*.md type-check, each as a module importing formsink", async () => {
+  const blocks = PAGES.flatMap(codeBlocks).filter((block) => block.lang === "ts");
+  assert.ok(blocks.length >= 10, `only ${blocks.length} ts blocks found`);
+  // Inside the repository, so that `formsink/...` resolves to this package (dist/) by its name.
+  const dir = join(ROOT, ".docs-check");
+  rmSync(dir, { recursive: true, force: true });
+  try {
+    const byRuntime = new Map<string, string[]>();
+    for (const block of blocks) {
+      const runtime = block.tag || "node";
+      assert.ok(runtime in RUNTIME_TYPES, `${relative(ROOT, block.file)}:${block.line}: unknown tag "${runtime}"`);
+      mkdirSync(join(dir, runtime), { recursive: true });
+      const name = `${relative(ROOT, block.file).replaceAll("/", "_")}_line${block.line}.ts`;
+      writeFileSync(join(dir, runtime, name), `${block.code}\nexport {};\n`);
+      byRuntime.set(runtime, [...(byRuntime.get(runtime) ?? []), `${runtime}/${name}`]);
+    }
+    const failures = await Promise.all(
+      [...byRuntime].map(async ([runtime, files]) => {
+        const config = join(dir, `tsconfig.${runtime}.json`);
+        writeFileSync(config, JSON.stringify({ extends: "../tsconfig.json", compilerOptions: RUNTIME_TYPES[runtime], files, include: [] }));
+        try {
+          await run(join(ROOT, "node_modules/.bin/tsc"), ["-p", config, "--pretty", "false"], { cwd: ROOT });
+          return "";
+        } catch (error) {
+          const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+          return `${runtime}:\n${stdout}${stderr}`;
+        }
+      }),
+    );
+    assert.is(failures.join(""), "", "a ts block does not compile (its file is named after the page and line of the block)");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+typecheck.run();
+
+// ---- the README's quick start runs ----------------------------------------------------------
+
+const quickStart = suite("docs: the README's quick start answers what it shows");
+
+/** The README's section of that name, as blocks. */
+function section(title: string): Block[] {
+  const text = readFileSync(README, "utf8");
+  const start = text.indexOf(`\n## ${title}\n`);
+  assert.ok(start !== -1, `README.md has no "## ${title}" section`);
+  const startLine = text.slice(0, start).split("\n").length + 1;
+  const endLine = startLine + text.slice(start + 1).split("\n").findIndex((line, i) => i > 0 && line.startsWith("## "));
+  return codeBlocks(README).filter((block) => block.line > startLine && block.line < endLine);
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** What differs from run to run (ids, times) as placeholders, so that answers compare by shape and value. */
+function normalized(value: unknown): unknown {
+  if (typeof value === "string") return INSTANT.test(value) ? "<instant>" : value.replace(UUID, "<uuid>");
+  if (Array.isArray(value)) return value.map(normalized);
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalized(v)]));
+  return value;
+}
+
+/** A bash session whose commands run one block at a time, so that variables (KEY, ID) carry over. */
+function shell(env: NodeJS.ProcessEnv): { run(script: string): Promise<string>; close(): void; child: ChildProcess } {
+  const child = spawn("bash", ["--norc", "--noprofile"], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk) => (out += chunk));
+  child.stderr.on("data", (chunk) => (err += chunk));
+  let blocks = 0;
+  return {
+    child,
+    run(script) {
+      const marker = `@@block-done-${++blocks}`;
+      out = "";
+      child.stdin.write(`${script}\nprintf '\\n${marker}\\n'\n`);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the block did not finish within 20 s; stderr: ${err}`)), 20_000);
+        const check = () => {
+          const at = out.indexOf(`${marker}\n`);
+          if (at === -1) return;
+          clearTimeout(timer);
+          child.stdout.off("data", check);
+          resolve(out.slice(0, at));
+        };
+        child.stdout.on("data", check);
+        child.once("close", () => reject(new Error(`bash exited; stderr: ${err}`)));
+      });
+    },
+    close() {
+      child.stdin.end();
+    },
+  };
+}
+
+quickStart("npm start, a key, then each curl of the README gets the status and answer shown", async () => {
+  assert.ok(existsSync(BIN), `${BIN} is missing: run npm run build first`);
+  await run("curl", ["--version"]).catch(() => assert.unreachable("curl is needed to run the README's commands: apt-get install curl"));
+  const blocks = section("Quick start");
+  const start = blocks.find((block) => block.lang === "sh" && /^npm start$/m.test(block.code));
+  assert.ok(start, "the quick start has no ```sh block that runs npm start");
+  const startScript = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts.start;
+  assert.match(startScript ?? "", /\bserve\b/, "npm start does not run formsink serve");
+  const banner = blocks.find((block) => block.lang === "text" && block.code.includes("formsink keys create"));
+  assert.ok(banner, "the quick start does not show how the server says to make the first key");
+
+  const dir = mkdtempSync(join(tmpdir(), "formsink-readme-"));
+  const env = { ...process.env, FORMSINK_DB: `file:${join(dir, "formsink.db")}`, PORT: "0", HOST: "127.0.0.1" };
+  const server = spawn(process.execPath, [BIN, "serve"], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
+  let said = "";
+  server.stdout.on("data", (chunk) => (said += chunk));
+  server.stderr.on("data", (chunk) => (said += chunk));
+  const session = shell(env);
+  try {
+    const base = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the server printed no address within 10 s: ${said}`)), 10_000);
+      const look = () => {
+        const url = /http:\/\/127\.0\.0\.1:[1-9]\d*/.exec(said)?.[0];
+        if (url) {
+          clearTimeout(timer);
+          resolve(url);
+        }
+      };
+      server.stdout.on("data", look);
+      server.stderr.on("data", look);
+      server.once("close", () => reject(new Error(`the server exited: ${said}`)));
+    });
+    const hint = /formsink keys create --account \S+/.exec(banner.code)![0];
+    for (let waited = 0; !said.includes(hint) && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(said.includes(hint), `the server does not say "${hint}"; it said: ${said}`);
+
+    let lastId: string | undefined;
+    const runnable = blocks.slice(blocks.indexOf(start) + 1);
+    let checked = 0;
+    for (const [index, block] of runnable.entries()) {
+      if (block.lang !== "sh") continue;
+      const where = `README.md:${block.line}`;
+      const expectedStatuses = [...block.code.matchAll(/^\s*#.*\((\d{3})\)/gm)].map((match) => Number(match[1]));
+      const curls = block.code.match(/^\s*curl /gm)?.length ?? 0;
+      assert.is(expectedStatuses.length, curls, `${where}: each curl needs a comment before it that ends with its status, e.g. "# create (201)"`);
+      let script = block.code
+        .replaceAll("http://127.0.0.1:8787", base)
+        .replaceAll("npx formsink", `node ${JSON.stringify(BIN)}`)
+        .replace(/^(\s*)curl /gm, `$1curl -w '\\n@@status %{http_code}\\n' `);
+      if (lastId !== undefined) script = script.replace(UUID, lastId);
+      const output = await session.run(script);
+      const statuses = [...output.matchAll(/^@@status (\d+)$/gm)].map((match) => Number(match[1]));
+      assert.equal(statuses, expectedStatuses, `${where}: statuses`);
+      const answers = output.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("@@status"));
+      const next = runnable[index + 1];
+      if (next?.lang !== "json") {
+        assert.equal(answers, [], `${where}: prints what the README does not show`);
+        continue;
+      }
+      const shown = next.code.split("\n").filter((line) => line.trim() !== "");
+      assert.is(answers.length, shown.length, `${where}: ${answers.length} answers, the README shows ${shown.length}:\n${answers.join("\n")}`);
+      answers.forEach((answer, i) => {
+        const value = JSON.parse(answer) as { submissionId?: string };
+        assert.equal(normalized(value), normalized(JSON.parse(shown[i]!)), `${where}: answer ${i + 1}`);
+        if (typeof value.submissionId === "string") lastId = value.submissionId;
+      });
+      checked += answers.length;
+    }
+    assert.ok(checked >= 5, `only ${checked} answers checked`);
+  } finally {
+    session.close();
+    server.kill("SIGTERM");
+    await new Promise((resolve) => (server.exitCode !== null ? resolve(undefined) : server.once("close", resolve)));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+quickStart.run();
+
+// ---- links ----------------------------------------------------------------------------------
+
+const links = suite("docs: every relative link leads to a file and heading that exist");
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, each space a hyphen. */
+function slug(heading: string): string {
+  return heading
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-");
+}
+
+/** The anchors a Markdown file offers: its headings (numbered when repeated) and explicit ids. */
+function anchors(file: string): Set<string> {
+  const found = new Set<string>();
+  const text = readFileSync(file, "utf8").replace(/^\s*```[\s\S]*?^\s*```\s*$/gm, "");
+  const seen = new Map<string, number>();
+  for (const [, heading] of text.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    const base = slug(heading!);
+    const count = seen.get(base) ?? 0;
+    seen.set(base, count + 1);
+    found.add(count === 0 ? base : `${base}-${count}`);
+  }
+  for (const [, id] of text.matchAll(/\sid="([^"]+)"/g)) found.add(id!);
+  return found;
+}
+
+links("relative links in README.md, docs/*.md and bench/README.md resolve", () => {
+  const broken: string[] = [];
+  let count = 0;
+  for (const page of PAGES) {
+    // Code blocks and inline code hold examples, not links.
+    const text = readFileSync(page, "utf8").replace(/^\s*```[\s\S]*?^\s*```\s*$/gm, "").replace(/`[^`\n]*`/g, "");
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target!)) continue;
+      count++;
+      const [path = "", anchor] = target!.split("#");
+      const file = path === "" ? page : resolve(dirname(page), decodeURIComponent(path));
+      const name = `${relative(ROOT, page)}: ${target}`;
+      if (!existsSync(file)) broken.push(`${name} (no such file)`);
+      else if (anchor !== undefined && file.endsWith(".md") && !anchors(file).has(anchor)) broken.push(`${name} (no such heading)`);
+    }
+  }
+  assert.ok(count >= 30, `only ${count} links found`);
+  assert.equal(broken, []);
+});
+
+links.run();
