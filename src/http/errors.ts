@@ -10,12 +10,7 @@ export class HttpError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(status: number, message: string, headers: Record<string, string> = {}) {
-    // An answer, not a bug: no stack trace to capture (in V8 that is most of a 404's or a 401's cost).
-    const errors = Error as { stackTraceLimit?: unknown };
-    const limit = errors.stackTraceLimit;
-    if (typeof limit === "number") errors.stackTraceLimit = 0;
     super(message);
-    if (typeof limit === "number") errors.stackTraceLimit = limit;
     this.name = "HttpError";
     this.status = status;
     this.headers = headers;
