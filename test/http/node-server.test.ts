@@ -6,9 +6,11 @@ import { Agent, type IncomingHttpHeaders, type IncomingMessage, request as httpR
 import { connect } from "node:net";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { serve } from "../../adapters/node.ts";
+import { type NodeHandler, serve } from "../../adapters/node.ts";
 import { createApiKey } from "../../src/auth/keys.ts";
-import { createSubmissionsHandler } from "../../src/handler.ts";
+import { createSubmissionsHandler, type SubmissionsHandler } from "../../src/handler.ts";
+import type { ApiRequest } from "../../src/http/request.ts";
+import type { ConnectionInfo } from "../../src/rate-limit/client-address.ts";
 import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import { overSocket } from "./over-socket.ts";
@@ -357,6 +359,62 @@ t("the handler gets the socket's address as the client address, and rate limits 
     await server.close();
     await store.close();
   }
+});
+
+t("formsink's handler is run through its answer; one that wraps it gets a real Request, and the same answers", async () => {
+  const given: { path: "answer" | "fetch"; isRequest: boolean }[] = [];
+  // formsink's handler as it is, watched; and a host app's own handler around it, which may
+  // change the Response it gets.
+  const direct = (formsink: SubmissionsHandler) => Object.assign((request: Request, connection?: ConnectionInfo) => {
+    given.push({ path: "fetch", isRequest: request instanceof Request });
+    return formsink(request, connection);
+  }, {
+    answer: (request: ApiRequest, connection?: ConnectionInfo) => {
+      given.push({ path: "answer", isRequest: request instanceof Request });
+      return formsink.answer(request, connection);
+    },
+  });
+  const wrapping = (formsink: SubmissionsHandler): NodeHandler => async (request, connection) => {
+    given.push({ path: "fetch", isRequest: request instanceof Request });
+    const response = await formsink(request, connection);
+    const changed = new Response(response.body, response);
+    changed.headers.set("x-wrapped", "yes");
+    return changed;
+  };
+  const answers = [];
+  for (const handlerOf of [direct, wrapping]) {
+    const store = createMemoryStore();
+    const { key } = await createApiKey(store, { account: "node-adapter" });
+    const server = await serve(handlerOf(createSubmissionsHandler(store)), { port: 0 });
+    try {
+      const keyed = { "x-api-key": key, "content-type": "application/json" };
+      const replies = [
+        await fetch(`${server.url}/api/submission`, { method: "POST", headers: keyed, body: JSON.stringify({ popupId: "p", data: { email: "a@example.com" } }) }),
+        await fetch(`${server.url}/api/submission?popupId=p`, { headers: keyed }),
+        await fetch(`${server.url}/api/submission/${"0".repeat(8)}-0000-7000-8000-${"0".repeat(12)}`, { headers: keyed }),
+        await fetch(`${server.url}/api/submission`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }),
+        await fetch(`${server.url}/api/submission`, { method: "POST", headers: keyed, body: JSON.stringify({ popupId: "p", data: { a: "x".repeat(70_000) } }) }),
+      ];
+      answers.push(await Promise.all(replies.map(async (reply) => {
+        const body = (await reply.json()) as Record<string, unknown>;
+        // what differs between two stores: the new submission's id and time
+        const { submissionId, createdAt, items, ...rest } = body;
+        return { status: reply.status, body: rest, listed: Array.isArray(items) ? items.length : undefined, wrapped: reply.headers.get("x-wrapped") };
+      })));
+    } finally {
+      await server.close();
+      await store.close();
+    }
+  }
+  const [throughAnswer, throughFetch] = answers;
+  assert.equal(throughAnswer!.map((a) => a.status), [201, 200, 404, 401, 413]);
+  assert.is(throughAnswer![1]!.listed, 1);
+  assert.equal(throughFetch!.map((a) => ({ ...a, wrapped: null })), throughAnswer);
+  assert.ok(throughFetch!.every((a) => a.wrapped === "yes"), "the wrapper's Response is what the client got");
+  assert.equal(given, [
+    ...Array(5).fill({ path: "answer", isRequest: false }),
+    ...Array(5).fill({ path: "fetch", isRequest: true }),
+  ]);
 });
 
 t.run();
