@@ -1,6 +1,7 @@
 /**
- * Node adapter: serves any Fetch handler on node:http, with streamed request and response
- * bodies, keep-alive, and a graceful close that lets in-flight requests finish.
+ * Node adapter: serves a Fetch handler on node:http, with streamed request and response
+ * bodies, keep-alive, and a graceful close that lets in-flight requests finish. formsink's own
+ * handler is run through its `answer`, without Fetch objects (see createRequestListener).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -26,8 +27,9 @@ export interface NodeServer extends RunningServer {
 }
 
 /**
- * Serves a handler on node:http, as `createRequestListener` runs it: formsink's own handler
- * through its `answer`, any other (one that wraps formsink's too) with a real `Request`.
+ * Serves a handler on node:http, run as `createRequestListener` runs it: a handler with an
+ * `answer` (formsink's own) through that, without Fetch objects; any other, one that wraps
+ * formsink's too, with a real `Request` and `Response`.
  */
 export async function serve(handler: NodeHandler, options: ServeOptions = {}): Promise<NodeServer> {
   let closing = false;
