@@ -32,9 +32,9 @@ export function apiRequest(req: IncomingMessage, { method, url }: RequestTarget)
 }
 
 /**
- * A real Fetch request. No AbortSignal is attached: undici's signal bookkeeping halves
- * throughput and adds millisecond pauses (bench/node-bridge.ts); a client that goes away still
- * stops the work that matters, as the response stream is cancelled when the answer is written.
+ * A real Fetch request. No AbortSignal is attached: undici's signal bookkeeping costs much of
+ * the throughput and adds pauses (bench/node-bridge.ts); a client that goes away still stops
+ * the work that matters, as the response stream is cancelled when the answer is written.
  */
 export function fetchRequest(req: IncomingMessage, res: ServerResponse, { method, url }: RequestTarget): Request {
   const headers = new Headers();
