@@ -5,7 +5,7 @@ import { jsonAnswer } from "./json.ts";
  * An answer thrown to leave a route early: anywhere below the router, and turned into
  * `{"message": ...}` with its status in exactly one place (`toErrorAnswer`). Deliberately not
  * an `Error`: it is what the client gets, not a failure to trace, and an `Error` captures a
- * stack trace when it is made, which costs a 401 or a 404 more than the rest of its answer.
+ * stack trace when it is made, a large share of what a 401 or a 404 costs.
  */
 export class HttpError {
   readonly name = "HttpError";
