@@ -2,14 +2,15 @@
  * The HTTP contract against the Node adapter over a real socket, plus what only a real server
  * has: streamed bodies, keep-alive connections and a graceful close.
  */
-import { Agent, type IncomingHttpHeaders, type IncomingMessage, request as httpRequest, type RequestOptions } from "node:http";
-import { connect } from "node:net";
+import { Agent, createServer, type IncomingHttpHeaders, type IncomingMessage, request as httpRequest, type RequestOptions } from "node:http";
+import { type AddressInfo, connect } from "node:net";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { type NodeHandler, serve } from "../../adapters/node.ts";
+import { createRequestListener, type NodeHandler, serve } from "../../adapters/node.ts";
 import { createApiKey } from "../../src/auth/keys.ts";
 import { createSubmissionsHandler, type SubmissionsHandler } from "../../src/handler.ts";
 import type { ApiRequest } from "../../src/http/request.ts";
+import type { LogEntry } from "../../src/options.ts";
 import type { ConnectionInfo } from "../../src/rate-limit/client-address.ts";
 import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
@@ -178,6 +179,37 @@ for (const [bridge, wrap] of [["formsink's own handler", undefined], ["a wrappin
     }
   });
 }
+
+t("a body a host app read before formsink's handler (a body parser) gets a 500 at once, not a hang", async () => {
+  const store = createMemoryStore();
+  const { key } = await createApiKey(store, { account: "node-adapter" });
+  const logged: LogEntry[] = [];
+  const forms = createRequestListener(createSubmissionsHandler(store, { log: (entry) => logged.push(entry) }));
+  const server = createServer((req, res) => {
+    req.resume();
+    req.once("end", () => void forms(req, res));
+  });
+  await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const reply = await within(
+      fetch(`http://127.0.0.1:${port}/api/submission`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ popupId: "p", data: {} }),
+      }),
+      10_000,
+      "the answer",
+    );
+    assert.is(reply.status, 500);
+    assert.equal(await reply.json(), { message: "Internal server error" });
+    const error = logged.find((entry) => entry.type === "error");
+    assert.match(String(error?.type === "error" && (error.error as Error).message), /already read/);
+  } finally {
+    server.close();
+    await store.close();
+  }
+});
 
 t("keep-alive: a handler that answers before reading the whole body leaves the connection usable", async () => {
   // reads one chunk of the body, then answers without reading on or cancelling
