@@ -74,7 +74,7 @@ function escapeHtml(text: string): string {
  * True when the client ranks `text/html` above `application/json`, as a browser navigating
  * does (`text/html,...,*\/*;q=0.8`); a script's `*\/*`, or no Accept at all, gets JSON.
  */
-export function prefersHtml(accept: string | null): boolean {
+function prefersHtml(accept: string | null): boolean {
   if (!accept) return false;
   const ranges = accept.split(",").map((part) => {
     const [range = "", ...params] = part.split(";").map((piece) => piece.trim().toLowerCase());
