@@ -1,24 +1,37 @@
 /**
- * Node adapter: serves any Fetch handler on node:http, with streamed request and response
- * bodies, keep-alive, and a graceful close that lets in-flight requests finish.
+ * Node adapter: serves a Fetch handler on node:http, with streamed request and response
+ * bodies, keep-alive, and a graceful close that lets in-flight requests finish. formsink's own
+ * handler is run through its `answer`, without Fetch objects (see createRequestListener).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { type Answer, answeringOf } from "../src/http/answer.ts";
+import type { SubmissionsHandler } from "../src/handler.ts";
+import type { Answer } from "../src/http/answer.ts";
 import { INTERNAL_ERROR_MESSAGE } from "../src/http/errors.ts";
-import { NodeRequest, requestBody } from "./node-request.ts";
+import { apiRequest, fetchRequest, type RequestTarget } from "./node-request.ts";
 import {
-  type ConnectionInfo, DEFAULT_HOSTNAME, DEFAULT_PORT, type FetchHandler, reportError, type RunningServer, type ServeOptions, serverUrl,
+  DEFAULT_HOSTNAME, DEFAULT_PORT, type FetchHandler, reportError, type RunningServer, type ServeOptions, serverUrl,
 } from "./server.ts";
 
 export type { ConnectionInfo, FetchHandler, RunningServer, ServeOptions } from "./server.ts";
+
+/**
+ * A Fetch handler, which may also answer plain requests as `createSubmissionsHandler`'s does
+ * (its `answer`): such a handler is run without Fetch objects.
+ */
+export type NodeHandler = FetchHandler & Partial<Pick<SubmissionsHandler, "answer">>;
 
 export interface NodeServer extends RunningServer {
   server: Server;
 }
 
-export async function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<NodeServer> {
+/**
+ * Serves a handler on node:http, run as `createRequestListener` runs it: a handler with an
+ * `answer` (formsink's own) through that, without Fetch objects; any other, one that wraps
+ * formsink's too, with a real `Request` and `Response`.
+ */
+export async function serve(handler: NodeHandler, options: ServeOptions = {}): Promise<NodeServer> {
   let closing = false;
   const listener = createRequestListener(handler, {
     onError: options.onError,
@@ -87,14 +100,18 @@ export interface ListenerHooks {
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 /**
- * A node:http request listener that runs a Fetch handler; for mounting in an existing server.
- * formsink's own handler is run without Fetch objects (a light request in, a plain answer out:
- * see node-request.ts and src/http/answer.ts); any other gets a real `Request`.
+ * A node:http request listener that runs a handler; for mounting in an existing server.
+ * A handler with an `answer` method - what `createSubmissionsHandler` returns - is given the
+ * request as plain values read from Node's, and its plain answer is written as it is: no
+ * `Request`, `Response` or web stream is made, which in Node cost more than the rest of most
+ * answers. Any other Fetch handler, including one of your own that wraps formsink's, gets a
+ * real `Request` and its `Response` is written: the same answers, at that cost. A wrapper that
+ * wants the direct path gives itself an `answer` that calls formsink's.
  */
-export function createRequestListener(handler: FetchHandler, hooks: ListenerHooks = {}): RequestListener {
+export function createRequestListener(handler: NodeHandler, hooks: ListenerHooks = {}): RequestListener {
   const onError = hooks.onError ?? reportError;
-  const answering = answeringOf<ConnectionInfo>(handler);
   const { beforeRespond, afterRespond } = hooks;
+  const answering = typeof handler.answer === "function" ? handler.answer.bind(handler) : undefined;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (afterRespond) res.once("finish", afterRespond);
     const target = requestTarget(req);
@@ -106,7 +123,7 @@ export function createRequestListener(handler: FetchHandler, hooks: ListenerHook
       const connection = { clientAddress: req.socket.remoteAddress };
       try {
         answer = answering
-          ? await answering(new NodeRequest(req, res, target.method, target.url) as unknown as Request, connection)
+          ? await answering(apiRequest(req, target), connection)
           : await handler(fetchRequest(req, res, target), connection);
       } catch (error) {
         onError(error);
@@ -138,12 +155,6 @@ function plainHost(value: string | undefined): string | undefined {
   return match && (match[1] === undefined || Number(match[1]) <= 65535) ? value : undefined;
 }
 
-interface RequestTarget {
-  method: string;
-  /** Whole and normalised, as `Request#url` has it. */
-  url: string;
-}
-
 /** Method and URL of a Node request, or the answer when Fetch cannot carry it. */
 function requestTarget(req: IncomingMessage): RequestTarget | Answer {
   const method = req.method ?? "GET";
@@ -162,25 +173,6 @@ function requestTarget(req: IncomingMessage): RequestTarget | Answer {
   } catch {
     return jsonError(400, "The request target is not a valid URL");
   }
-}
-
-/**
- * A real Fetch request, for handlers other than formsink's. No AbortSignal is attached:
- * undici's signal bookkeeping halves throughput and adds millisecond pauses
- * (bench/node-bridge.ts); a client that goes away still stops the work that matters, as the
- * response stream is cancelled in writeResponse.
- */
-function fetchRequest(req: IncomingMessage, res: ServerResponse, { method, url }: RequestTarget): Request {
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  const hasBody = method !== "GET" && method !== "HEAD";
-  return new Request(url, {
-    method,
-    headers,
-    body: hasBody ? requestBody(req, res) : null,
-    // Required by the Fetch spec for a streamed request body.
-    duplex: "half",
-  } as RequestInit);
 }
 
 /** A plain answer, written as it is: a body known in full goes out with its length, in one write. */

@@ -12,6 +12,8 @@ export { authenticateWithStore } from "./auth/store-authenticate.ts";
 export { createApiKey, revokeApiKey, type CreateApiKeyOptions, type CreatedApiKey } from "./auth/keys.ts";
 export { apiKeyPrefix } from "./auth/api-key.ts";
 export { HttpError } from "./http/errors.ts";
+export type { ApiRequest, RequestHead } from "./http/request.ts";
+export type { Answer } from "./http/answer.ts";
 export type {
   SubmissionStore, SubmissionFilter, SubmissionQuery, SubmissionPage, Account, ApiKeyKind, ApiKeyRecord, ApiKeyListing,
   IdempotencyRecord, IdempotentInsert,

@@ -3,12 +3,13 @@
  * set `Origin` (and `Referer`) themselves and scripts cannot forge them; a server can send
  * anything, which is why publishable keys also get rate limits.
  */
+import type { RequestHead } from "../http/request.ts";
 
 /**
  * The page a request comes from: its `Origin`, else (when that is absent or `null`) its
  * `Referer`. Undefined when neither names an http(s) page.
  */
-export function pageUrl(request: Request): URL | undefined {
+export function pageUrl(request: RequestHead): URL | undefined {
   const origin = request.headers.get("origin");
   if (origin !== null && origin.trim() !== "null") return httpUrl(origin);
   const referer = request.headers.get("referer");

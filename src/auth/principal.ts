@@ -1,3 +1,4 @@
+import type { RequestHead } from "../http/request.ts";
 import type { ApiKeyKind } from "../store.ts";
 
 /** Who a request acts for, as established from its API key. */
@@ -14,7 +15,9 @@ export interface Principal {
 }
 
 /**
- * Turns the `x-api-key` header into a principal, or undefined for an unknown or revoked key.
- * The default looks keys up in the store; a host app with its own key system passes its own.
+ * Turns an API key (from the `x-api-key` header, or a form's `_key` field) into a principal,
+ * or undefined for an unknown or revoked key. `request` is the request's method, URL and
+ * headers (a Fetch `Request` has them too); its body is the handler's to read. The default
+ * looks keys up in the store; a host app with its own key system passes its own.
  */
-export type Authenticate = (apiKey: string, request: Request) => Promise<Principal | undefined>;
+export type Authenticate = (apiKey: string, request: RequestHead) => Promise<Principal | undefined>;

@@ -1,28 +1,28 @@
+import type { Limits } from "../options.ts";
 import { HttpError } from "./errors.ts";
+import type { ApiRequest, RequestHead } from "./request.ts";
 
-export interface JsonBodyLimits {
-  maxBytes: number;
-  /** Deepest nesting of arrays and objects; the body itself is level 1. */
-  maxNesting: number;
-}
+// Room above the data depth limit, so that a body a little too deep still gets the precise
+// message of checkSubmissionData; only pathological nesting meets the body's own limit.
+const MAX_NESTING_SLACK = 16;
 
 /**
- * Reads a JSON request body, refusing it with 413 as soon as it passes `maxBytes` - while it
- * streams in, not after buffering it all - and with a precise 4xx for anything that is not
+ * Reads a JSON request body, refusing it with 413 as soon as it passes the body limit - while
+ * it streams in, not after buffering it all - and with a precise 4xx for anything that is not
  * well-formed JSON in UTF-8.
  */
-export async function readJsonBody(request: Request, limits: JsonBodyLimits): Promise<unknown> {
+export async function readJsonBody(request: ApiRequest, limits: Limits): Promise<unknown> {
   return (await readJsonBodyAndBytes(request, limits)).value;
 }
 
 /** `readJsonBody`, also giving the body's bytes as sent. */
-export async function readJsonBodyAndBytes(request: Request, limits: JsonBodyLimits): Promise<{ value: unknown; bytes: Uint8Array }> {
+export async function readJsonBodyAndBytes(request: ApiRequest, limits: Limits): Promise<{ value: unknown; bytes: Uint8Array }> {
   const contentType = request.headers.get("content-type");
   if (mediaType(contentType) !== "application/json") {
     throw new HttpError(415, "Content-Type must be application/json");
   }
   checkTextEncoding(request);
-  const bytes = await readBodyBytes(request, limits.maxBytes);
+  const bytes = await readBodyBytes(request, limits.maxBodyBytes);
   const text = decodeUtf8(bytes);
   if (text.trim() === "") throw new HttpError(400, "Request body is empty; expected a JSON object");
   let value: unknown;
@@ -31,7 +31,7 @@ export async function readJsonBodyAndBytes(request: Request, limits: JsonBodyLim
   } catch {
     throw new HttpError(400, "Request body is not valid JSON");
   }
-  checkJsonValue(value, limits.maxNesting);
+  checkJsonValue(value, limits.maxDataDepth + MAX_NESTING_SLACK);
   return { value, bytes };
 }
 
@@ -47,7 +47,7 @@ export function jsonObject(value: unknown): Record<string, unknown> {
  * Refuses a body that would be misread: a charset other than UTF-8, or a compressed body
  * (which would be taken for garbled text).
  */
-export function checkTextEncoding(request: Request): void {
+export function checkTextEncoding(request: RequestHead): void {
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers.get("content-type") ?? "")?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
     throw new HttpError(415, `Content-Type charset must be utf-8 (got ${charset || "an empty one"})`);
@@ -66,51 +66,11 @@ export function decodeUtf8(bytes: Uint8Array): string {
   }
 }
 
-/**
- * A request whose adapter can give its whole body without a web stream (formsink/node: making
- * a ReadableStream costs ~10 us in Node, as much as a raw server spends on a whole request).
- */
-export interface DirectBody {
-  /**
-   * Reads the body to its end; resolves with undefined, and drops the rest, as soon as it passes
-   * `maxBytes`. Throws a TypeError when the body was read before.
-   */
-  [READ_WHOLE_BODY](maxBytes: number): Promise<Uint8Array<ArrayBuffer> | undefined>;
-}
-
-export const READ_WHOLE_BODY: unique symbol = Symbol.for("formsink.readWholeBody");
-
 /** The body's bytes, refused with 413 as soon as they pass `maxBytes`. */
-export async function readBodyBytes(request: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
-  const tooLarge = () => new HttpError(413, `Request body must be at most ${maxBytes} bytes`);
+export async function readBodyBytes(request: ApiRequest, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
   const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
-  if (READ_WHOLE_BODY in request) {
-    const bytes = await (request as Request & DirectBody)[READ_WHOLE_BODY](maxBytes);
-    if (bytes === undefined) throw tooLarge();
-    return bytes;
-  }
-  if (request.body === null) return new Uint8Array(0);
-
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(received);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = declared !== null && Number(declared) > maxBytes ? undefined : await request.readBody(maxBytes);
+  if (bytes === undefined) throw new HttpError(413, `Request body must be at most ${maxBytes} bytes`);
   return bytes;
 }
 

@@ -6,6 +6,7 @@
 import { checkTextEncoding, decodeUtf8, readBodyBytes } from "./body.ts";
 import { HttpError } from "./errors.ts";
 import { parseMultipart } from "./multipart.ts";
+import type { ApiRequest } from "./request.ts";
 
 export const URLENCODED = "application/x-www-form-urlencoded";
 export const MULTIPART = "multipart/form-data";
@@ -14,7 +15,7 @@ export const MULTIPART = "multipart/form-data";
 export type FormFields = Map<string, string[]>;
 
 /** Reads a form body of media type `type` (URLENCODED or MULTIPART), up to `maxBytes`. */
-export async function readFormBody(request: Request, type: string, maxBytes: number): Promise<{ fields: FormFields; bytes: Uint8Array }> {
+export async function readFormBody(request: ApiRequest, type: string, maxBytes: number): Promise<{ fields: FormFields; bytes: Uint8Array }> {
   checkTextEncoding(request);
   const bytes = await readBodyBytes(request, maxBytes);
   const fields = type === MULTIPART ? fromMultipart(bytes, request.headers.get("content-type")!) : parseUrlencoded(bytes);

@@ -4,6 +4,7 @@
  * deployment behind a proxy says which forwarded address to believe. Headers a client can
  * write, such as X-Forwarded-For, are never believed unless a deployment asks for it.
  */
+import type { RequestHead } from "../http/request.ts";
 
 /** What an adapter knows about the connection a request came in on. */
 export interface ConnectionInfo {
@@ -11,8 +12,11 @@ export interface ConnectionInfo {
   clientAddress?: string;
 }
 
-/** Picks the client's address for a request; undefined when it cannot be known. */
-export type ClientAddressSource = (request: Request, connection: ConnectionInfo) => string | undefined;
+/**
+ * Picks the client's address for a request (its method, URL and headers, as a Fetch `Request`
+ * has them); undefined when it cannot be known.
+ */
+export type ClientAddressSource = (request: RequestHead, connection: ConnectionInfo) => string | undefined;
 
 /** The default: the address of the connection, as the adapter reports it. */
 export const connectionAddress: ClientAddressSource = (_request, connection) => connection.clientAddress;

@@ -1,50 +1,66 @@
 import { hashApiKey } from "../auth/api-key.ts";
 import { isAllowedPage, pageUrl } from "../auth/page-origin.ts";
-import type { Authenticate, Principal } from "../auth/principal.ts";
+import type { Principal } from "../auth/principal.ts";
 import { HttpError } from "../http/errors.ts";
-import type { RequestContext, RouteHandler, RouteRequest } from "./context.ts";
-import { createRequestOf, isFormPost } from "./create-request.ts";
+import type { RequestHead } from "../http/request.ts";
+import type { KeyedContext, RequestContext, RouteHandler } from "./context.ts";
 
-/** Which keys may call a route: secret keys only, any key that may create, or no key at all. */
+/**
+ * Which keys may call a route: secret keys only, any key that may create, or no key at all.
+ * Routes for secret keys are wrapped in `withKey`; the create route checks its key itself (see
+ * routes/create/pipeline.ts), since a form may carry the key in its body.
+ */
 export type Access = "secret" | "create" | "public";
+
+/** Who calls: what a checked key acts for, and the name its rate limits count it under. */
+export interface Caller {
+  principal: Principal;
+  /** The key's id, or a hash of the key: never the key itself. */
+  keyName: string;
+}
 
 const SECRET_KEY_PREFIX = "fs_sk_";
 
-/**
- * The step in front of every keyed route: the key must be present, known and unrevoked (401),
- * of a kind the route accepts (403), and a publishable key must come from a page on one of its
- * domains (403). A key in the x-api-key header is checked before the body is read, so an
- * unauthenticated client cannot make the server buffer anything; only a form post without that
- * header has its body (at most the body limit) read first, for its `_key` field.
- */
-export function requireKey(authenticate: Authenticate, access: Exclude<Access, "public">): RouteHandler {
+/** A route for secret keys: `handle` runs once the key is checked, and is told whom it acts for. */
+export function withKey(handle: RouteHandler<KeyedContext>): RouteHandler {
   return async (request, context) => {
-    refuseKeysInUrl(context.url);
-    const headerKey = request.headers.get("x-api-key")?.trim() || undefined;
-    const formPost = access === "create" && isFormPost(request);
-    const apiKey = headerKey ?? (formPost ? await formKey(request, context) : undefined);
-    if (!apiKey) throw new HttpError(401, "API key is required");
-    const principal = await authenticate(apiKey, request);
-    if (!principal) throw new HttpError(401, "Invalid API key");
-    if (principal.kind === "secret" && headerKey === undefined) throw secretKeyOutsideHeader();
-    if (principal.kind === "publishable") checkPublishableUse(request, principal, access);
-    if (formPost && headerKey !== undefined) {
-      // A form may carry its key as a field too (a script posting the form's own fields); then
-      // the two must agree, and a secret key never belongs in a field.
-      const fieldKey = (await createRequestOf(request, context)).form?.key;
-      if (fieldKey !== undefined && fieldKey.startsWith(SECRET_KEY_PREFIX)) throw secretKeyOutsideHeader();
-      if (fieldKey !== undefined && fieldKey !== headerKey) {
-        throw new HttpError(400, "The _key field and the x-api-key header name different keys; send one key");
-      }
-    }
-    context.principal = principal;
-    context.keyName = principal.keyId ?? (await hashApiKey(apiKey)).slice(0, 32);
-    return undefined;
+    const { principal } = await checkKey(request, context, "secret");
+    // The spread last: V8 copies it fastest when no property follows it.
+    return handle(request, { principal, ...context });
   };
 }
 
-async function formKey(request: RouteRequest, context: RequestContext): Promise<string | undefined> {
-  const key = (await createRequestOf(request, context)).form?.key?.trim();
+/**
+ * The key check: the key must be present, known and unrevoked (401), of a kind the route
+ * accepts (403), and a publishable key must come from a page on one of its domains (403).
+ * `fieldKey` is the `_key` field of a form body, read before this check: only a create
+ * passes it, and only for a form post.
+ */
+export async function checkKey(
+  request: RequestHead,
+  context: RequestContext,
+  access: Exclude<Access, "public">,
+  fieldKey?: string,
+): Promise<Caller> {
+  refuseKeysInUrl(context.url);
+  const headerKey = request.headers.get("x-api-key")?.trim() || undefined;
+  const apiKey = headerKey ?? keyFromField(fieldKey);
+  if (!apiKey) throw new HttpError(401, "API key is required");
+  const principal = await context.authenticate(apiKey, request);
+  if (!principal) throw new HttpError(401, "Invalid API key");
+  if (principal.kind === "secret" && headerKey === undefined) throw secretKeyOutsideHeader();
+  if (principal.kind === "publishable") checkPublishableUse(request, principal, access);
+  if (headerKey !== undefined && fieldKey !== undefined) {
+    // A form may carry its key as a field too (a script posting the form's own fields); then
+    // the two must agree, and a secret key never belongs in a field.
+    if (fieldKey.startsWith(SECRET_KEY_PREFIX)) throw secretKeyOutsideHeader();
+    if (fieldKey !== headerKey) throw new HttpError(400, "The _key field and the x-api-key header name different keys; send one key");
+  }
+  return { principal, keyName: principal.keyId ?? (await hashApiKey(apiKey)).slice(0, 32) };
+}
+
+function keyFromField(fieldKey: string | undefined): string | undefined {
+  const key = fieldKey?.trim();
   // Refused before any lookup: the key is already exposed in a page's source.
   if (key?.startsWith(SECRET_KEY_PREFIX)) throw secretKeyOutsideHeader();
   return key;
@@ -70,7 +86,7 @@ function secretKeyOutsideHeader(): HttpError {
   );
 }
 
-function checkPublishableUse(request: Request, principal: Principal, access: Exclude<Access, "public">): void {
+function checkPublishableUse(request: RequestHead, principal: Principal, access: Exclude<Access, "public">): void {
   if (access !== "create") throw new HttpError(403, "This operation needs a secret key");
   const page = pageUrl(request);
   if (!page) {

@@ -6,17 +6,14 @@
  */
 import type { RouteHandler } from "./context.ts";
 
-const EXPOSED_HEADERS_VALUE = ["location", "retry-after", "ratelimit", "ratelimit-policy", "idempotent-replayed"].join(", ");
+/** Added to every answer of a route marked `crossOrigin`, errors included. */
+export const CROSS_ORIGIN_HEADERS: Readonly<Record<string, string>> = {
+  "access-control-allow-origin": "*",
+  "access-control-expose-headers": ["location", "retry-after", "ratelimit", "ratelimit-policy", "idempotent-replayed"].join(", "),
+};
 
 // Chromium caps a preflight cache at 2 hours; longer is ignored.
 const PREFLIGHT_MAX_AGE_SECONDS = 7200;
-
-/** A route step: marks every answer to this request as readable cross-origin. */
-export const allowCrossOrigin: RouteHandler = (_request, context) => {
-  context.responseHeaders["access-control-allow-origin"] = "*";
-  context.responseHeaders["access-control-expose-headers"] = EXPOSED_HEADERS_VALUE;
-  return undefined;
-};
 
 /** The answer to `OPTIONS` on the create path: for any origin, POST with the headers a page sends. */
 export const answerPreflight: RouteHandler = () => ({

@@ -1,6 +1,6 @@
 import type { JsonSchema } from "arktype";
 import type { Access } from "./access.ts";
-import type { RouteHandler } from "./context.ts";
+import type { KeyedContext, RouteHandler } from "./context.ts";
 
 export type Method = "GET" | "POST" | "PATCH" | "DELETE" | "OPTIONS";
 
@@ -36,14 +36,16 @@ export interface RouteDoc {
   errors: readonly ErrorStatus[];
 }
 
-export interface Route {
+interface RouteEntry {
   method: Method;
   path: string;
-  access: Access;
-  handle: RouteHandler;
   /** Answers (errors included) are readable by any web page: the path a browser posts to. */
   crossOrigin?: boolean;
-  /** Counted against the key's rate limit, per client address. */
-  rateLimited?: boolean;
   doc: RouteDoc;
 }
+
+/** A route of the table: a handler for secret keys is told whom the key acts for. */
+export type Route = RouteEntry & (
+  | { access: "secret"; handle: RouteHandler<KeyedContext> }
+  | { access: "create" | "public"; handle: RouteHandler }
+);

@@ -2,13 +2,16 @@
  * The HTTP contract against the Node adapter over a real socket, plus what only a real server
  * has: streamed bodies, keep-alive connections and a graceful close.
  */
-import { Agent, type IncomingHttpHeaders, type IncomingMessage, request as httpRequest, type RequestOptions } from "node:http";
-import { connect } from "node:net";
+import { Agent, createServer, type IncomingHttpHeaders, type IncomingMessage, request as httpRequest, type RequestOptions } from "node:http";
+import { type AddressInfo, connect } from "node:net";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { serve } from "../../adapters/node.ts";
+import { createRequestListener, type NodeHandler, serve } from "../../adapters/node.ts";
 import { createApiKey } from "../../src/auth/keys.ts";
-import { createSubmissionsHandler } from "../../src/handler.ts";
+import { createSubmissionsHandler, type SubmissionsHandler } from "../../src/handler.ts";
+import type { ApiRequest } from "../../src/http/request.ts";
+import type { LogEntry } from "../../src/options.ts";
+import type { ConnectionInfo } from "../../src/rate-limit/client-address.ts";
 import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import { overSocket } from "./over-socket.ts";
@@ -176,6 +179,37 @@ for (const [bridge, wrap] of [["formsink's own handler", undefined], ["a wrappin
     }
   });
 }
+
+t("a body a host app read before formsink's handler (a body parser) gets a 500 at once, not a hang", async () => {
+  const store = createMemoryStore();
+  const { key } = await createApiKey(store, { account: "node-adapter" });
+  const logged: LogEntry[] = [];
+  const forms = createRequestListener(createSubmissionsHandler(store, { log: (entry) => logged.push(entry) }));
+  const server = createServer((req, res) => {
+    req.resume();
+    req.once("end", () => void forms(req, res));
+  });
+  await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const reply = await within(
+      fetch(`http://127.0.0.1:${port}/api/submission`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ popupId: "p", data: {} }),
+      }),
+      10_000,
+      "the answer",
+    );
+    assert.is(reply.status, 500);
+    assert.equal(await reply.json(), { message: "Internal server error" });
+    const error = logged.find((entry) => entry.type === "error");
+    assert.match(String(error?.type === "error" && (error.error as Error).message), /already read/);
+  } finally {
+    server.close();
+    await store.close();
+  }
+});
 
 t("keep-alive: a handler that answers before reading the whole body leaves the connection usable", async () => {
   // reads one chunk of the body, then answers without reading on or cancelling
@@ -357,6 +391,62 @@ t("the handler gets the socket's address as the client address, and rate limits 
     await server.close();
     await store.close();
   }
+});
+
+t("formsink's handler is run through its answer; one that wraps it gets a real Request, and the same answers", async () => {
+  const given: { path: "answer" | "fetch"; isRequest: boolean }[] = [];
+  // formsink's handler as it is, watched; and a host app's own handler around it, which may
+  // change the Response it gets.
+  const direct = (formsink: SubmissionsHandler) => Object.assign((request: Request, connection?: ConnectionInfo) => {
+    given.push({ path: "fetch", isRequest: request instanceof Request });
+    return formsink(request, connection);
+  }, {
+    answer: (request: ApiRequest, connection?: ConnectionInfo) => {
+      given.push({ path: "answer", isRequest: request instanceof Request });
+      return formsink.answer(request, connection);
+    },
+  });
+  const wrapping = (formsink: SubmissionsHandler): NodeHandler => async (request, connection) => {
+    given.push({ path: "fetch", isRequest: request instanceof Request });
+    const response = await formsink(request, connection);
+    const changed = new Response(response.body, response);
+    changed.headers.set("x-wrapped", "yes");
+    return changed;
+  };
+  const answers = [];
+  for (const handlerOf of [direct, wrapping]) {
+    const store = createMemoryStore();
+    const { key } = await createApiKey(store, { account: "node-adapter" });
+    const server = await serve(handlerOf(createSubmissionsHandler(store)), { port: 0 });
+    try {
+      const keyed = { "x-api-key": key, "content-type": "application/json" };
+      const replies = [
+        await fetch(`${server.url}/api/submission`, { method: "POST", headers: keyed, body: JSON.stringify({ popupId: "p", data: { email: "a@example.com" } }) }),
+        await fetch(`${server.url}/api/submission?popupId=p`, { headers: keyed }),
+        await fetch(`${server.url}/api/submission/${"0".repeat(8)}-0000-7000-8000-${"0".repeat(12)}`, { headers: keyed }),
+        await fetch(`${server.url}/api/submission`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }),
+        await fetch(`${server.url}/api/submission`, { method: "POST", headers: keyed, body: JSON.stringify({ popupId: "p", data: { a: "x".repeat(70_000) } }) }),
+      ];
+      answers.push(await Promise.all(replies.map(async (reply) => {
+        const body = (await reply.json()) as Record<string, unknown>;
+        // what differs between two stores: the new submission's id and time
+        const { submissionId, createdAt, items, ...rest } = body;
+        return { status: reply.status, body: rest, listed: Array.isArray(items) ? items.length : undefined, wrapped: reply.headers.get("x-wrapped") };
+      })));
+    } finally {
+      await server.close();
+      await store.close();
+    }
+  }
+  const [throughAnswer, throughFetch] = answers;
+  assert.equal(throughAnswer!.map((a) => a.status), [201, 200, 404, 401, 413]);
+  assert.is(throughAnswer![1]!.listed, 1);
+  assert.equal(throughFetch!.map((a) => ({ ...a, wrapped: null })), throughAnswer);
+  assert.ok(throughFetch!.every((a) => a.wrapped === "yes"), "the wrapper's Response is what the client got");
+  assert.equal(given, [
+    ...Array(5).fill({ path: "answer", isRequest: false }),
+    ...Array(5).fill({ path: "fetch", isRequest: true }),
+  ]);
 });
 
 t.run();

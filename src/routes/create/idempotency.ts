@@ -3,15 +3,16 @@
  * same key and the same body within 24 hours gets the first answer instead of a duplicate; the
  * same key with another body is 422, as that draft says, because it is the client's mistake.
  */
-import { HttpError } from "../http/errors.ts";
-import type { CreateRequest } from "./create-request.ts";
+import { HttpError } from "../../http/errors.ts";
+import type { RequestHead } from "../../http/request.ts";
+import type { CreateBody } from "./body.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** The request's Idempotency-Key, if it has one: 1 to 255 visible ASCII characters. */
-export function idempotencyKeyOf(request: Request): string | undefined {
+export function idempotencyKeyOf(request: RequestHead): string | undefined {
   const key = request.headers.get("idempotency-key")?.trim();
   if (key === undefined) return undefined;
   if (!KEY.test(key)) throw new HttpError(400, "Idempotency-Key must be 1 to 255 visible ASCII characters, such as a UUID");
@@ -19,11 +20,11 @@ export function idempotencyKeyOf(request: Request): string | undefined {
 }
 
 /** What a retry must repeat: the SHA-256 of the media type and the body bytes. */
-export async function requestFingerprint(input: CreateRequest): Promise<string> {
-  const type = new TextEncoder().encode(`${input.mediaType}\n`);
-  const whole = new Uint8Array(type.byteLength + input.bytes.byteLength);
+export async function requestFingerprint(body: CreateBody): Promise<string> {
+  const type = new TextEncoder().encode(`${body.mediaType}\n`);
+  const whole = new Uint8Array(type.byteLength + body.bytes.byteLength);
   whole.set(type);
-  whole.set(input.bytes, type.byteLength);
+  whole.set(body.bytes, type.byteLength);
   const digest = await crypto.subtle.digest("SHA-256", whole);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -4,15 +4,15 @@
  * JavaScript), `_redirect` (where to send the browser), `_gotcha` (the honeypot); any other
  * `_` field is dropped. Every other field but `popupId` is the submission's `data`.
  */
-import { jsonObject, mediaType, readJsonBodyAndBytes } from "../http/body.ts";
-import { HttpError } from "../http/errors.ts";
-import { type FormFields, MULTIPART, readFormBody, URLENCODED } from "../http/form.ts";
-import type { Limits } from "../options.ts";
-import type { RequestContext } from "./context.ts";
+import { jsonObject, mediaType, readJsonBodyAndBytes } from "../../http/body.ts";
+import { HttpError } from "../../http/errors.ts";
+import { type FormFields, MULTIPART, readFormBody, URLENCODED } from "../../http/form.ts";
+import type { ApiRequest, RequestHead } from "../../http/request.ts";
+import type { Limits } from "../../options.ts";
 
-export interface CreateRequest {
+export interface CreateBody {
   /** What the create schema validates: `popupId`, `data` and, from JSON, the optional fields. */
-  body: unknown;
+  fields: unknown;
   /** Set for form posts: the fields that steer the answer. */
   form?: { key?: string; redirect?: string };
   /** A filled-in `_gotcha`: answer as if stored, store nothing. */
@@ -22,25 +22,15 @@ export interface CreateRequest {
   bytes: Uint8Array;
 }
 
-// Room above the data depth limit, so that a body a little too deep still gets the precise
-// message of checkSubmissionData; only pathological nesting meets this one.
-export const MAX_NESTING_SLACK = 16;
-
 const HONEYPOT = "_gotcha";
 const CONTROL_FIELDS = ["_key", "_redirect", HONEYPOT] as const;
 
-export function isFormPost(request: Request): boolean {
+export function isFormPost(request: RequestHead): boolean {
   const type = mediaType(request.headers.get("content-type"));
   return type === URLENCODED || type === MULTIPART;
 }
 
-/** The create body, read once per request: the access step may have read it already. */
-export async function createRequestOf(request: Request, context: RequestContext): Promise<CreateRequest> {
-  context.createRequest ??= await readCreateRequest(request, context.limits);
-  return context.createRequest;
-}
-
-async function readCreateRequest(request: Request, limits: Limits): Promise<CreateRequest> {
+export async function readCreateBody(request: ApiRequest, limits: Limits): Promise<CreateBody> {
   const type = mediaType(request.headers.get("content-type"));
   if (type === URLENCODED || type === MULTIPART) {
     const { fields, bytes } = await readFormBody(request, type, limits.maxBodyBytes);
@@ -49,16 +39,13 @@ async function readCreateRequest(request: Request, limits: Limits): Promise<Crea
   if (type !== "application/json") {
     throw new HttpError(415, `Content-Type must be application/json, ${URLENCODED} or ${MULTIPART}`);
   }
-  const { value, bytes } = await readJsonBodyAndBytes(request, {
-    maxBytes: limits.maxBodyBytes,
-    maxNesting: limits.maxDataDepth + MAX_NESTING_SLACK,
-  });
-  const { [HONEYPOT]: gotcha, ...body } = jsonObject(value);
+  const { value, bytes } = await readJsonBodyAndBytes(request, limits);
+  const { [HONEYPOT]: gotcha, ...fields } = jsonObject(value);
   if (gotcha !== undefined && typeof gotcha !== "string") throw new HttpError(400, `${HONEYPOT} must be a string`);
-  return { body, honeypot: isFilled(gotcha), mediaType: type, bytes };
+  return { fields, honeypot: isFilled(gotcha), mediaType: type, bytes };
 }
 
-function fromForm(fields: FormFields): Pick<CreateRequest, "body" | "form" | "honeypot"> {
+function fromForm(fields: FormFields): Pick<CreateBody, "fields" | "form" | "honeypot"> {
   const single = (name: string): string | undefined => {
     const values = fields.get(name);
     if (values && values.length > 1) throw new HttpError(400, `Form field ${name} must be given at most once`);
@@ -72,7 +59,7 @@ function fromForm(fields: FormFields): Pick<CreateRequest, "body" | "form" | "ho
   );
   const popupId = single("popupId");
   return {
-    body: popupId === undefined ? { data } : { popupId, data },
+    fields: popupId === undefined ? { data } : { popupId, data },
     form: { key, redirect },
     honeypot: isFilled(gotcha),
   };

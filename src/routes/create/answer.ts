@@ -2,55 +2,42 @@
  * How a create is answered: JSON for scripts, and for HTML forms posted without JavaScript a
  * 303 to the form's `_redirect` or a small thank-you page.
  */
-import { isAllowedPage, pageUrl } from "../auth/page-origin.ts";
-import type { Principal } from "../auth/principal.ts";
-import { HttpError } from "../http/errors.ts";
-import type { Answer } from "../http/answer.ts";
-import { jsonAnswer } from "../http/json.ts";
-import type { Submission } from "../submission.ts";
-import type { CreateRequest } from "./create-request.ts";
+import { isAllowedPage, pageUrl } from "../../auth/page-origin.ts";
+import type { Principal } from "../../auth/principal.ts";
+import type { Answer } from "../../http/answer.ts";
+import { jsonAnswer } from "../../http/json.ts";
+import type { RequestHead } from "../../http/request.ts";
+import type { Submission } from "../../submission.ts";
 
-export interface CreatedAnswer {
+export interface Created {
   submission: Submission;
   /** True when an earlier request with the same Idempotency-Key made the submission. */
   replayed: boolean;
-  location: string;
 }
 
-/**
- * The form's `_redirect` as a URL the browser may be sent to: absolute http(s), on one of the
- * key's domains, so that formsink is never an open redirect. Secret keys list no domains, so
- * `_redirect` is for publishable keys' forms.
- */
-export function redirectTarget(input: CreateRequest, principal: Principal): URL | undefined {
-  const text = input.form?.redirect;
-  if (text === undefined) return undefined;
-  const url = URL.canParse(text) ? new URL(text) : undefined;
-  if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || !isAllowedPage(url, principal.domains)) {
-    throw new HttpError(400, "_redirect must be an absolute http(s) URL on one of the key's domains");
-  }
-  return url;
+export interface CreateAnswerOptions {
+  principal: Principal;
+  basePath: string;
+  /** The body was an HTML form. */
+  isForm: boolean;
+  /** The form's checked `_redirect`. */
+  redirect: URL | undefined;
 }
 
-export function createdResponse(
-  answer: CreatedAnswer,
-  request: Request,
-  input: CreateRequest,
-  redirect: URL | undefined,
-  principal: Principal,
-): Answer {
-  const headers: Record<string, string> = answer.replayed ? { "idempotent-replayed": "true" } : {};
-  if (redirect) {
-    return { status: 303, headers: { ...headers, location: redirect.href, "cache-control": "no-store" }, body: null };
+export function answerCreated({ submission, replayed }: Created, request: RequestHead, options: CreateAnswerOptions): Answer {
+  const headers: Record<string, string> = replayed ? { "idempotent-replayed": "true" } : {};
+  if (options.redirect) {
+    return { status: 303, headers: { ...headers, location: options.redirect.href, "cache-control": "no-store" }, body: null };
   }
-  if (input.form && prefersHtml(request.headers.get("accept"))) {
-    return thankYouPage(backLink(request, principal), headers);
+  if (options.isForm && prefersHtml(request.headers.get("accept"))) {
+    return thankYouPage(backLink(request, options.principal), headers);
   }
-  return jsonAnswer(answer.submission, 201, { ...headers, location: answer.location });
+  const location = `${options.basePath}/api/submission/${submission.submissionId}`;
+  return jsonAnswer(submission, 201, { ...headers, location });
 }
 
 /** The page the form was on, for a link back: only a page the key may be used from. */
-function backLink(request: Request, principal: Principal): URL | undefined {
+function backLink(request: RequestHead, principal: Principal): URL | undefined {
   const referer = request.headers.get("referer");
   const page = referer && URL.canParse(referer) ? new URL(referer) : pageUrl(request);
   return page && (page.protocol === "https:" || page.protocol === "http:") && isAllowedPage(page, principal.domains) ? page : undefined;
@@ -87,7 +74,7 @@ function escapeHtml(text: string): string {
  * True when the client ranks `text/html` above `application/json`, as a browser navigating
  * does (`text/html,...,*\/*;q=0.8`); a script's `*\/*`, or no Accept at all, gets JSON.
  */
-export function prefersHtml(accept: string | null): boolean {
+function prefersHtml(accept: string | null): boolean {
   if (!accept) return false;
   const ranges = accept.split(",").map((part) => {
     const [range = "", ...params] = part.split(";").map((piece) => piece.trim().toLowerCase());
