@@ -2,7 +2,8 @@
  * Settings of a long-running command (`formsink serve`) in one table: each setting is a flag, an
  * environment variable and a key of the optional JSON config file, with one parser, one default
  * and one help line. A value is taken from the flag, else the environment, else the config file,
- * else the default; a value that does not parse is refused naming where it came from.
+ * else the default. A value that does not parse is refused naming where it came from, even when
+ * a higher source overrides it.
  *
  * The config file is JSON because the runtimes read it without a dependency (TOML or YAML would
  * need a parser in the tree of every app that embeds formsink).
@@ -72,15 +73,15 @@ export function resolveSettings<Table extends Record<string, Setting<unknown>>>(
   const values: Record<string, unknown> = {};
   const sources: Record<string, string> = {};
   for (const [name, s] of Object.entries(table)) {
-    const flag = flags[s.flag];
-    const fromFile = file?.settings[s.flag];
-    const [text, source] =
-      flag !== undefined ? [String(flag), `--${s.flag}`]
-      : env[s.env] !== undefined ? [env[s.env]!, s.env]
-      : fromFile !== undefined ? [fromFile, `${s.flag} in config file ${file!.path}`]
-      : [undefined, "default"];
-    values[name] = text === undefined ? s.default(env) : parseFrom(s, text, source);
-    sources[name] = source;
+    const given: [string | undefined, string][] = [
+      [flags[s.flag] === undefined ? undefined : String(flags[s.flag]), `--${s.flag}`],
+      [env[s.env], s.env],
+      [file?.settings[s.flag], `${s.flag} in config file ${file?.path}`],
+    ];
+    // Every value given is checked, also one a higher source overrides: it is wrong all the same.
+    const parsed = given.flatMap(([text, source]) => (text === undefined ? [] : [{ value: parseFrom(s, text, source), source }]));
+    values[name] = parsed.length > 0 ? parsed[0]!.value : s.default(env);
+    sources[name] = parsed.length > 0 ? parsed[0]!.source : "default";
   }
   return { values: values as Values<Table>, sources: sources as Sources<Table>, help: false };
 }
