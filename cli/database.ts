@@ -22,7 +22,7 @@ export const DATABASE_SETTING = setting({
   env: "FORMSINK_DB",
   valueName: "<url>",
   default: defaultDatabaseUrl,
-  defaultText: "formsink.db in $FORMSINK_DATA_DIR, else in $STATE_DIRECTORY, else here",
+  defaultText: "formsink.db in $FORMSINK_DATA_DIR, else in $STATE_DIRECTORY, else ./formsink.db",
   help: "libSQL database: file:<path>, :memory:, or libsql://<name>.turso.io\nwith FORMSINK_DB_AUTH_TOKEN",
   parse: (url) => {
     if (!SUPPORTED_URL.test(url)) {

@@ -2,7 +2,7 @@
 // bundled bin (dist/cli/bin.js: `npm test` builds it first), run from an empty directory with
 // nothing of this checkout around it, then the container recipe's command as its user would run it.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -257,6 +257,29 @@ container("the image's command, as its non-root user with an empty /data, serves
 });
 
 container.run();
+
+// ---- the systemd units ----------------------------------------------------------------------
+
+const systemd = suite("systemd units");
+
+systemd("examples/systemd passes systemd-analyze verify (with the binary where the units expect it)", async () => {
+  const units = join(root, "systemd");
+  mkdirSync(units);
+  for (const name of readdirSync(join(ROOT, "examples/systemd"))) {
+    const text = readFileSync(join(ROOT, "examples/systemd", name), "utf8");
+    assert.ok(!name.endsWith(".service") || text.includes("/usr/local/bin/formsink"), name);
+    writeFileSync(join(units, name), text.replaceAll("/usr/local/bin/formsink", binary));
+  }
+  const names = readdirSync(units).sort();
+  assert.equal(names, ["formsink-backup.service", "formsink-backup.timer", "formsink.service"]);
+  const verify = spawn("systemd-analyze", ["verify", ...names], { cwd: units });
+  const installed = new Promise<void>((_, reject) => verify.on("error", () => reject(new Error("systemd-analyze is missing: apt-get install systemd"))));
+  const result = await Promise.race([collect(verify), installed]);
+  assert.is(result.code, 0, result.stderr);
+  assert.is(result.stderr, "", "no warnings");
+});
+
+systemd.run();
 
 // ---- formsink health --------------------------------------------------------------------
 
