@@ -38,12 +38,8 @@ export interface Setting<T> {
 type Env = Record<string, string | undefined>;
 type Values<Table> = { [Name in keyof Table]: Table[Name] extends Setting<infer T> ? T : never };
 
-/** Where each value came from: "--port", "PORT", "config file /etc/formsink.json" or "default". */
-type Sources<Table> = { [Name in keyof Table]: string };
-
 export interface Resolved<Table> {
   values: Values<Table>;
-  sources: Sources<Table>;
   help: boolean;
 }
 
@@ -67,11 +63,10 @@ export function resolveSettings<Table extends Record<string, Setting<unknown>>>(
   for (const s of Object.values(table)) options[s.flag] = { type: s.kind === "switch" ? "boolean" : "string" };
   const { values: flags, positionals } = parseArgs({ args, options, strict: true, allowPositionals: true });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-  if (flags.help) return { values: {} as Values<Table>, sources: {} as Sources<Table>, help: true };
+  if (flags.help) return { values: {} as Values<Table>, help: true };
 
   const file = readConfigFile(table, flags[CONFIG_FLAG] as string | undefined, env);
   const values: Record<string, unknown> = {};
-  const sources: Record<string, string> = {};
   for (const [name, s] of Object.entries(table)) {
     const given: [string | undefined, string][] = [
       [flags[s.flag] === undefined ? undefined : String(flags[s.flag]), `--${s.flag}`],
@@ -79,11 +74,10 @@ export function resolveSettings<Table extends Record<string, Setting<unknown>>>(
       [file?.settings[s.flag], `${s.flag} in config file ${file?.path}`],
     ];
     // Every value given is checked, also one a higher source overrides: it is wrong all the same.
-    const parsed = given.flatMap(([text, source]) => (text === undefined ? [] : [{ value: parseFrom(s, text, source), source }]));
-    values[name] = parsed.length > 0 ? parsed[0]!.value : s.default(env);
-    sources[name] = parsed.length > 0 ? parsed[0]!.source : "default";
+    const parsed = given.flatMap(([text, source]) => (text === undefined ? [] : [parseFrom(s, text, source)]));
+    values[name] = parsed.length > 0 ? parsed[0] : s.default(env);
   }
-  return { values: values as Values<Table>, sources: sources as Sources<Table>, help: false };
+  return { values: values as Values<Table>, help: false };
 }
 
 function parseFrom<T>(s: Setting<T>, text: string, source: string): T {

@@ -1,8 +1,8 @@
 import { DatabaseError } from "./database.ts";
 import { exportCommand } from "./commands/export.ts";
+import { healthCommand } from "./commands/health.ts";
 import { importCommand } from "./commands/import.ts";
 import { keysCommand } from "./commands/keys.ts";
-import { healthCommand } from "./commands/health.ts";
 import { serveCommand } from "./commands/serve.ts";
 import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type Io, UsageError, VERSION } from "./usage.ts";
 
@@ -16,7 +16,7 @@ Usage:
   formsink keys revoke PREFIX-OR-ID
   formsink export --account NAME [--format csv|ndjson] [--output FILE] [filters]
   formsink import --account NAME [--skip-invalid] FILE...
-  formsink health [--url URL]
+  formsink health [--url URL] [--timeout SECONDS]
   formsink --version
 
 Run "formsink <command> --help" for a command's options.`;
@@ -36,7 +36,7 @@ export async function main(args: string[], io: Io = processIo()): Promise<number
     (name === undefined ? io.stderr : io.stdout)(HELP);
     return name === undefined ? EXIT_USAGE : EXIT_OK;
   }
-  if (name === "--version" || name === "-v" || name === "version") {
+  if (name === "--version" || name === "-v") {
     io.stdout(VERSION);
     return EXIT_OK;
   }

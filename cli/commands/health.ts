@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
+import { BadValue } from "../config.ts";
 import { CommandError, EXIT_OK, type Io, UsageError } from "../usage.ts";
 import { parsePort } from "./serve.ts";
-import { BadValue } from "../config.ts";
 
 const HELP = `Ask a running formsink server whether it is healthy (GET /api/health): exit 0 when it
 answers 2xx, 1 otherwise. For container health checks and monitoring scripts.

@@ -273,7 +273,7 @@ systemd("examples/systemd passes systemd-analyze verify (with the binary where t
   const names = readdirSync(units).sort();
   assert.equal(names, ["formsink-backup.service", "formsink-backup.timer", "formsink.service"]);
   const verify = spawn("systemd-analyze", ["verify", ...names], { cwd: units });
-  const installed = new Promise<void>((_, reject) => verify.on("error", () => reject(new Error("systemd-analyze is missing: apt-get install systemd"))));
+  const installed = new Promise<never>((_, reject) => verify.on("error", () => reject(new Error("systemd-analyze is missing: apt-get install systemd"))));
   const result = await Promise.race([collect(verify), installed]);
   assert.is(result.code, 0, result.stderr);
   assert.is(result.stderr, "", "no warnings");
