@@ -72,6 +72,31 @@ cli("a database of an older schema is upgraded at start, saying from which versi
   assert.not.match(again.stderr, /database schema/);
 });
 
+cli("an upgrade that fails leaves the database at the version it started from, untouched", async ({ db }) => {
+  const client = createClient({ url: db });
+  try {
+    await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+    await client.batch([{ sql: "INSERT INTO formsink_migrations VALUES (1, 'earlier')" }, ...MIGRATIONS[0]!], "write");
+    // In the way of the last migration's first table: every migration after 1 must roll back.
+    const lastTable = /CREATE TABLE (\w+)/.exec(MIGRATIONS.at(-1)![0]!)![1]!;
+    await client.execute(`CREATE TABLE ${lastTable} (x)`);
+  } finally {
+    client.close();
+  }
+  const failed = await run(["keys", "list", "--db", db]);
+  assert.is(failed.code, 1);
+  assert.match(failed.stderr, /cannot open database/);
+  assert.not.match(failed.stderr, /database schema upgraded/);
+  const check = createClient({ url: db });
+  try {
+    assert.equal((await check.execute("SELECT version FROM formsink_migrations")).rows.map((row) => Number(row.version)), [1]);
+    const tables = (await check.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'idempotency_keys'")).rows;
+    assert.equal(tables, [], "migration 2's tables were rolled back with the rest");
+  } finally {
+    check.close();
+  }
+});
+
 cli("a database from a newer formsink is refused at start naming both schema versions, and left as it is", async ({ db }) => {
   assert.is((await runHere(["keys", "create", "--account", "a", "--db", db])).code, 0);
   const client = createClient({ url: db });
