@@ -8,6 +8,9 @@ import { DATABASE_SETTING, displayUrl, openDatabase } from "../database.ts";
 import { runtimeServer } from "../server.ts";
 import { EXIT_OK, type Io, UsageError, VERSION } from "../usage.ts";
 
+/** How people run this command: the single binary by its name, the npm package through npx. */
+const COMMAND = import.meta.url.startsWith("file:///$bunfs/") ? "formsink" : "npx formsink";
+
 /** Every setting of `formsink serve`: a flag, its env twin and config key, parser, default and help. */
 export const SERVE_SETTINGS = {
   port: setting({
@@ -113,7 +116,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     const dbFlag = url === DEFAULT_DATABASE_URL ? "" : ` --db ${displayUrl(url)}`;
     io.stderr(
       "No API keys yet. Create your first one (it is printed once - keep it):\n" +
-        `  npx formsink keys create --account my-site${dbFlag}`,
+        `  ${COMMAND} keys create --account my-site${dbFlag}`,
     );
   }
 
