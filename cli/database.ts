@@ -1,36 +1,108 @@
+import { join, resolve } from "node:path";
 import type { SubmissionStore } from "../src/store.ts";
-import { createLibsqlStore, DEFAULT_DATABASE_URL } from "../src/stores/libsql/index.ts";
-import { UsageError } from "./usage.ts";
-
-export const DATABASE_HELP = `  --db <url>    libSQL database: file:<path> (default ${DEFAULT_DATABASE_URL}), :memory:,
-                or libsql://<name>.turso.io with FORMSINK_DB_AUTH_TOKEN   [env FORMSINK_DB]`;
+import { libsqlDriver } from "../src/stores/libsql/client.ts";
+import { openLibsqlFile } from "../src/stores/libsql/file.ts";
+import { DEFAULT_DATABASE_URL, localPath } from "../src/stores/libsql/options.ts";
+import type { SqlDriver } from "../src/stores/sql/driver.ts";
+import { migrate } from "../src/stores/sql/migrate.ts";
+import { createSqlStore } from "../src/stores/sql/store.ts";
+import { BadValue, setting, settingHelp } from "./config.ts";
+import { type Io, UsageError } from "./usage.ts";
 
 const SUPPORTED_URL = /^(file:.+|:memory:|libsql:\/\/.+|https?:\/\/.+|wss?:\/\/.+)$/;
 
-/** The database URL from `--db`, else `FORMSINK_DB`, else the embedded default file. */
+/**
+ * The database every command opens. Its default is a file whose place suits how formsink runs:
+ * in FORMSINK_DATA_DIR when set (the container image sets it to its volume), else in systemd's
+ * StateDirectory= (which systemd passes as STATE_DIRECTORY; the working directory of a service
+ * is `/`), else in the working directory (a checkout, `npm start`).
+ */
+export const DATABASE_SETTING = setting({
+  flag: "db",
+  env: "FORMSINK_DB",
+  valueName: "<url>",
+  default: defaultDatabaseUrl,
+  defaultText: "formsink.db in $FORMSINK_DATA_DIR, else in $STATE_DIRECTORY, else ./formsink.db",
+  help: "libSQL database: file:<path>, :memory:, or libsql://<name>.turso.io\nwith FORMSINK_DB_AUTH_TOKEN",
+  parse: (url) => {
+    if (!SUPPORTED_URL.test(url)) {
+      throw new BadValue(`must be a libSQL URL such as ${DEFAULT_DATABASE_URL}, :memory: or libsql://<name>.turso.io`);
+    }
+    return url;
+  },
+});
+
+export const DATABASE_HELP = settingHelp(DATABASE_SETTING);
+
+export function defaultDatabaseUrl(env: Record<string, string | undefined>): string {
+  // STATE_DIRECTORY lists one path per StateDirectory= entry, separated by colons.
+  const dir = env.FORMSINK_DATA_DIR || env.STATE_DIRECTORY?.split(":")[0];
+  return dir ? `file:${join(resolve(dir), "formsink.db")}` : DEFAULT_DATABASE_URL;
+}
+
+/** The database URL from `--db`, else `FORMSINK_DB`, else the default location. */
 export function databaseUrl(flag: string | undefined, env: Record<string, string | undefined>): string {
-  const url = flag ?? env.FORMSINK_DB ?? DEFAULT_DATABASE_URL;
-  if (!SUPPORTED_URL.test(url)) {
-    throw new UsageError(
-      `--db must be a libSQL URL such as ${DEFAULT_DATABASE_URL}, :memory: or libsql://<name>.turso.io (got "${url}")`,
-    );
+  const [url, source] = flag !== undefined ? [flag, "--db"] : env.FORMSINK_DB !== undefined ? [env.FORMSINK_DB, "FORMSINK_DB"] : [undefined, ""];
+  if (url === undefined) return defaultDatabaseUrl(env);
+  try {
+    return DATABASE_SETTING.parse(url);
+  } catch (error) {
+    throw new UsageError(`${source} ${(error as Error).message} (got "${url}")`);
   }
-  return url;
 }
 
 export class DatabaseError extends Error {
   override name = "DatabaseError";
 }
 
-export async function openDatabase(url: string, env: Record<string, string | undefined>): Promise<SubmissionStore> {
+/**
+ * Opens the database and brings its schema up to date, saying so on stderr when this process
+ * did it (of several processes starting at once, only the one that migrated says it).
+ */
+export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr">): Promise<SubmissionStore> {
   try {
-    return await createLibsqlStore({ url, authToken: env.FORMSINK_DB_AUTH_TOKEN });
+    const { driver, close } = await connect(url, io.env.FORMSINK_DB_AUTH_TOKEN);
+    try {
+      const { from, to } = await migrate(driver);
+      if (from !== to) {
+        io.stderr(from === 0 ? `database schema created at version ${to}` : `database schema upgraded from version ${from} to ${to}`);
+      }
+      const store = await createSqlStore(driver, close);
+      return localPath(url) === undefined ? store : { ...store, close: () => checkpointThen(driver, store) };
+    } catch (error) {
+      close();
+      throw error;
+    }
   } catch (error) {
     throw new DatabaseError(`cannot open database ${displayUrl(url)}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
-/** The URL without its query, which may carry an `authToken`. */
+/**
+ * Folds the WAL back into the database file, then closes: a stopped server leaves one whole
+ * formsink.db to copy. SQLite does that itself when the last connection closes, but under Bun a
+ * libSQL connection stays open past close() while its prepared statements wait to be collected.
+ */
+async function checkpointThen(driver: SqlDriver, store: SubmissionStore): Promise<void> {
+  try {
+    await driver.execute({ sql: "PRAGMA wal_checkpoint(TRUNCATE)" });
+  } finally {
+    await store.close();
+  }
+}
+
+async function connect(url: string, authToken: string | undefined): Promise<{ driver: SqlDriver; close: () => void }> {
+  const path = localPath(url);
+  if (path !== undefined) return openLibsqlFile(path);
+  // Loaded only for remote databases: it is most of the start-up time of a server on a file.
+  const { createClient } = await import("@libsql/client");
+  const client = createClient({ url, authToken });
+  return { driver: libsqlDriver(client), close: () => client.close() };
+}
+
+/** The URL without its query, which may carry an `authToken`; a local file as its absolute path. */
 export function displayUrl(url: string): string {
-  return url.split("?", 1)[0]!;
+  const withoutQuery = url.split("?", 1)[0]!;
+  const path = url === withoutQuery ? localPath(url) : undefined;
+  return path === undefined || path === ":memory:" ? withoutQuery : `file:${resolve(path)}`;
 }

@@ -1,19 +1,23 @@
 import { DatabaseError } from "./database.ts";
 import { exportCommand } from "./commands/export.ts";
+import { healthCommand } from "./commands/health.ts";
 import { importCommand } from "./commands/import.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { serveCommand } from "./commands/serve.ts";
-import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type Io, UsageError } from "./usage.ts";
+import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type Io, UsageError, VERSION } from "./usage.ts";
 
 const HELP = `formsink - form submissions from website popups
 
 Usage:
   formsink serve [--port N] [--host H] [--db URL] [--trust-proxy N] [--rate-limits WHERE]
+                 [--config FILE]
   formsink keys create --account NAME [--kind K] [--domain HOST]...
   formsink keys list [--account NAME] [--json]
   formsink keys revoke PREFIX-OR-ID
   formsink export --account NAME [--format csv|ndjson] [--output FILE] [filters]
   formsink import --account NAME [--skip-invalid] FILE...
+  formsink health [--url URL] [--timeout SECONDS]
+  formsink --version
 
 Run "formsink <command> --help" for a command's options.`;
 
@@ -22,6 +26,7 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   keys: keysCommand,
   export: exportCommand,
   import: importCommand,
+  health: healthCommand,
 };
 
 /** Runs the command line `args` and returns the exit code; everything for people goes to stderr. */
@@ -30,6 +35,10 @@ export async function main(args: string[], io: Io = processIo()): Promise<number
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     (name === undefined ? io.stderr : io.stdout)(HELP);
     return name === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  if (name === "--version" || name === "-v") {
+    io.stdout(VERSION);
+    return EXIT_OK;
   }
   const command = COMMANDS[name];
   try {

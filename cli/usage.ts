@@ -1,3 +1,5 @@
+import packageJson from "../package.json" with { type: "json" };
+
 /** A mistake in how the command was called: printed with a hint, exit code 2. */
 export class UsageError extends Error {
   override name = "UsageError";
@@ -27,3 +29,6 @@ export interface Io {
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+
+/** The version of this formsink, from package.json (bundled into dist/cli/bin.js and the binary). */
+export const VERSION: string = packageJson.version;

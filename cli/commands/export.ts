@@ -64,7 +64,7 @@ export async function exportCommand(args: string[], io: Io): Promise<number> {
   }
   const { format, orderBy, ...filter } = asUsageError(() => validate(exportQuery, query, "query"));
 
-  const store = await openDatabase(databaseUrl(values.db, io.env), io.env);
+  const store = await openDatabase(databaseUrl(values.db, io.env), io);
   try {
     const account = await store.findAccount(values.account);
     if (!account) throw new CommandError(`no account named "${values.account}"`);

@@ -78,7 +78,7 @@ export async function importCommand(args: string[], io: Io): Promise<number> {
   }
 
   // Second pass: the valid records, in batches.
-  const store = await openDatabase(databaseUrl(values.db, io.env), io.env);
+  const store = await openDatabase(databaseUrl(values.db, io.env), io);
   try {
     const account = await store.ensureAccount(values.account);
     const progress = progressBar(io.stderrTerminal, "import", valid);

@@ -57,7 +57,7 @@ async function createKey(args: string[], io: Io): Promise<number> {
     throw new UsageError(`--kind must be secret or publishable (got "${values.kind}")`);
   }
   const kind: ApiKeyKind = values.kind;
-  const store = await openDatabase(databaseUrl(values.db, io.env), io.env);
+  const store = await openDatabase(databaseUrl(values.db, io.env), io);
   try {
     const created = await createApiKey(store, { account: values.account, kind, domains: values.domain }).catch((error) => {
       throw error instanceof RangeError ? new UsageError(error.message) : error;
@@ -76,7 +76,7 @@ async function createKey(args: string[], io: Io): Promise<number> {
 async function listKeys(args: string[], io: Io): Promise<number> {
   const { values } = parseArgs({ args, options: { ...databaseOption, account: { type: "string" }, json: { type: "boolean" } } });
   if (values.help) return help(io);
-  const store = await openDatabase(databaseUrl(values.db, io.env), io.env);
+  const store = await openDatabase(databaseUrl(values.db, io.env), io);
   try {
     const keys = await store.listApiKeys({ accountName: values.account });
     const rows = keys.map((key) => ({
@@ -109,7 +109,7 @@ async function revokeKey(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: databaseOption, allowPositionals: true });
   if (values.help) return help(io);
   if (positionals.length !== 1) throw new UsageError("keys revoke needs exactly one PREFIX-OR-ID");
-  const store = await openDatabase(databaseUrl(values.db, io.env), io.env);
+  const store = await openDatabase(databaseUrl(values.db, io.env), io);
   try {
     const revoked = await revokeApiKey(store, positionals[0]!);
     if (!revoked) {

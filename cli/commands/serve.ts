@@ -1,64 +1,92 @@
-import { parseArgs } from "node:util";
 import { createSubmissionsHandler } from "../../src/handler.ts";
 import type { LogEntry } from "../../src/options.ts";
 import { forwardedForAddress } from "../../src/rate-limit/client-address.ts";
 import { storeRateLimiter } from "../../src/rate-limit/limiter.ts";
-import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/index.ts";
-import { DATABASE_HELP, databaseUrl, displayUrl, openDatabase } from "../database.ts";
+import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/options.ts";
+import { BadValue, resolveSettings, setting, settingsHelp } from "../config.ts";
+import { DATABASE_SETTING, displayUrl, openDatabase } from "../database.ts";
 import { runtimeServer } from "../server.ts";
-import { EXIT_OK, type Io, UsageError } from "../usage.ts";
+import { EXIT_OK, type Io, UsageError, VERSION } from "../usage.ts";
+
+/** How people run this command: the single binary by its name, the npm package through npx. */
+const COMMAND = import.meta.url.startsWith("file:///$bunfs/") ? "formsink" : "npx formsink";
+
+/** Every setting of `formsink serve`: a flag, its env twin and config key, parser, default and help. */
+export const SERVE_SETTINGS = {
+  port: setting({
+    flag: "port",
+    env: "PORT",
+    valueName: "<n>",
+    default: () => 8787,
+    defaultText: "8787",
+    help: "port to listen on, 0 for any free one",
+    parse: parsePort,
+  }),
+  host: setting({
+    flag: "host",
+    env: "HOST",
+    valueName: "<h>",
+    default: () => "127.0.0.1",
+    defaultText: "127.0.0.1",
+    help: "interface to listen on (0.0.0.0 for all)",
+    parse: (text) => {
+      if (!/^[0-9A-Za-z.:[\]-]+$/.test(text)) throw new BadValue("must be an IP address or a host name, such as 127.0.0.1 or 0.0.0.0");
+      return text;
+    },
+  }),
+  db: DATABASE_SETTING,
+  trustProxy: setting({
+    flag: "trust-proxy",
+    env: "FORMSINK_TRUST_PROXY",
+    valueName: "<n>",
+    default: () => 0,
+    defaultText: "0 (X-Forwarded-For is ignored)",
+    help: "the server is behind n reverse proxies that append to X-Forwarded-For:\nrate limits count the address the outermost one saw",
+    parse: (text) => {
+      if (!/^\d{1,2}$/.test(text)) throw new BadValue("must be a whole number of proxies, such as 1");
+      return Number(text);
+    },
+  }),
+  rateLimits: setting({
+    flag: "rate-limits",
+    env: "FORMSINK_RATE_LIMITS",
+    valueName: "<where>",
+    default: () => "memory" as "memory" | "database",
+    defaultText: "memory",
+    help: 'count rate limits in "memory" (this process) or the "database"\n(shared by every server on it)',
+    parse: (text) => {
+      if (text !== "memory" && text !== "database") throw new BadValue("must be memory or database");
+      return text;
+    },
+  }),
+};
 
 const HELP = `Serve the formsink HTTP API on an embedded libSQL database (or a remote one), with
 the server of the runtime it runs in: Node, Bun or Deno.
 
 Usage:
-  formsink serve [--port N] [--host H] [--db URL] [--trust-proxy N] [--rate-limits WHERE]
+  formsink serve [options]
 
-Options:
-  --port <n>    port to listen on, 0 for any free one (default 8787)   [env PORT]
-  --host <h>    interface to listen on (default 127.0.0.1; 0.0.0.0 for all)   [env HOST]
-${DATABASE_HELP}
-  --trust-proxy <n>
-                the server is behind n reverse proxies that append to X-Forwarded-For:
-                rate limits count the address the outermost one saw (default 0: the
-                connection's address; X-Forwarded-For is ignored)   [env FORMSINK_TRUST_PROXY]
-  --rate-limits <where>
-                count rate limits in "memory" (default: this process) or the "database"
-                (shared by every server on it)   [env FORMSINK_RATE_LIMITS]
+Options (a flag wins over its environment variable, which wins over the config file):
+${settingsHelp(SERVE_SETTINGS)}
   -h, --help    show this help
 
 Creates with a publishable key are limited to 30 per minute per key and client address.
+The database's schema is brought up to date at start (back it up before an upgrade).
 
 Stops gracefully on SIGINT/SIGTERM: no new connections, in-flight requests finish, then the
 database is closed.`;
 
 export async function serveCommand(args: string[], io: Io): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      port: { type: "string" },
-      host: { type: "string" },
-      db: { type: "string" },
-      "trust-proxy": { type: "string" },
-      "rate-limits": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
-  if (values.help) {
+  const settings = resolveSettings(SERVE_SETTINGS, args, io.env);
+  if (settings.help) {
     io.stdout(HELP);
     return EXIT_OK;
   }
-  const port = parsePort(values.port ?? io.env.PORT ?? "8787");
-  const hostname = values.host ?? io.env.HOST ?? "127.0.0.1";
-  const url = databaseUrl(values.db, io.env);
-  const trustedProxies = parseCount("--trust-proxy", values["trust-proxy"] ?? io.env.FORMSINK_TRUST_PROXY ?? "0");
-  const rateLimits = values["rate-limits"] ?? io.env.FORMSINK_RATE_LIMITS ?? "memory";
-  if (rateLimits !== "memory" && rateLimits !== "database") {
-    throw new UsageError(`--rate-limits must be memory or database (got "${rateLimits}")`);
-  }
+  const { port, host: hostname, db: url, trustProxy: trustedProxies, rateLimits } = settings.values;
 
   const { runtime, serve } = await runtimeServer();
-  const store = await openDatabase(url, io.env);
+  const store = await openDatabase(url, io);
   const handler = createSubmissionsHandler(store, {
     log: (entry) => io.stderr(formatLogEntry(entry)),
     clientAddress: trustedProxies > 0 ? forwardedForAddress(trustedProxies) : undefined,
@@ -77,7 +105,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
-  io.stdout(`formsink serving ${server.url} (database ${displayUrl(url)}, ${runtime})`);
+  io.stdout(`formsink ${VERSION} serving ${server.url} (database ${displayUrl(url)}, ${runtime})`);
   if (isInMemory(url)) {
     io.stderr(
       "The database is in memory: it starts empty, is gone when the server stops, and no other\n" +
@@ -88,7 +116,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     const dbFlag = url === DEFAULT_DATABASE_URL ? "" : ` --db ${displayUrl(url)}`;
     io.stderr(
       "No API keys yet. Create your first one (it is printed once - keep it):\n" +
-        `  npx formsink keys create --account my-site${dbFlag}`,
+        `  ${COMMAND} keys create --account my-site${dbFlag}`,
     );
   }
 
@@ -97,14 +125,9 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   return EXIT_OK;
 }
 
-function parseCount(flag: string, text: string): number {
-  if (!/^\d{1,2}$/.test(text)) throw new UsageError(`${flag} must be a whole number of proxies, such as 1 (got "${text}")`);
-  return Number(text);
-}
-
-function parsePort(text: string): number {
+export function parsePort(text: string): number {
   const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
-  if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port must be a whole number from 0 to 65535 (got "${text}")`);
+  if (!(port >= 0 && port <= 65535)) throw new BadValue("must be a whole number from 0 to 65535");
   return port;
 }
 

@@ -1,6 +1,6 @@
 // The `formsink` command as a user runs it: a real process, a real database file, real signals.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suite } from "uvu";
@@ -27,7 +27,7 @@ cli("in a checkout, `npx formsink` runs the built command (as the README's quick
 });
 
 cli("--help works on every command and exits 0", async () => {
-  for (const args of [["--help"], ["serve", "--help"], ["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "-h"], ["keys", "revoke", "--help"], ["export", "--help"], ["import", "-h"]]) {
+  for (const args of [["--help"], ["serve", "--help"], ["health", "--help"], ["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "-h"], ["keys", "revoke", "--help"], ["export", "--help"], ["import", "-h"]]) {
     const result = await runHere(args);
     assert.is(result.code, 0, args.join(" "));
     assert.match(result.stdout, /Usage:/, args.join(" "));
@@ -42,6 +42,8 @@ cli("a real process: exit codes reach the shell", async ({ dir }) => {
 cli("several processes opening one fresh database at once all succeed, and migrate it once", async ({ db }) => {
   const results = await Promise.all(Array.from({ length: 4 }, (_, i) => run(["keys", "create", "--account", `a${i}`, "--db", db])));
   for (const result of results) assert.is(result.code, 0, result.stderr);
+  const reports = results.filter((result) => result.stderr.includes(`database schema created at version ${MIGRATIONS.length}\n`));
+  assert.is(reports.length, 1, "the one process that migrated says so, and only it");
   const client = createClient({ url: db });
   try {
     const { rows } = await client.execute("SELECT version FROM formsink_migrations ORDER BY version");
@@ -49,6 +51,79 @@ cli("several processes opening one fresh database at once all succeed, and migra
     assert.is(Number((await client.execute("SELECT COUNT(*) AS n FROM api_keys")).rows[0]!.n), 4);
   } finally {
     client.close();
+  }
+});
+
+cli("a database of an older schema is upgraded at start, saying from which version to which", async ({ db }) => {
+  const client = createClient({ url: db });
+  try {
+    // The database as the formsink one migration older left it.
+    await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+    for (const [i, statements] of MIGRATIONS.slice(0, -1).entries()) {
+      await client.batch([{ sql: "INSERT INTO formsink_migrations VALUES (?, 'earlier')", args: [i + 1] }, ...statements], "write");
+    }
+  } finally {
+    client.close();
+  }
+  const upgraded = await run(["keys", "list", "--db", db]);
+  assert.is(upgraded.code, 0, upgraded.stderr);
+  assert.match(upgraded.stderr, new RegExp(`^database schema upgraded from version ${MIGRATIONS.length - 1} to ${MIGRATIONS.length}\n`));
+  const again = await run(["keys", "list", "--db", db]);
+  assert.not.match(again.stderr, /database schema/);
+});
+
+cli("an upgrade that fails leaves the database at the version it started from, untouched", async ({ db }) => {
+  const client = createClient({ url: db });
+  try {
+    await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+    await client.batch([{ sql: "INSERT INTO formsink_migrations VALUES (1, 'earlier')" }, ...MIGRATIONS[0]!], "write");
+    // In the way of the last migration's first table: every migration after 1 must roll back.
+    const lastTable = /CREATE TABLE (\w+)/.exec(MIGRATIONS.at(-1)![0]!)![1]!;
+    await client.execute(`CREATE TABLE ${lastTable} (x)`);
+  } finally {
+    client.close();
+  }
+  const failed = await run(["keys", "list", "--db", db]);
+  assert.is(failed.code, 1);
+  assert.match(failed.stderr, /cannot open database/);
+  assert.not.match(failed.stderr, /database schema upgraded/);
+  const check = createClient({ url: db });
+  try {
+    assert.equal((await check.execute("SELECT version FROM formsink_migrations")).rows.map((row) => Number(row.version)), [1]);
+    const tables = (await check.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'idempotency_keys'")).rows;
+    assert.equal(tables, [], "migration 2's tables were rolled back with the rest");
+  } finally {
+    check.close();
+  }
+});
+
+cli("a database from a newer formsink is refused at start naming both schema versions, and left as it is", async ({ db }) => {
+  assert.is((await runHere(["keys", "create", "--account", "a", "--db", db])).code, 0);
+  const client = createClient({ url: db });
+  try {
+    await client.execute({ sql: "INSERT INTO formsink_migrations VALUES (?, 'later')", args: [MIGRATIONS.length + 1] });
+  } finally {
+    client.close();
+  }
+  for (const args of [["serve", "--port", "0", "--db", db], ["keys", "list", "--db", db]]) {
+    const result = await run(args);
+    assert.is(result.code, 1, result.stderr);
+    assert.match(result.stderr, new RegExp(`database schema version ${MIGRATIONS.length + 1} is newer than this formsink knows \\(${MIGRATIONS.length}\\).*upgrade formsink`));
+  }
+  const check = createClient({ url: db });
+  try {
+    assert.is(Number((await check.execute("SELECT MAX(version) AS v FROM formsink_migrations")).rows[0]!.v), MIGRATIONS.length + 1);
+  } finally {
+    check.close();
+  }
+});
+
+cli("--version and -v print the package version", async () => {
+  const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+  for (const flag of ["--version", "-v"]) {
+    const result = await runHere([flag]);
+    assert.is(result.code, 0);
+    assert.is(result.stdout, `${version}\n`);
   }
 });
 

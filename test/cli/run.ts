@@ -4,8 +4,8 @@ import { fileURLToPath } from "node:url";
 import { main } from "../../cli/main.ts";
 import { collect } from "../support/process.ts";
 
-/** `formsink` from source, as `npm start` runs it: the arguments for `node`. */
-export const FORMSINK = ["--import", "tsx", fileURLToPath(new URL("../../cli/bin.ts", import.meta.url))];
+/** `formsink` from source, as `npm start` runs it: the arguments for `node`, from any working directory. */
+export const FORMSINK = ["--import", import.meta.resolve("tsx"), fileURLToPath(new URL("../../cli/bin.ts", import.meta.url))];
 
 export interface Run {
   code: number | null;

@@ -1,40 +1,53 @@
 import type { SqlDriver } from "./driver.ts";
 import { MIGRATIONS } from "./migrations.ts";
 
+/** The schema version this build of formsink writes and reads. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * What one `migrate` call did: `from` is the version it found and upgraded, `to` the version it
+ * left; equal when it applied nothing (the schema was current, or another process upgraded it).
+ */
+export interface SchemaUpgrade {
+  from: number;
+  to: number;
+}
+
 /**
  * Brings the database to the newest schema version. Idempotent, and safe when several
  * processes open the same database at once.
  *
- * Each migration runs in one write batch that starts by recording its version, whose primary
- * key makes the record a lock: of two processes applying the same version, the second one's
- * batch fails on that insert and rolls back whole, and it then finds the version applied.
- * Batches, not interactive transactions: every driver has them (D1 and libSQL over HTTP have
- * nothing else).
+ * Every pending migration runs in one write batch that starts by recording their versions, whose
+ * primary key makes the records a lock: of two processes upgrading the same database, the second
+ * one's batch fails on those inserts and rolls back whole, and it then finds the upgrade done. So
+ * one process does the whole upgrade, and an upgrade that fails leaves the version it started
+ * from. Batches, not interactive transactions: every driver has them (D1 and libSQL over HTTP
+ * have nothing else).
  */
-export async function migrate(driver: SqlDriver): Promise<number> {
+export async function migrate(driver: SqlDriver): Promise<SchemaUpgrade> {
   await driver.execute({
     sql: "CREATE TABLE IF NOT EXISTS formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
   });
   for (;;) {
     const current = await schemaVersion(driver);
-    if (current > MIGRATIONS.length) {
+    if (current > SCHEMA_VERSION) {
       throw new Error(
-        `database schema version ${current} is newer than this formsink knows (${MIGRATIONS.length}); upgrade formsink`,
+        `database schema version ${current} is newer than this formsink knows (${SCHEMA_VERSION}): ` +
+          "it was written by a newer formsink; upgrade formsink",
       );
     }
-    if (current === MIGRATIONS.length) return current;
-    const next = current + 1;
+    if (current === SCHEMA_VERSION) return { from: current, to: current };
+    const appliedAt = new Date().toISOString();
+    const pending = MIGRATIONS.slice(current).flatMap((statements, i) => [
+      { sql: "INSERT INTO formsink_migrations (version, applied_at) VALUES (?, ?)", args: [current + i + 1, appliedAt] },
+      ...statements.map((sql) => ({ sql })),
+    ]);
     try {
-      await driver.batch(
-        [
-          { sql: "INSERT INTO formsink_migrations (version, applied_at) VALUES (?, ?)", args: [next, new Date().toISOString()] },
-          ...MIGRATIONS[next - 1]!.map((sql) => ({ sql })),
-        ],
-        "write",
-      );
+      await driver.batch(pending, "write");
+      return { from: current, to: SCHEMA_VERSION };
     } catch (error) {
-      // Lost the race to another process: fine if it applied this version, a real error if not.
-      if ((await schemaVersion(driver)) < next) throw error;
+      // Lost the race to another process: fine if it upgraded past `current`, a real error if not.
+      if ((await schemaVersion(driver)) === current) throw error;
     }
   }
 }
