@@ -3,22 +3,24 @@ import type { Authenticate } from "./auth/principal.ts";
 import { authenticateWithStore } from "./auth/store-authenticate.ts";
 import { type Answer, registerAnswering, toResponse } from "./http/answer.ts";
 import { HttpError, toErrorAnswer } from "./http/errors.ts";
+import { requestIdOf } from "./http/request-id.ts";
 import { createSubmissionIdGenerator } from "./id.ts";
 import { formFields, openApiDocument } from "./openapi.ts";
-import { DEFAULT_LIMITS, type Limits, type SubmissionsHandlerOptions } from "./options.ts";
+import { DEFAULT_HEALTH_TIMEOUT_MS, DEFAULT_LIMITS, type Limits, type SubmissionsHandlerOptions } from "./options.ts";
 import { type ConnectionInfo, connectionAddress } from "./rate-limit/client-address.ts";
 import { rateLimitSettings } from "./rate-limit/settings.ts";
 import { requireKey } from "./routes/access.ts";
 import type { RequestContext, RouteHandler, RouteRequest } from "./routes/context.ts";
 import { allowCrossOrigin, answerPreflight } from "./routes/cors.ts";
 import { exportSubmissions } from "./routes/export.ts";
+import { checkHealth } from "./routes/health.ts";
 import { limitCreateRate } from "./routes/rate-limit.ts";
 import type { Method, Route } from "./routes/route.ts";
 import {
   createSubmission, deleteSubmission, getSubmission, listSubmissions, updateSubmissionStatus,
 } from "./routes/submissions.ts";
 import {
-  createSubmissionBody, deleteResult, exportQuery, listQuery, statusUpdateBody, statusUpdateResult, submission, submissionList,
+  createSubmissionBody, deleteResult, exportQuery, healthOk, healthUnavailable, listQuery, statusUpdateBody, statusUpdateResult, submission, submissionList,
 } from "./schemas.ts";
 import type { SubmissionStore } from "./store.ts";
 
@@ -130,6 +132,17 @@ export const ROUTES: readonly Route[] = [
       errors: [500],
     },
   },
+  {
+    method: "GET", path: "/api/health", access: "public", handle: checkHealth,
+    doc: {
+      operationId: "getHealth", summary: "Whether the service can reach its store (no key needed; never cached)",
+      responses: {
+        200: { description: "The store answered a trivial query in time", content: { "application/json": healthOk } },
+        503: { description: "The store failed the query or did not answer in time", content: { "application/json": healthUnavailable } },
+      },
+      errors: [],
+    },
+  },
 ];
 
 /**
@@ -149,6 +162,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
   const authenticate: Authenticate = options.authenticate ?? authenticateWithStore(store);
   const clientAddress = options.clientAddress ?? connectionAddress;
   const log = options.log;
+  const healthTimeoutMs = options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS;
   const newSubmissionId = createSubmissionIdGenerator();
 
   const router = Router<RouteRequest, [RequestContext], Answer>({ base: basePath });
@@ -169,8 +183,9 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
   const answer = async (request: Request, connection: ConnectionInfo = {}): Promise<Answer> => {
     const started = log && performance.now();
     const url = new URL(request.url);
+    const requestId = requestIdOf(request);
     const context: RequestContext = {
-      store, limits, rateLimits, basePath, url, newSubmissionId,
+      store, limits, rateLimits, basePath, url, newSubmissionId, healthTimeoutMs,
       clientAddress: clientAddress(request, connection),
       responseHeaders: {},
     };
@@ -178,12 +193,15 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
     try {
       answer = (await router.fetch(request as RouteRequest, context)) ?? toErrorAnswer(new HttpError(404, "Not found"));
     } catch (error) {
-      if (!(error instanceof HttpError)) log?.({ type: "error", method: request.method, path: url.pathname, error });
+      if (!(error instanceof HttpError)) log?.({ type: "error", requestId, method: request.method, path: url.pathname, error });
       answer = toErrorAnswer(error);
     }
     Object.assign(answer.headers, context.responseHeaders);
+    answer.headers["x-request-id"] = requestId;
     if (log) {
-      log({ type: "request", method: request.method, path: url.pathname, status: answer.status, durationMs: performance.now() - started! });
+      // itty-router leaves the matched pattern on the request: metrics count by it, not by raw paths.
+      const route = (request as RouteRequest).route as string | undefined;
+      log({ type: "request", requestId, method: request.method, path: url.pathname, route, status: answer.status, durationMs: performance.now() - started! });
     }
     return answer;
   };

@@ -15,6 +15,8 @@ export interface RequestContext {
   basePath: string;
   url: URL;
   newSubmissionId: () => NewSubmissionId;
+  /** How long the health check waits for the store. */
+  healthTimeoutMs: number;
   /** The caller's network address as the deployment sees it; undefined when unknown. */
   clientAddress: string | undefined;
   /** Added to whatever answers this request, errors included (CORS, rate-limit state); lower-case names. */
