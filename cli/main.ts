@@ -1,4 +1,5 @@
 import { DatabaseError } from "./database.ts";
+import { backupCommand, restoreCommand } from "./commands/backup.ts";
 import { exportCommand } from "./commands/export.ts";
 import { importCommand } from "./commands/import.ts";
 import { keysCommand } from "./commands/keys.ts";
@@ -9,11 +10,14 @@ const HELP = `formsink - form submissions from website popups
 
 Usage:
   formsink serve [--port N] [--host H] [--db URL] [--trust-proxy N] [--rate-limits WHERE]
+                 [--log-format json|pretty] [--metrics [HOST:]PORT]
   formsink keys create --account NAME [--kind K] [--domain HOST]...
   formsink keys list [--account NAME] [--json]
   formsink keys revoke PREFIX-OR-ID
   formsink export --account NAME [--format csv|ndjson] [--output FILE] [filters]
   formsink import --account NAME [--skip-invalid] FILE...
+  formsink backup --output FILE [--db URL] [--force]
+  formsink restore --input FILE [--db URL] [--force]
 
 Run "formsink <command> --help" for a command's options.`;
 
@@ -22,6 +26,8 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   keys: keysCommand,
   export: exportCommand,
   import: importCommand,
+  backup: backupCommand,
+  restore: restoreCommand,
 };
 
 /** Runs the command line `args` and returns the exit code; everything for people goes to stderr. */

@@ -1,10 +1,11 @@
 import { parseArgs } from "node:util";
 import { createSubmissionsHandler } from "../../src/handler.ts";
-import type { LogEntry } from "../../src/options.ts";
 import { forwardedForAddress } from "../../src/rate-limit/client-address.ts";
 import { storeRateLimiter } from "../../src/rate-limit/limiter.ts";
 import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/index.ts";
 import { DATABASE_HELP, databaseUrl, displayUrl, openDatabase } from "../database.ts";
+import { createServerLog, logFormat } from "../logging.ts";
+import { createServerMetrics, metricsAddress, metricsHandler } from "../metrics.ts";
 import { runtimeServer } from "../server.ts";
 import { EXIT_OK, type Io, UsageError } from "../usage.ts";
 
@@ -13,6 +14,7 @@ the server of the runtime it runs in: Node, Bun or Deno.
 
 Usage:
   formsink serve [--port N] [--host H] [--db URL] [--trust-proxy N] [--rate-limits WHERE]
+                 [--log-format json|pretty] [--metrics [HOST:]PORT]
 
 Options:
   --port <n>    port to listen on, 0 for any free one (default 8787)   [env PORT]
@@ -25,6 +27,12 @@ ${DATABASE_HELP}
   --rate-limits <where>
                 count rate limits in "memory" (default: this process) or the "database"
                 (shared by every server on it)   [env FORMSINK_RATE_LIMITS]
+  --log-format <f>
+                "json": one pino-compatible JSON object per line on stderr; "pretty": short
+                lines (default: pretty when stderr is a terminal, else json)   [env FORMSINK_LOG_FORMAT]
+  --metrics <[host:]port>
+                serve Prometheus metrics at http://host:port/metrics, a listener apart from
+                the API's (host defaults to 127.0.0.1; default: no metrics)   [env FORMSINK_METRICS]
   -h, --help    show this help
 
 Creates with a publishable key are limited to 30 per minute per key and client address.
@@ -41,6 +49,8 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
       db: { type: "string" },
       "trust-proxy": { type: "string" },
       "rate-limits": { type: "string" },
+      "log-format": { type: "string" },
+      metrics: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -56,11 +66,20 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   if (rateLimits !== "memory" && rateLimits !== "database") {
     throw new UsageError(`--rate-limits must be memory or database (got "${rateLimits}")`);
   }
+  const log = createServerLog(logFormat(values["log-format"] ?? io.env.FORMSINK_LOG_FORMAT, io.stderrTerminal !== undefined), io.stderr);
+  const metricsText = values.metrics ?? io.env.FORMSINK_METRICS;
+  const metricsAt = metricsText === undefined ? undefined : metricsAddress(metricsText);
+  const metrics = metricsAt && createServerMetrics();
 
   const { runtime, serve } = await runtimeServer();
   const store = await openDatabase(url, io.env);
-  const handler = createSubmissionsHandler(store, {
-    log: (entry) => io.stderr(formatLogEntry(entry)),
+  const handler = createSubmissionsHandler(metrics ? metrics.timeStore(store) : store, {
+    log: metrics
+      ? (entry) => {
+          if (entry.type === "request") metrics.observeRequest(entry);
+          log.entry(entry);
+        }
+      : log.entry,
     clientAddress: trustedProxies > 0 ? forwardedForAddress(trustedProxies) : undefined,
     rateLimit: { limiter: rateLimits === "database" ? storeRateLimiter(store) : undefined },
   });
@@ -68,25 +87,30 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     await store.close();
     throw new UsageError(`cannot listen on ${hostname}:${port}: ${error.code ?? error.message}`);
   });
+  const metricsServer = metricsAt && (await serve(metricsHandler(metrics!), metricsAt).catch(async (error: NodeJS.ErrnoException) => {
+    await Promise.all([server.close(), store.close()]);
+    throw new UsageError(`cannot listen on ${metricsAt.hostname}:${metricsAt.port} for --metrics: ${error.code ?? error.message}`);
+  }));
   // Listening from here on: a signal must find its handler even while the lines below print.
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
-      io.stderr(`${signal}: finishing in-flight requests, then closing the database`);
-      server.close().then(resolve, resolve);
+      log.info(`${signal}: finishing in-flight requests, then closing the database`);
+      Promise.all([server.close(), metricsServer?.close()]).then(() => resolve(), () => resolve());
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
   io.stdout(`formsink serving ${server.url} (database ${displayUrl(url)}, ${runtime})`);
+  if (metricsServer) log.info(`metrics at ${metricsServer.url}/metrics`);
   if (isInMemory(url)) {
-    io.stderr(
+    log.warn(
       "The database is in memory: it starts empty, is gone when the server stops, and no other\n" +
         "process (such as `formsink keys create`) can reach it. Embed the handler to use it with\n" +
         "keys made in code, or serve a file: URL (the default) to keep data and make keys.",
     );
   } else if ((await store.listApiKeys()).length === 0) {
     const dbFlag = url === DEFAULT_DATABASE_URL ? "" : ` --db ${displayUrl(url)}`;
-    io.stderr(
+    log.warn(
       "No API keys yet. Create your first one (it is printed once - keep it):\n" +
         `  npx formsink keys create --account my-site${dbFlag}`,
     );
@@ -106,13 +130,4 @@ function parsePort(text: string): number {
   const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
   if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port must be a whole number from 0 to 65535 (got "${text}")`);
   return port;
-}
-
-/** One line per request for people tailing the log; unexpected errors with their stack. */
-function formatLogEntry(entry: LogEntry): string {
-  if (entry.type === "request") {
-    return `${new Date().toISOString()} ${entry.method} ${entry.path} ${entry.status} ${entry.durationMs.toFixed(1)}ms`;
-  }
-  const detail = entry.error instanceof Error ? (entry.error.stack ?? entry.error.message) : String(entry.error);
-  return `${new Date().toISOString()} ERROR ${entry.method} ${entry.path}: ${detail}`;
 }

@@ -148,8 +148,10 @@ cli("serve: first-key hint, a CLI key works, revoke takes effect at once, SIGTER
   const result = await exited;
   assert.is(result.code, 0);
   assert.match(result.stderr, /No API keys yet\. Create your first one[\s\S]*npx formsink keys create --account my-site --db /);
-  assert.match(result.stderr, /GET \/api\/submission 200/);
-  assert.match(result.stderr, /GET \/api\/submission 401/);
+  const requests = result.stderr.trim().split("\n").map((line) => JSON.parse(line)).filter((line) => line.req);
+  assert.equal(requests.map((line) => `${line.req.method} ${line.req.url} ${line.res.statusCode}`), [
+    "GET /api/submission 200", "POST /api/submission 201", "GET /api/submission 401",
+  ]);
   assert.not.match(result.stderr, /fs_sk_\w{12}_\w{40}/, "the request log never shows a key");
 });
 
