@@ -90,6 +90,7 @@ export function createServerMetrics(): ServerMetrics {
     },
 
     timeStore(store) {
+      // The stores `formsink serve` opens are plain objects: their own keys are every operation.
       const timed = { ...store };
       for (const name of Object.keys(store) as (keyof SubmissionStore)[]) {
         const operation = store[name];

@@ -24,7 +24,7 @@ export interface RequestLogEntry {
   requestId: string;
   method: string;
   path: string;
-  /** The route's pattern as in the route table (`/api/submission/:submissionId`); undefined when none matched. */
+  /** The pattern of the route that matched, base path included (`/api/submission/:submissionId`); undefined when none did. */
   route: string | undefined;
   status: number;
   durationMs: number;

@@ -27,7 +27,7 @@ cli("in a checkout, `npx formsink` runs the built command (as the README's quick
 });
 
 cli("--help works on every command and exits 0", async () => {
-  for (const args of [["--help"], ["serve", "--help"], ["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "-h"], ["keys", "revoke", "--help"], ["export", "--help"], ["import", "-h"]]) {
+  for (const args of [["--help"], ["serve", "--help"], ["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "-h"], ["keys", "revoke", "--help"], ["export", "--help"], ["import", "-h"], ["backup", "--help"], ["restore", "-h"]]) {
     const result = await runHere(args);
     assert.is(result.code, 0, args.join(" "));
     assert.match(result.stdout, /Usage:/, args.join(" "));
