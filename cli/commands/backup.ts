@@ -37,70 +37,77 @@ ${DATABASE_HELP}
   --force       replace a database that holds data
   -h, --help    show this help`;
 
-export async function backupCommand(args: string[], io: Io): Promise<number> {
+/** The options both commands take: the database, the other file, and --force. */
+interface FileCommand {
+  url: string;
+  file: string;
+  force: boolean;
+}
+
+/** Undefined when only help was asked for (and printed). */
+function parseFileCommand(args: string[], io: Io, command: "backup" | "restore"): FileCommand | undefined {
+  const fileFlag = command === "backup" ? "output" : "input";
   const { values } = parseArgs({
     args,
-    options: { db: { type: "string" }, output: { type: "string" }, force: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    options: { db: { type: "string" }, [fileFlag]: { type: "string" }, force: { type: "boolean" }, help: { type: "boolean", short: "h" } },
   });
   if (values.help) {
-    io.stdout(BACKUP_HELP);
-    return EXIT_OK;
+    io.stdout(command === "backup" ? BACKUP_HELP : RESTORE_HELP);
+    return undefined;
   }
-  if (values.output === undefined) throw new UsageError("backup needs --output FILE");
-  const url = databaseUrl(values.db, io.env);
+  const file = values[fileFlag];
+  if (typeof file !== "string") throw new UsageError(`${command} needs --${fileFlag} FILE`);
+  return { url: databaseUrl(values.db as string | undefined, io.env), file, force: values.force === true };
+}
+
+export async function backupCommand(args: string[], io: Io): Promise<number> {
+  const parsed = parseFileCommand(args, io, "backup");
+  if (!parsed) return EXIT_OK;
+  const { url, file: output, force } = parsed;
   const source = databaseFile(url, "back up");
   if (!existsSync(source)) throw new CommandError(`no database at ${source}`);
-  if (existsSync(values.output) && !values.force) {
-    throw new CommandError(`${values.output} exists; pass --force to replace it`);
-  }
+  if (existsSync(output) && !force) throw new CommandError(`${output} exists; pass --force to replace it`);
   // Written beside the output and renamed into place: a failed backup never leaves a partial
   // file under the output's name, nor replaces a good older one.
-  const partial = join(dirname(values.output), `.formsink-backup-${process.pid}.partial`);
+  const partial = join(dirname(output), `.formsink-backup-${process.pid}.partial`);
   const connection = openLibsqlFile(source);
   try {
     await schemaVersion(connection.driver, source);
     // One read transaction: a consistent snapshot, while the server keeps writing to the WAL.
     await connection.driver.execute({ sql: "VACUUM INTO ?", args: [partial] });
-    renameSync(partial, values.output);
+    renameSync(partial, output);
   } catch (error) {
     rmSync(partial, { force: true });
     throw error instanceof CommandError ? error : new CommandError(`backup of ${source} failed: ${messageOf(error)}`);
   } finally {
     connection.close();
   }
-  io.stderr(`backed up ${displayUrl(url)} to ${values.output}`);
+  io.stderr(`backed up ${displayUrl(url)} to ${output}`);
   return EXIT_OK;
 }
 
 export async function restoreCommand(args: string[], io: Io): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: { db: { type: "string" }, input: { type: "string" }, force: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-  });
-  if (values.help) {
-    io.stdout(RESTORE_HELP);
-    return EXIT_OK;
-  }
-  if (values.input === undefined) throw new UsageError("restore needs --input FILE");
-  const url = databaseUrl(values.db, io.env);
+  const parsed = parseFileCommand(args, io, "restore");
+  if (!parsed) return EXIT_OK;
+  const { url, file: input, force } = parsed;
   const target = databaseFile(url, "restore into");
-  if (!existsSync(values.input)) throw new CommandError(`no backup at ${values.input}`);
+  if (!existsSync(input)) throw new CommandError(`no backup at ${input}`);
 
   // The backup is checked as the very copy that will replace the database (opening a database
   // file writes to it: the backup itself stays untouched).
   const staged = join(dirname(target), `.formsink-restore-${process.pid}.partial`);
   try {
-    copyFileSync(values.input, staged);
+    copyFileSync(input, staged);
     const copy = openLibsqlFile(staged);
     try {
       const { rows } = await copy.driver.execute({ sql: "PRAGMA integrity_check" });
       const problems = rows.map((row) => String(Object.values(row)[0]));
-      if (problems.join() !== "ok") throw new CommandError(`${values.input} is damaged: ${problems.slice(0, 3).join("; ")}`);
-      await schemaVersion(copy.driver, values.input);
+      if (problems.join() !== "ok") throw new CommandError(`${input} is damaged: ${problems.slice(0, 3).join("; ")}`);
+      await schemaVersion(copy.driver, input);
     } finally {
       copy.close();
     }
-    if (existsSync(target) && !values.force && (await holdsData(target))) {
+    if (existsSync(target) && !force && (await holdsData(target))) {
       throw new CommandError(`${target} holds submissions or keys; pass --force to replace it`);
     }
     // The old WAL belongs to the old file: left beside the new one, SQLite would replay it there.
@@ -109,9 +116,9 @@ export async function restoreCommand(args: string[], io: Io): Promise<number> {
     renameSync(staged, target);
   } catch (error) {
     for (const suffix of ["", "-wal", "-shm"]) rmSync(`${staged}${suffix}`, { force: true });
-    throw error instanceof CommandError ? error : new CommandError(`restore of ${values.input} failed: ${messageOf(error)}`);
+    throw error instanceof CommandError ? error : new CommandError(`restore of ${input} failed: ${messageOf(error)}`);
   }
-  io.stderr(`restored ${values.input} into ${displayUrl(url)}`);
+  io.stderr(`restored ${input} into ${displayUrl(url)}`);
   return EXIT_OK;
 }
 
