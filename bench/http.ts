@@ -5,10 +5,11 @@
  * body, answering 201, for the create). Each server runs alone in its own process on core 0;
  * autocannon runs here on core 1, 10 keep-alive connections, a 1 s warm-up before each run.
  *
- *   node --import tsx bench/http.ts [--quick] [--only=list|get|create] [--profile=<dir>]
+ *   node --import tsx bench/http.ts [--quick] [--only=list|get|create] [--metrics] [--profile=<dir>]
  *
  * `--quick`: 3 s runs on 20,000 submissions. `--only=<text>`: the raw servers and the formsink
- * workloads whose name contains <text>. `--profile=<dir>`: the formsink server writes a V8 CPU
+ * workloads whose name contains <text>. `--metrics`: the formsink server counts what
+ * `formsink serve --metrics` counts (run with and without it to see what metrics cost). `--profile=<dir>`: the formsink server writes a V8 CPU
  * profile (`--cpu-prof`) there when it stops (read it with bench/support/profile-top.ts). The database is made once through
  * `importSubmissions` and kept in bench/.data/; each run works on a copy, so the creates of one
  * run do not change the next one's data.
@@ -26,6 +27,7 @@ import { reportTargets, type TargetFigure } from "./support/targets.ts";
 
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
+const withMetrics = process.argv.includes("--metrics");
 const profileDir = process.argv.find((arg) => arg.startsWith("--profile="))?.slice("--profile=".length);
 const ROWS = quick ? 20_000 : 100_000;
 const SECONDS = quick ? 3 : 10;
@@ -159,7 +161,7 @@ const results = new Map<string, Measured>();
 }
 {
   const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const { url, child } = await startServerProcess(FORMSINK_SERVER, [workingCopy()], 0, profile);
+  const { url, child } = await startServerProcess(FORMSINK_SERVER, [workingCopy(), ...(withMetrics ? ["--metrics"] : [])], 0, profile);
   try {
     for (const workload of WORKLOADS.filter((w) => w.server === "formsink")) results.set(workload.name, await measure(workload, url, child.pid!));
   } finally {

@@ -67,27 +67,13 @@ export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr">):
       if (from !== to) {
         io.stderr(from === 0 ? `database schema created at version ${to}` : `database schema upgraded from version ${from} to ${to}`);
       }
-      const store = await createSqlStore(driver, close);
-      return localPath(url) === undefined ? store : { ...store, close: () => checkpointThen(driver, store) };
+      return await createSqlStore(driver, close);
     } catch (error) {
       close();
       throw error;
     }
   } catch (error) {
     throw new DatabaseError(`cannot open database ${displayUrl(url)}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
-
-/**
- * Folds the WAL back into the database file, then closes: a stopped server leaves one whole
- * formsink.db to copy. SQLite does that itself when the last connection closes, but under Bun a
- * libSQL connection stays open past close() while its prepared statements wait to be collected.
- */
-async function checkpointThen(driver: SqlDriver, store: SubmissionStore): Promise<void> {
-  try {
-    await driver.execute({ sql: "PRAGMA wal_checkpoint(TRUNCATE)" });
-  } finally {
-    await store.close();
   }
 }
 

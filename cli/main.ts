@@ -1,4 +1,5 @@
 import { DatabaseError } from "./database.ts";
+import { backupCommand, restoreCommand } from "./commands/backup.ts";
 import { exportCommand } from "./commands/export.ts";
 import { healthCommand } from "./commands/health.ts";
 import { importCommand } from "./commands/import.ts";
@@ -10,12 +11,14 @@ const HELP = `formsink - form submissions from website popups
 
 Usage:
   formsink serve [--port N] [--host H] [--db URL] [--trust-proxy N] [--rate-limits WHERE]
-                 [--config FILE]
+                 [--log-format json|pretty] [--metrics [HOST:]PORT] [--config FILE]
   formsink keys create --account NAME [--kind K] [--domain HOST]...
   formsink keys list [--account NAME] [--json]
   formsink keys revoke PREFIX-OR-ID
   formsink export --account NAME [--format csv|ndjson] [--output FILE] [filters]
   formsink import --account NAME [--skip-invalid] FILE...
+  formsink backup --output FILE [--db URL] [--force]
+  formsink restore --input FILE [--db URL] [--force]
   formsink health [--url URL] [--timeout SECONDS]
   formsink --version
 
@@ -26,6 +29,8 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   keys: keysCommand,
   export: exportCommand,
   import: importCommand,
+  backup: backupCommand,
+  restore: restoreCommand,
   health: healthCommand,
 };
 

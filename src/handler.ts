@@ -4,9 +4,10 @@ import { authenticateWithStore } from "./auth/store-authenticate.ts";
 import { type Answer, toResponse } from "./http/answer.ts";
 import { HttpError, toErrorAnswer } from "./http/errors.ts";
 import { type ApiRequest, fromFetchRequest } from "./http/request.ts";
+import { requestIdOf } from "./http/request-id.ts";
 import { createSubmissionIdGenerator } from "./id.ts";
 import { formFields, openApiDocument } from "./openapi.ts";
-import { DEFAULT_LIMITS, type Limits, type SubmissionsHandlerOptions } from "./options.ts";
+import { DEFAULT_HEALTH_TIMEOUT_MS, DEFAULT_LIMITS, type Limits, type SubmissionsHandlerOptions } from "./options.ts";
 import { type ConnectionInfo, connectionAddress } from "./rate-limit/client-address.ts";
 import { rateLimitSettings } from "./rate-limit/settings.ts";
 import { withKey } from "./routes/access.ts";
@@ -14,10 +15,11 @@ import type { RequestContext, RouteHandler } from "./routes/context.ts";
 import { answerPreflight, CROSS_ORIGIN_HEADERS } from "./routes/cors.ts";
 import { createSubmission } from "./routes/create/pipeline.ts";
 import { exportSubmissions } from "./routes/export.ts";
+import { checkHealth } from "./routes/health.ts";
 import type { Method, Route } from "./routes/route.ts";
 import { deleteSubmission, getSubmission, listSubmissions, updateSubmissionStatus } from "./routes/submissions.ts";
 import {
-  createSubmissionBody, deleteResult, exportQuery, listQuery, statusUpdateBody, statusUpdateResult, submission, submissionList,
+  createSubmissionBody, deleteResult, exportQuery, healthOk, healthUnavailable, listQuery, statusUpdateBody, statusUpdateResult, submission, submissionList,
 } from "./schemas.ts";
 import type { SubmissionStore } from "./store.ts";
 
@@ -129,6 +131,17 @@ export const ROUTES: readonly Route[] = [
       errors: [500],
     },
   },
+  {
+    method: "GET", path: "/api/health", access: "public", handle: checkHealth,
+    doc: {
+      operationId: "getHealth", summary: "Whether the service can reach its store (no key needed; never cached)",
+      responses: {
+        200: { description: "The store answered a trivial query in time", content: { "application/json": healthOk } },
+        503: { description: "The store failed the query or did not answer in time", content: { "application/json": healthUnavailable } },
+      },
+      errors: [],
+    },
+  },
 ];
 
 /**
@@ -160,6 +173,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
     authenticate,
     basePath,
     newSubmissionId: createSubmissionIdGenerator(),
+    healthTimeoutMs: options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS,
   };
   const clientAddress = options.clientAddress ?? connectionAddress;
   const log = options.log;
@@ -168,6 +182,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
   const answer = async (request: ApiRequest, connection: ConnectionInfo = {}): Promise<Answer> => {
     const started = log && performance.now();
     const url = new URL(request.url);
+    const requestId = requestIdOf(request);
     const found = await route(request);
     let answer: Answer;
     try {
@@ -176,12 +191,14 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
       const context: RequestContext = { url, params: found.params, clientAddress: clientAddress(request, connection), ...settings };
       answer = await found.handle(request, context);
     } catch (error) {
-      if (!(error instanceof HttpError)) log?.({ type: "error", method: request.method, path: url.pathname, error });
+      if (!(error instanceof HttpError)) log?.({ type: "error", requestId, method: request.method, path: url.pathname, error });
       answer = toErrorAnswer(error);
     }
     if (found?.crossOrigin) Object.assign(answer.headers, CROSS_ORIGIN_HEADERS);
+    answer.headers["x-request-id"] = requestId;
     if (log) {
-      log({ type: "request", method: request.method, path: url.pathname, status: answer.status, durationMs: performance.now() - started! });
+      // The route's pattern, not the raw path: metrics count by it.
+      log({ type: "request", requestId, method: request.method, path: url.pathname, route: found?.pattern, status: answer.status, durationMs: performance.now() - started! });
     }
     return answer;
   };
@@ -192,6 +209,8 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
 interface FoundRoute {
   handle: RouteHandler;
   params: Record<string, string>;
+  /** The path pattern that matched, with the base path, e.g. `/api/submission/:submissionId`. */
+  pattern: string;
   crossOrigin: boolean;
 }
 
@@ -204,13 +223,13 @@ function routeFinder(basePath: string): (request: { method: string; url: string 
   for (const route of ROUTES) {
     const handle = route.access === "secret" ? withKey(route.handle) : route.handle;
     const crossOrigin = route.crossOrigin ?? false;
-    router[route.method.toLowerCase() as Lowercase<Method>](route.path, ({ params }) => ({ handle, params, crossOrigin }));
+    router[route.method.toLowerCase() as Lowercase<Method>](route.path, ({ params }) => ({ handle, params, pattern: basePath + route.path, crossOrigin }));
   }
   for (const [path, methods] of methodsByPath(ROUTES)) {
     const notAllowed: RouteHandler = () => {
       throw new HttpError(405, `Method not allowed; use ${methods.join(", ")}`, { allow: methods.join(", ") });
     };
-    router.all(path, ({ params }) => ({ handle: notAllowed, params, crossOrigin: false }));
+    router.all(path, ({ params }) => ({ handle: notAllowed, params, pattern: basePath + path, crossOrigin: false }));
   }
   // itty-router writes what it matched onto the object it is given: a fresh one, never the request.
   return ({ method, url }) => router.fetch({ method, url });

@@ -15,11 +15,17 @@ export const DEFAULT_LIMITS: Limits = {
   maxDataDepth: 4,
 };
 
+export const DEFAULT_HEALTH_TIMEOUT_MS = 2000;
+
 /** One line of the request log: never the key, the query string or the body. */
 export interface RequestLogEntry {
   type: "request";
+  /** The `x-request-id` the request came with (when plausible) or a fresh one; echoed on the answer. */
+  requestId: string;
   method: string;
   path: string;
+  /** The pattern of the route that matched, base path included (`/api/submission/:submissionId`); undefined when none did. */
+  route: string | undefined;
   status: number;
   durationMs: number;
 }
@@ -27,6 +33,7 @@ export interface RequestLogEntry {
 /** An unexpected failure behind a 500: the details go here, never into the response. */
 export interface ErrorLogEntry {
   type: "error";
+  requestId: string;
   method: string;
   path: string;
   error: unknown;
@@ -51,6 +58,11 @@ export interface SubmissionsHandlerOptions {
    * `forwardedForAddress(numberOfProxies)`; X-Forwarded-For is never believed by default.
    */
   clientAddress?: ClientAddressSource;
+  /**
+   * How long `GET /api/health` waits for the store before answering 503, in milliseconds.
+   * Default: 2000.
+   */
+  healthTimeoutMs?: number;
   /** Receives one entry per request and one per unexpected error. Default: nothing is logged. */
   log?: (entry: LogEntry) => void;
 }

@@ -125,3 +125,6 @@ export type StatusUpdateBody = typeof statusUpdateBody.infer;
 export type SubmissionList = typeof submissionList.infer;
 export type StatusUpdateResult = typeof statusUpdateResult.infer;
 export type DeleteResult = typeof deleteResult.infer;
+
+export const healthOk = type({ status: "'ok'" });
+export const healthUnavailable = type({ status: "'unavailable'", message: "string" });

@@ -79,6 +79,12 @@ export interface SubmissionStore {
   /** Marks the key revoked (keeps the first revocation time); undefined when no such key. */
   revokeApiKey(keyId: string, revokedAt: string): Promise<ApiKeyRecord | undefined>;
 
+  /**
+   * Optional: resolves once the database has answered a trivial query (`GET /api/health` asks).
+   * Without it, the health check reads a submission that cannot exist.
+   */
+  ping?(): Promise<void>;
+
   /** Releases connections and files; the store is unusable afterwards. */
   close(): Promise<void>;
 }

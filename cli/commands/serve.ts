@@ -1,10 +1,11 @@
 import { createSubmissionsHandler } from "../../src/handler.ts";
-import type { LogEntry } from "../../src/options.ts";
 import { forwardedForAddress } from "../../src/rate-limit/client-address.ts";
 import { storeRateLimiter } from "../../src/rate-limit/limiter.ts";
 import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/options.ts";
 import { BadValue, resolveSettings, setting, settingsHelp } from "../config.ts";
 import { DATABASE_SETTING, displayUrl, openDatabase } from "../database.ts";
+import { createServerLog, parseLogFormat } from "../logging.ts";
+import { createServerMetrics, metricsAddress, metricsHandler } from "../metrics.ts";
 import { runtimeServer } from "../server.ts";
 import { EXIT_OK, type Io, UsageError, VERSION } from "../usage.ts";
 
@@ -59,6 +60,25 @@ export const SERVE_SETTINGS = {
       return text;
     },
   }),
+  logFormat: setting({
+    flag: "log-format",
+    env: "FORMSINK_LOG_FORMAT",
+    valueName: "<f>",
+    // Undefined: the log's destination decides (a terminal gets pretty lines).
+    default: () => undefined,
+    defaultText: "pretty when stderr is a terminal, else json",
+    help: '"json": one pino-compatible JSON object per line on stderr; "pretty": short lines',
+    parse: parseLogFormat,
+  }),
+  metrics: setting({
+    flag: "metrics",
+    env: "FORMSINK_METRICS",
+    valueName: "<[host:]port>",
+    default: () => undefined,
+    defaultText: "none (no metrics)",
+    help: "serve Prometheus metrics at http://host:port/metrics, a listener apart from\nthe API's (host defaults to 127.0.0.1)",
+    parse: metricsAddress,
+  }),
 };
 
 const HELP = `Serve the formsink HTTP API on an embedded libSQL database (or a remote one), with
@@ -83,12 +103,20 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     io.stdout(HELP);
     return EXIT_OK;
   }
-  const { port, host: hostname, db: url, trustProxy: trustedProxies, rateLimits } = settings.values;
+  const { port, host: hostname, db: url, trustProxy: trustedProxies, rateLimits, logFormat, metrics: metricsAt } = settings.values;
+  const log = createServerLog(logFormat ?? (io.stderrTerminal !== undefined ? "pretty" : "json"), io.stderr);
+  const metrics = metricsAt && createServerMetrics();
 
   const { runtime, serve } = await runtimeServer();
-  const store = await openDatabase(url, io);
-  const handler = createSubmissionsHandler(store, {
-    log: (entry) => io.stderr(formatLogEntry(entry)),
+  // Schema upgrades are announced in the server's log, in its format.
+  const store = await openDatabase(url, { env: io.env, stderr: log.info });
+  const handler = createSubmissionsHandler(metrics ? metrics.timeStore(store) : store, {
+    log: metrics
+      ? (entry) => {
+          if (entry.type === "request") metrics.observeRequest(entry);
+          log.entry(entry);
+        }
+      : log.entry,
     clientAddress: trustedProxies > 0 ? forwardedForAddress(trustedProxies) : undefined,
     rateLimit: { limiter: rateLimits === "database" ? storeRateLimiter(store) : undefined },
   });
@@ -96,25 +124,30 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     await store.close();
     throw new UsageError(`cannot listen on ${hostname}:${port}: ${error.code ?? error.message}`);
   });
+  const metricsServer = metricsAt && (await serve(metricsHandler(metrics!), metricsAt).catch(async (error: NodeJS.ErrnoException) => {
+    await Promise.all([server.close(), store.close()]);
+    throw new UsageError(`cannot listen on ${metricsAt.hostname}:${metricsAt.port} for --metrics: ${error.code ?? error.message}`);
+  }));
   // Listening from here on: a signal must find its handler even while the lines below print.
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
-      io.stderr(`${signal}: finishing in-flight requests, then closing the database`);
-      server.close().then(resolve, resolve);
+      log.info(`${signal}: finishing in-flight requests, then closing the database`);
+      Promise.all([server.close(), metricsServer?.close()]).then(() => resolve(), () => resolve());
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
   io.stdout(`formsink ${VERSION} serving ${server.url} (database ${displayUrl(url)}, ${runtime})`);
+  if (metricsServer) log.info(`metrics at ${metricsServer.url}/metrics`);
   if (isInMemory(url)) {
-    io.stderr(
+    log.warn(
       "The database is in memory: it starts empty, is gone when the server stops, and no other\n" +
         "process (such as `formsink keys create`) can reach it. Embed the handler to use it with\n" +
         "keys made in code, or serve a file: URL (the default) to keep data and make keys.",
     );
   } else if ((await store.listApiKeys()).length === 0) {
     const dbFlag = url === DEFAULT_DATABASE_URL ? "" : ` --db ${displayUrl(url)}`;
-    io.stderr(
+    log.warn(
       "No API keys yet. Create your first one (it is printed once - keep it):\n" +
         `  ${COMMAND} keys create --account my-site${dbFlag}`,
     );
@@ -129,13 +162,4 @@ export function parsePort(text: string): number {
   const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
   if (!(port >= 0 && port <= 65535)) throw new BadValue("must be a whole number from 0 to 65535");
   return port;
-}
-
-/** One line per request for people tailing the log; unexpected errors with their stack. */
-function formatLogEntry(entry: LogEntry): string {
-  if (entry.type === "request") {
-    return `${new Date().toISOString()} ${entry.method} ${entry.path} ${entry.status} ${entry.durationMs.toFixed(1)}ms`;
-  }
-  const detail = entry.error instanceof Error ? (entry.error.stack ?? entry.error.message) : String(entry.error);
-  return `${new Date().toISOString()} ERROR ${entry.method} ${entry.path}: ${detail}`;
 }

@@ -14,6 +14,8 @@ export interface RequestContext {
   readonly authenticate: Authenticate;
   readonly basePath: string;
   readonly newSubmissionId: () => NewSubmissionId;
+  /** How long the health check waits for the store. */
+  readonly healthTimeoutMs: number;
   /** The request's URL, parsed once. */
   readonly url: URL;
   /** The named parts of the route's path, e.g. `submissionId`. */

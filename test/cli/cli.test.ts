@@ -27,7 +27,7 @@ cli("in a checkout, `npx formsink` runs the built command (as the README's quick
 });
 
 cli("--help works on every command and exits 0", async () => {
-  for (const args of [["--help"], ["serve", "--help"], ["health", "--help"], ["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "-h"], ["keys", "revoke", "--help"], ["export", "--help"], ["import", "-h"]]) {
+  for (const args of [["--help"], ["serve", "--help"], ["health", "--help"], ["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "-h"], ["keys", "revoke", "--help"], ["export", "--help"], ["import", "-h"], ["backup", "--help"], ["restore", "-h"]]) {
     const result = await runHere(args);
     assert.is(result.code, 0, args.join(" "));
     assert.match(result.stdout, /Usage:/, args.join(" "));
@@ -223,8 +223,10 @@ cli("serve: first-key hint, a CLI key works, revoke takes effect at once, SIGTER
   const result = await exited;
   assert.is(result.code, 0);
   assert.match(result.stderr, /No API keys yet\. Create your first one[\s\S]*npx formsink keys create --account my-site --db /);
-  assert.match(result.stderr, /GET \/api\/submission 200/);
-  assert.match(result.stderr, /GET \/api\/submission 401/);
+  const requests = result.stderr.trim().split("\n").map((line) => JSON.parse(line)).filter((line) => line.req);
+  assert.equal(requests.map((line) => `${line.req.method} ${line.req.url} ${line.res.statusCode}`), [
+    "GET /api/submission 200", "POST /api/submission 201", "GET /api/submission 401",
+  ]);
   assert.not.match(result.stderr, /fs_sk_\w{12}_\w{40}/, "the request log never shows a key");
 });
 

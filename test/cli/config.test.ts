@@ -18,6 +18,8 @@ const BAD: Record<keyof typeof SERVE_SETTINGS, string[]> = {
   db: ["postgres://x", "formsink.db", ""],
   trustProxy: ["yes", "-1", "100", ""],
   rateLimits: ["redis", "Memory", ""],
+  logFormat: ["xml", "JSON", ""],
+  metrics: ["everywhere", "99999", "host:", ""],
 };
 
 const config = suite<{ dir: string }>("serve settings");

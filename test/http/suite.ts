@@ -9,14 +9,14 @@ import * as assert from "uvu/assert";
 import { createApiKey, revokeApiKey } from "../../src/auth/keys.ts";
 import { ROUTES } from "../../src/handler.ts";
 import { readCsvRows } from "../../src/import/csv-reader.ts";
-import type { LogEntry } from "../../src/options.ts";
+import type { LogEntry, RequestLogEntry } from "../../src/options.ts";
 import type { SubmissionStore } from "../../src/store.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import type { Submission } from "../../src/submission.ts";
 import { browserIngestSuite } from "./browser-suite.ts";
 import {
   type Account, type CallOptions, expectError, expectJson, expectSubmission, type Fixture, GOOGLEBOT_UA, type HttpSuiteOptions,
-  IPHONE_UA, listPage, MISSING_ID, mount, type StartHttpTarget, totalOf,
+  IPHONE_UA, listPage, MISSING_ID, mount, type Reply, type StartHttpTarget, totalOf,
 } from "./fixture.ts";
 
 export type { FetchHandler, HttpSuiteOptions, HttpTarget, StartHttpTarget } from "./fixture.ts";
@@ -187,6 +187,8 @@ export function httpSuite(target: string, start: StartHttpTarget, options: HttpS
   exportCancelSuite(target, start, createStore);
   basePathSuite(target, start, createStore);
   failingStoreSuite(target, start, createStore);
+  healthSuite(target, start, createStore);
+  requestIdSuite(target, start, createStore);
   browserIngestSuite(target, start, createStore);
 }
 
@@ -826,27 +828,31 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
 
   // ---- log ----------------------------------------------------------------------------------
 
-  t("log: one request entry per request with method, path, status and duration", async () => {
+  t("log: one request entry per request with its id, method, path, route pattern, status and duration", async () => {
     const { key } = await f.account();
     const submission = await create(key);
-    const requests: [method: string, path: string, options: CallOptions, status: number][] = [
-      ["GET", `/api/submission?limit=2&${QUERY_MARKER}=1`, { key }, 200],
-      ["POST", "/api/submission", { key, json: { popupId: "p", data: { secret: BODY_MARKER } } }, 201],
-      ["PATCH", `/api/submission/${submission.submissionId}`, { key, json: { status: "completed" } }, 200],
-      ["GET", `/api/submission/${MISSING_ID}`, { key }, 404],
-      ["GET", "/api/submission", {}, 401],
-      ["PUT", "/api/submission", { key }, 405],
-      ["POST", "/api/submission", { key, rawJson: `{"popupId":"${BODY_MARKER}"` }, 400],
+    const requests: [method: string, path: string, options: CallOptions, status: number, route: string][] = [
+      ["GET", `/api/submission?limit=2&${QUERY_MARKER}=1`, { key }, 200, "/api/submission"],
+      ["POST", "/api/submission", { key, json: { popupId: "p", data: { secret: BODY_MARKER } } }, 201, "/api/submission"],
+      ["PATCH", `/api/submission/${submission.submissionId}`, { key, json: { status: "completed" } }, 200, "/api/submission/:submissionId"],
+      ["GET", `/api/submission/${MISSING_ID}`, { key }, 404, "/api/submission/:submissionId"],
+      ["GET", "/api/submission", {}, 401, "/api/submission"],
+      ["PUT", "/api/submission", { key }, 405, "/api/submission"],
+      ["POST", "/api/submission", { key, rawJson: `{"popupId":"${BODY_MARKER}"` }, 400, "/api/submission"],
     ];
-    for (const [method, path, options, status] of requests) {
+    for (const [method, path, options, status, route] of requests) {
       const before = f.log.filter((entry) => entry.type === "request").length;
       const reply = await f.call(method, path, options);
       assert.is(reply.status, status, `${method} ${path}`);
       const entries = f.log.filter((entry) => entry.type === "request");
       assert.is(entries.length, before + 1, `${method} ${path} logged ${entries.length - before} entries`);
       const entry = entries.at(-1)!;
-      assert.equal(Object.keys(entry).sort(), ["durationMs", "method", "path", "status", "type"]);
-      assert.equal({ ...entry, durationMs: 0 }, { type: "request", method, path: path.split("?")[0]!, status, durationMs: 0 });
+      assert.equal(Object.keys(entry).sort(), ["durationMs", "method", "path", "requestId", "route", "status", "type"]);
+      assert.equal(
+        { ...entry, durationMs: 0, requestId: "" },
+        { type: "request", requestId: "", method, path: path.split("?")[0]!, route, status, durationMs: 0 },
+      );
+      assert.is(entry.requestId, reply.headers.get("x-request-id"));
       assert.type(entry.durationMs, "number");
       assert.ok(entry.durationMs >= 0 && Number.isFinite(entry.durationMs));
     }
@@ -1034,6 +1040,120 @@ function failingStoreSuite(target: string, start: StartHttpTarget, createStore: 
       assert.not.ok(text.includes(key), `log entry holds an API key: ${text}`);
       assert.not.ok(text.includes(BODY_MARKER), `log entry holds a body: ${text}`);
     }
+  });
+
+  t.run();
+}
+
+function healthSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+  const t = suite(`${target}: health`);
+  const mounted: Fixture[] = [];
+  const withStore = async (wrapStore?: (store: SubmissionStore) => SubmissionStore) => {
+    const f = await mount(start, createStore, { wrapStore, options: { healthTimeoutMs: 100 } });
+    mounted.push(f);
+    return f;
+  };
+  t.after.each(async () => {
+    for (const f of mounted.splice(0)) await f.stop();
+  });
+  const expectUnavailable = (reply: Reply, message: RegExp) => {
+    assert.equal(expectJson(reply, 503), { status: "unavailable", message: (reply.json as { message: string }).message });
+    assert.match((reply.json as { message: string }).message, message);
+    assert.is(reply.headers.get("cache-control"), "no-store");
+  };
+
+  t("GET /api/health needs no key: 200 {status: ok}, never cached", async () => {
+    const f = await withStore();
+    const reply = await f.call("GET", "/api/health");
+    assert.equal(expectJson(reply, 200), { status: "ok" });
+    assert.is(reply.headers.get("cache-control"), "no-store");
+    assert.is((await f.call("POST", "/api/health")).status, 405);
+  });
+
+  t("a store that fails its ping is 503 unavailable, without the store's error text", async () => {
+    const f = await withStore((store) => ({
+      ...store,
+      ping: async () => {
+        throw new Error("SQLITE_IOERR at /var/lib/formsink/formsink.db");
+      },
+    }));
+    const reply = await f.call("GET", "/api/health");
+    expectUnavailable(reply, /^the store failed a trivial query$/);
+    assert.not.match(reply.text, /SQLITE|\/var\//);
+  });
+
+  t("a store that never answers is 503 once the health timeout has passed, not a hung request", async () => {
+    const f = await withStore((store) => ({ ...store, ping: () => new Promise<void>(() => {}) }));
+    expectUnavailable(await f.call("GET", "/api/health"), /^the store did not answer within 100 ms$/);
+  });
+
+  t("a store without ping is checked with a read: 200 when reads work, 503 when they fail", async () => {
+    const withoutPing = (store: SubmissionStore, getSubmission = store.getSubmission.bind(store)): SubmissionStore => {
+      const { ping: _ping, ...rest } = store;
+      return { ...rest, getSubmission };
+    };
+    const healthy = await withStore((store) => withoutPing(store));
+    assert.equal(expectJson(await healthy.call("GET", "/api/health"), 200), { status: "ok" });
+    const broken = await withStore((store) => withoutPing(store, async () => {
+      throw new Error("no connection");
+    }));
+    expectUnavailable(await broken.call("GET", "/api/health"), /^the store failed a trivial query$/);
+  });
+
+  t.run();
+}
+
+function requestIdSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+  const t = suite(`${target}: request ids`);
+  let f: Fixture;
+  t.before(async () => {
+    f = await mount(start, createStore);
+  });
+  // `f` is unset when `before` failed: let that error be the one reported.
+  t.after(async () => {
+    await (f as Fixture | undefined)?.stop();
+  });
+  const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  const lastRequestEntry = () => f.log.findLast((entry): entry is RequestLogEntry => entry.type === "request")!;
+
+  t("a plausible x-request-id is echoed on every answer, errors included, and is in the log entry", async () => {
+    const { key } = await f.account();
+    for (const [method, path, options, status] of [
+      ["GET", "/api/submission", { key }, 200],
+      ["GET", "/api/submission", {}, 401],
+      ["GET", `/api/submission/${MISSING_ID}`, { key }, 404],
+      ["POST", "/api/submission", { key, rawJson: "{" }, 400],
+      ["PUT", "/api/submission", { key }, 405],
+      ["GET", "/nowhere", {}, 404],
+      ["GET", "/api/health", {}, 200],
+    ] as [string, string, CallOptions, number][]) {
+      const id = `req-${method}-${status}.a_b:c/d~${crypto.randomUUID()}`;
+      const reply = await f.call(method, path, { ...options, headers: { "x-request-id": id } });
+      assert.is(reply.status, status, `${method} ${path}`);
+      assert.is(reply.headers.get("x-request-id"), id, `${method} ${path}`);
+      assert.is(lastRequestEntry().requestId, id);
+    }
+  });
+
+  t("without one, or with one that is too long or not visible ASCII, each answer gets a fresh UUID", async () => {
+    const seen = new Set<string>();
+    for (const given of [undefined, "", "has space", "x".repeat(129), "caf\u00e9", "tab\there"]) {
+      const reply = await f.call("GET", "/api/health", given === undefined ? {} : { headers: { "x-request-id": given } });
+      const id = reply.headers.get("x-request-id") ?? "";
+      assert.match(id, UUID_V4, JSON.stringify(given));
+      assert.is(lastRequestEntry().requestId, id);
+      seen.add(id);
+    }
+    assert.is(seen.size, 6);
+    assert.is((await f.call("GET", "/api/health", { headers: { "x-request-id": "x".repeat(128) } })).headers.get("x-request-id"), "x".repeat(128));
+  });
+
+  t("the log entry names the route's pattern, not the raw path", async () => {
+    const { key } = await f.account();
+    await f.call("GET", `/api/submission/${MISSING_ID}`, { key });
+    assert.equal([lastRequestEntry().route, lastRequestEntry().path], ["/api/submission/:submissionId", `/api/submission/${MISSING_ID}`]);
+    await f.call("GET", "/nowhere");
+    assert.is(lastRequestEntry().route, undefined);
   });
 
   t.run();

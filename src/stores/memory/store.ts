@@ -143,6 +143,10 @@ export function createMemoryStore(): SubmissionStore {
       return copy(key);
     },
 
+    async ping() {
+      open();
+    },
+
     async close() {
       closed = true;
       rowsByAccount.clear();

@@ -190,6 +190,10 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
       return rows[0] && toApiKey(rows[0]);
     },
 
+    async ping() {
+      await driver.execute({ sql: "SELECT 1" });
+    },
+
     async close() {
       close();
     },
