@@ -1,4 +1,4 @@
-import type { SubmissionStore } from "../src/store.ts";
+import type { CompleteStore } from "../src/store.ts";
 import { createLibsqlStore, DEFAULT_DATABASE_URL } from "../src/stores/libsql/index.ts";
 import { UsageError } from "./usage.ts";
 
@@ -22,7 +22,7 @@ export class DatabaseError extends Error {
   override name = "DatabaseError";
 }
 
-export async function openDatabase(url: string, env: Record<string, string | undefined>): Promise<SubmissionStore> {
+export async function openDatabase(url: string, env: Record<string, string | undefined>): Promise<CompleteStore> {
   try {
     return await createLibsqlStore({ url, authToken: env.FORMSINK_DB_AUTH_TOKEN });
   } catch (error) {

@@ -13,7 +13,7 @@ export { createApiKey, revokeApiKey, type CreateApiKeyOptions, type CreatedApiKe
 export { apiKeyPrefix } from "./auth/api-key.ts";
 export { HttpError } from "./http/errors.ts";
 export type {
-  SubmissionStore, SubmissionFilter, SubmissionQuery, SubmissionPage, Account, ApiKeyKind, ApiKeyRecord, ApiKeyListing,
+  SubmissionStore, KeyStore, RateLimitCounters, CompleteStore, SubmissionFilter, SubmissionWalk, SubmissionCursor, SubmissionQuery, SubmissionPage, Account, ApiKeyKind, ApiKeyRecord, ApiKeyListing,
   IdempotencyRecord, IdempotentInsert,
 } from "./store.ts";
 export type { Submission, SubmissionStatus, SubmissionData, Device, JsonValue } from "./submission.ts";

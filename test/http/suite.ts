@@ -10,7 +10,7 @@ import { createApiKey, revokeApiKey } from "../../src/auth/keys.ts";
 import { ROUTES } from "../../src/handler.ts";
 import { readCsvRows } from "../../src/import/csv-reader.ts";
 import type { LogEntry } from "../../src/options.ts";
-import type { SubmissionStore } from "../../src/store.ts";
+import type { CompleteStore } from "../../src/store.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import type { Submission } from "../../src/submission.ts";
 import { browserIngestSuite } from "./browser-suite.ts";
@@ -190,7 +190,7 @@ export function httpSuite(target: string, start: StartHttpTarget, options: HttpS
   browserIngestSuite(target, start, createStore);
 }
 
-function mainSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+function mainSuite(target: string, start: StartHttpTarget, createStore: () => Promise<CompleteStore>): void {
   const t = suite(`${target}: contract`);
   let f: Fixture;
   t.before(async () => {
@@ -869,7 +869,7 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
   t.run();
 }
 
-function exportCancelSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+function exportCancelSuite(target: string, start: StartHttpTarget, createStore: () => Promise<CompleteStore>): void {
   const t = suite(`${target}: export cancelled`);
 
   t("export: a client that stops reading stops the walk through the store", async () => {
@@ -925,7 +925,7 @@ function exportCancelSuite(target: string, start: StartHttpTarget, createStore: 
   t.run();
 }
 
-function basePathSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+function basePathSuite(target: string, start: StartHttpTarget, createStore: () => Promise<CompleteStore>): void {
   const t = suite(`${target}: basePath`);
   let f: Fixture;
   t.before(async () => {
@@ -964,7 +964,7 @@ function basePathSuite(target: string, start: StartHttpTarget, createStore: () =
   t.run();
 }
 
-function failingStoreSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+function failingStoreSuite(target: string, start: StartHttpTarget, createStore: () => Promise<CompleteStore>): void {
   const t = suite(`${target}: store failure`);
   const failure = new Error("database exploded: SQLITE_IOERR at /var/lib/formsink/formsink.db");
   let f: Fixture;

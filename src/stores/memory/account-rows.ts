@@ -6,7 +6,7 @@
  * (createdAt, then id): all of them, and per tuple (see tuples.ts).
  */
 import type { Submission, SubmissionStatus } from "../../submission.ts";
-import { compareByCodePoint } from "../query.ts";
+import { compareByCodePoint } from "../../text-order.ts";
 import { SortedSlots, type Probe, type SlotOrder } from "./sorted-slots.ts";
 import { detached, flattened } from "./strings.ts";
 import { TupleIndex } from "./tuples.ts";

@@ -1,12 +1,12 @@
 import { createMemoryRateLimiter } from "../../rate-limit/limiter.ts";
-import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionStore, SubmissionWalk } from "../../store.ts";
+import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, CompleteStore, SubmissionWalk } from "../../store.ts";
 import type { Submission } from "../../submission.ts";
-import { compareByCodePoint } from "../query.ts";
+import { compareByCodePoint } from "../../text-order.ts";
 import { AccountRows } from "./account-rows.ts";
 import { IdempotencyRecords } from "./idempotency.ts";
 import { pageOf, spansOf, totalOf } from "./pages.ts";
 
-export function createMemoryStore(): SubmissionStore {
+export function createMemoryStore(): CompleteStore {
   const accountsByName = new Map<string, Account>();
   const rowsByAccount = new Map<string, AccountRows>();
   const keys = new Map<string, ApiKeyRecord>();
