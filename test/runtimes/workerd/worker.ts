@@ -20,7 +20,7 @@ import { createLibsqlStore } from "../../../src/stores/libsql/web.ts";
 import { createSubmissionsHandler } from "../../../src/handler.ts";
 import { clientSuite } from "../../client/suite.ts";
 import { httpSuite, type FetchHandler, type StartHttpTarget } from "../../http/suite.ts";
-import { storeConformance } from "../../stores/conformance.ts";
+import { testCompleteStore } from "../../stores/complete-store.ts";
 
 interface TestEnv {
   DB: D1Database;
@@ -87,7 +87,7 @@ clientSuite("workerd, D1", async ({ basePath }) => {
   };
 });
 httpSuite("workerd, D1", servedByThisWorker, { createStore: freshD1Store });
-storeConformance("D1 in workerd", async () => ({ store: await freshD1Store() }));
+testCompleteStore("D1 in workerd", freshD1Store);
 
 const adapter = suite("workers adapter");
 
