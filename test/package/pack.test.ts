@@ -13,7 +13,7 @@ import { collect, waitForOutput } from "../support/process.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "node_modules/.bin");
-const ENTRY_POINTS = ["formsink", "formsink/memory", "formsink/libsql", "formsink/d1", "formsink/node", "formsink/bun", "formsink/deno", "formsink/workers"];
+const ENTRY_POINTS = ["formsink", "formsink/memory", "formsink/libsql", "formsink/d1", "formsink/node", "formsink/bun", "formsink/deno", "formsink/workers", "formsink/testing"];
 
 const pkg = suite<{ project: string; files: string[] }>("npm package");
 
