@@ -54,11 +54,11 @@ export function submissionToRow(submission: Submission): SqlValue[] {
   });
 }
 
+// bench/export.ts: NDJSON >= 200k rows/s needs SQLite to write each line, not JavaScript to parse and re-serialise it.
 /**
- * bench/export.ts: NDJSON >= 200k rows/s. The row as the JSON text `JSON.stringify` gives of
- * `rowToSubmission(row)`, written by SQLite so that an NDJSON export parses and re-serialises
- * nothing (SQLite escapes strings as JSON.stringify does). `data` goes in as stored, which
- * JSON.stringify wrote without line breaks; a row edited by hand to hold one is re-serialised.
+ * The text `JSON.stringify(rowToSubmission(row))` gives, written by SQLite, which escapes
+ * strings as JSON.stringify does. `data` goes in as stored (JSON.stringify wrote it, without
+ * line breaks); a row edited by hand to hold one is re-serialised, as NDJSON needs one line.
  */
 export const SUBMISSION_JSON = `'{' || ${FIELDS.map((field, i) => {
   const name = `${i === 0 ? "" : ","}"${field.key}":`;
