@@ -6,10 +6,14 @@
 import type { Submission } from "../../submission.ts";
 import { flattened } from "./strings.ts";
 
-/** The JSON text `JSON.stringify` gives, keys in the order of `Submission` whatever the caller's order. */
+/**
+ * The JSON text `JSON.stringify` gives, the contract's keys in the order of `Submission`
+ * whatever the caller's order; fields added since (optional ones) follow, so the store keeps
+ * them without a change here.
+ */
 export function submissionToText(s: Submission): string {
-  const { submissionId, popupId, data, domain, userAgent, device, status, createdAt } = s;
-  return flattened(JSON.stringify({ submissionId, popupId, data, domain, userAgent, device, status, createdAt }));
+  const { submissionId, popupId, data, domain, userAgent, device, status, createdAt, ...added } = s;
+  return flattened(JSON.stringify({ submissionId, popupId, data, domain, userAgent, device, status, createdAt, ...added }));
 }
 
 export function textToSubmission(text: string): Submission {

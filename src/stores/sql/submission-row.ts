@@ -16,7 +16,10 @@ interface Field {
   optional?: true;
 }
 
-/** In the key order of `Submission`, which is the order `JSON.stringify` writes them in. */
+/**
+ * In the key order of `Submission`, which is the order `JSON.stringify` writes them in; a field
+ * added later goes last, where the memory store puts it too.
+ */
 const FIELDS: readonly Field[] = [
   { key: "submissionId", column: "id", kind: "text" },
   { key: "popupId", column: "popup_id", kind: "text" },
