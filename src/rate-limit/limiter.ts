@@ -1,8 +1,8 @@
 /**
  * Rate limiting by fixed windows: a policy allows `limit` requests per `windowSeconds`, counted
  * in buckets (a key and a client address) by a `RateLimiter`. The in-memory one is the default;
- * `storeRateLimiter(store)` counts in a store that has `RateLimitCounters`, so that every instance on one database shares
- * the limits.
+ * `storeRateLimiter(store)` counts in a store's `RateLimitCounters`, so that every instance on
+ * one database shares the limits.
  */
 import type { RateLimitCounters } from "../store.ts";
 
