@@ -22,7 +22,10 @@ export const DEFAULT_EXPORT_PAGE_SIZE = 1000;
  * shrink below the page size when rows are large (data up to the body limit each).
  */
 const PAGE_TEXT_TARGET = 96 * 1024;
-/** The first page is small (rows' sizes are not known yet) and the next ones sized from it. */
+/**
+ * The first page is small (rows' sizes are not known yet) and the next ones sized from it,
+ * which also keeps a page under D1's 2 MB limit on a value, as the SQL store reads a page as one.
+ */
 const MIN_PAGE_SIZE = 16;
 
 export const EXPORT_MEDIA_TYPES: Record<ExportFormat, string> = {

@@ -7,8 +7,9 @@ import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { arrayRows, type SqlDriver, type SqlRow, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
 import { importStatements } from "./import.ts";
-import { dataKeysStatement, listStatements, walkStatement } from "./list-query.ts";
+import { dataKeysStatement, listStatements, walkStatement, wholePage } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
+import { compareByCodePoint } from "../../text-order.ts";
 import { rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, submissionToRow } from "./submission-row.ts";
 
 /**
@@ -21,6 +22,12 @@ export async function createSqlStore(driver: SqlDriver, close: () => void = () =
 }
 
 function sqlStore(driver: SqlDriver, close: () => void): CompleteStore {
+  const readWholePage = async (statement: SqlStatement, separator: "," | "\n", order: "asc" | "desc"): Promise<string | undefined> => {
+    const row = (await driver.execute(wholePage(statement, separator))).rows[0];
+    if (row?.page === null || row?.page === undefined) return undefined;
+    checkOrder(JSON.parse(String(row.times)) as number[], JSON.parse(String(row.ids)) as string[], order);
+    return String(row.page);
+  };
   // Creates arrive many at a time: they share commits (see group-commit.ts).
   const writeGrouped = groupCommit(driver);
   return {
@@ -47,10 +54,13 @@ function sqlStore(driver: SqlDriver, close: () => void): CompleteStore {
       return { items: arrayRows(rows!).map(rowToSubmission), total: Number(total!.rows[0]!.total) };
     },
     async walkSubmissions(accountId, walk) {
-      return arrayRows(await driver.execute(walkStatement(accountId, walk))).map(rowToSubmission);
+      const page = await readWholePage(walkStatement(accountId, walk, "rows"), ",", walk.order);
+      return page === undefined ? [] : (JSON.parse(`[${page}]`) as unknown[][]).map(rowToSubmission);
     },
     async walkSubmissionsAsJson(accountId, walk) {
-      return arrayRows(await driver.execute(walkStatement(accountId, walk, "json"))).map((row) => String(row[0]));
+      // SUBMISSION_JSON holds no raw line break, so the lines split exactly
+      const page = await readWholePage(walkStatement(accountId, walk, "json"), "\n", walk.order);
+      return page === undefined ? [] : page.split("\n");
     },
     async listDataKeys(accountId, filter, limit) {
       const { rows } = await driver.execute(dataKeysStatement(accountId, filter, limit));
@@ -206,6 +216,20 @@ function submissionValues(accountId: string, s: Submission): SqlValue[] {
 }
 
 const PLACEHOLDERS = Array(SUBMISSION_COLUMN_COUNT + 1).fill("?").join(", ");
+
+/**
+ * Throws unless the rows' (created_at, id) cursors are in the walk's order, as SQL compares
+ * them: a page read as one text is in the order SQLite aggregated it (list-query.ts,
+ * wholePage), and an engine that ever aggregates otherwise must fail loudly, not export out of
+ * order.
+ */
+function checkOrder(times: readonly number[], ids: readonly string[], order: "asc" | "desc"): void {
+  for (let i = 1; i < times.length; i++) {
+    const [a, b] = order === "asc" ? [i - 1, i] : [i, i - 1];
+    const byId = compareByCodePoint(ids[a]!, ids[b]!);
+    if (!(times[a]! < times[b]! || (times[a] === times[b] && byId < 0))) throw new Error("the database returned a page out of order");
+  }
+}
 
 function toApiKey(row: SqlRow): ApiKeyRecord {
   return {
