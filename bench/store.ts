@@ -15,7 +15,7 @@
 import { createReadStream, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import type { SubmissionFilter, SubmissionQuery, SubmissionStore } from "../src/store.ts";
+import type { SubmissionFilter, SubmissionQuery, CompleteStore } from "../src/store.ts";
 import { createLibsqlStore } from "../src/stores/libsql/index.ts";
 import { createMemoryStore } from "../src/stores/memory.ts";
 import type { Submission } from "../src/submission.ts";
@@ -58,7 +58,7 @@ function ndjsonFile(): string {
   return file;
 }
 
-async function openStore(): Promise<{ store: SubmissionStore; cleanup: () => void }> {
+async function openStore(): Promise<{ store: CompleteStore; cleanup: () => void }> {
   if (kind === "memory") return { store: createMemoryStore(), cleanup: () => {} };
   mkdirSync(DATA_DIR, { recursive: true });
   const file = `${DATA_DIR}store-bench.db`;
@@ -68,7 +68,7 @@ async function openStore(): Promise<{ store: SubmissionStore; cleanup: () => voi
 }
 
 /** Reads NDJSON line by line and imports it in batches: the bulk path, timed from the file. */
-async function loadNdjson(store: SubmissionStore, accountId: string, file: string): Promise<number> {
+async function loadNdjson(store: CompleteStore, accountId: string, file: string): Promise<number> {
   const started = performance.now();
   let batch: Submission[] = [];
   for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
@@ -83,7 +83,7 @@ async function loadNdjson(store: SubmissionStore, accountId: string, file: strin
   return performance.now() - started;
 }
 
-async function loadGenerated(store: SubmissionStore, accountId: string, count: number, seed: number): Promise<void> {
+async function loadGenerated(store: CompleteStore, accountId: string, count: number, seed: number): Promise<void> {
   let batch: Submission[] = [];
   for (const s of generateSubmissions(count, seed)) {
     batch.push(s);

@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import type { SubmissionStore } from "../src/store.ts";
+import type { CompleteStore } from "../src/store.ts";
 import { libsqlDriver } from "../src/stores/libsql/client.ts";
 import { openLibsqlFile } from "../src/stores/libsql/file.ts";
 import { DEFAULT_DATABASE_URL, localPath } from "../src/stores/libsql/options.ts";
@@ -59,7 +59,7 @@ export class DatabaseError extends Error {
  * Opens the database and brings its schema up to date, saying so on stderr when this process
  * did it (of several processes starting at once, only the one that migrated says it).
  */
-export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr">): Promise<SubmissionStore> {
+export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr">): Promise<CompleteStore> {
   try {
     const { driver, close } = await connect(url, io.env.FORMSINK_DB_AUTH_TOKEN);
     try {

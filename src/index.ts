@@ -15,7 +15,7 @@ export { HttpError } from "./http/errors.ts";
 export type { ApiRequest, RequestHead } from "./http/request.ts";
 export type { Answer } from "./http/answer.ts";
 export type {
-  SubmissionStore, SubmissionFilter, SubmissionQuery, SubmissionPage, Account, ApiKeyKind, ApiKeyRecord, ApiKeyListing,
+  SubmissionStore, KeyStore, RateLimitCounters, CompleteStore, SubmissionFilter, SubmissionWalk, SubmissionCursor, SubmissionQuery, SubmissionPage, Account, ApiKeyKind, ApiKeyRecord, ApiKeyListing,
   IdempotencyRecord, IdempotentInsert,
 } from "./store.ts";
 export type { Submission, SubmissionStatus, SubmissionData, Device, JsonValue } from "./submission.ts";

@@ -44,7 +44,10 @@ export type LogEntry = RequestLogEntry | ErrorLogEntry;
 export interface SubmissionsHandlerOptions {
   /** Where the API is mounted in the host app, e.g. `/forms`. Default: `""`. */
   basePath?: string;
-  /** Replaces the store's own key lookup, for host apps that have a key system of their own. */
+  /**
+   * Replaces the store's own key lookup, for host apps that have a key system of their own;
+   * required for a store that keeps no keys (no `KeyStore`).
+   */
   authenticate?: Authenticate;
   limits?: Partial<Limits>;
   /**

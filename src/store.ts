@@ -1,43 +1,30 @@
 import type { Submission, SubmissionStatus } from "./submission.ts";
+import { compareByCodePoint } from "./text-order.ts";
 
 /**
- * The one interface every storage backend implements (memory, libSQL, ...). The handler knows
- * nothing else about storage; `test/stores/conformance.ts` is the executable form of this
- * contract and every store runs it unchanged.
+ * What the handler needs of storage: submissions, per account. A store for your own database
+ * implements this and passes `testSubmissionStore` (formsink/testing), the executable form of
+ * the contract. Two methods are optional fast paths: without them, `walkSubmissionsAsJson` and
+ * `listDataKeys` (below) work them out from `walkSubmissions`.
  *
- * Every submission method takes the account id first: a store never answers across accounts.
+ * Keys and accounts (`KeyStore`) and rate-limit counters (`RateLimitCounters`) are separate
+ * interfaces: a store without keys is mounted with `options.authenticate`. The built-in stores
+ * implement all three (`CompleteStore`).
+ *
+ * Every method takes the account id first: a store never answers across accounts.
  */
 export interface SubmissionStore {
-  /** Stores a new submission. Ids are unique within an account. */
+  /** Stores a new submission; fails when the account already has its id. */
   insertSubmission(accountId: string, submission: Submission): Promise<void>;
   getSubmission(accountId: string, submissionId: string): Promise<Submission | undefined>;
   /** One page in a total, stable order (`createdAt`, then `submissionId`) plus the filtered total. */
   listSubmissions(accountId: string, query: SubmissionQuery): Promise<SubmissionPage>;
   /**
    * The next page of a walk through every match, in the list order: the submissions after
-   * `walk.after` (keyset paging, so a page deep into millions of rows costs what the first
-   * one does). No total. Exports read this way, page by page.
+   * `walk.after`, so a page deep into millions of rows can cost what the first one does
+   * (keyset paging). No total. Exports read this way, page by page.
    */
   walkSubmissions(accountId: string, walk: SubmissionWalk): Promise<Submission[]>;
-  /**
-   * The same page, each submission as the JSON text `JSON.stringify` gives it (keys in the
-   * order of `Submission`): what an NDJSON export writes, without parsing and re-serialising.
-   */
-  walkSubmissionsAsJson(accountId: string, walk: SubmissionWalk): Promise<string[]>;
-  /**
-   * The top-level `data` keys the matches of `filter` can have, sorted by code point, at most
-   * `limit`: every key of every match, and perhaps more. A store may keep a key list per popup
-   * that only `popupId` narrows and deletes do not shrink (the SQL store does: a CSV export
-   * then knows its columns without a pass over the rows).
-   */
-  listDataKeys(accountId: string, filter: SubmissionFilter, limit: number): Promise<string[]>;
-  /**
-   * Inserts the submissions whose id the account does not have yet, all in one transaction,
-   * and returns how many it inserted: importing the same records again changes nothing.
-   * Of two with one id in the same call, the first wins. Records are taken as given (ids,
-   * times, status): validating them is the caller's job.
-   */
-  importSubmissions(accountId: string, submissions: readonly Submission[]): Promise<number>;
   /** False when the account has no such submission. Setting the current status is a success. */
   setSubmissionStatus(accountId: string, submissionId: string, status: SubmissionStatus): Promise<boolean>;
   /**
@@ -45,6 +32,13 @@ export interface SubmissionStore {
    * account has no such submission.
    */
   deleteSubmission(accountId: string, submissionId: string): Promise<boolean>;
+  /**
+   * Inserts the submissions whose id the account does not have yet, all or none (one
+   * transaction), and returns how many it inserted: importing the same records again changes
+   * nothing. Of two with one id in the same call, the first wins. Records are taken as given
+   * (ids, times, status): validating them is the caller's job.
+   */
+  importSubmissions(accountId: string, submissions: readonly Submission[]): Promise<number>;
   /**
    * Stores a submission under a client's Idempotency-Key, atomically. When the account already
    * has a live record for `idempotency.key` (one that expires after `now`), nothing is stored
@@ -58,7 +52,46 @@ export interface SubmissionStore {
     idempotency: IdempotencyRecord,
     now: number,
   ): Promise<IdempotentInsert>;
+  /** Releases connections and files; the store is unusable afterwards. */
+  close(): Promise<void>;
 
+  /**
+   * Optional: the page `walkSubmissions` gives, each submission as the JSON text
+   * `JSON.stringify` gives it (keys in the order of `Submission`), for a store that can write
+   * it cheaper than parsing and re-serialising.
+   */
+  walkSubmissionsAsJson?(accountId: string, walk: SubmissionWalk): Promise<string[]>;
+  /**
+   * Optional: the top-level `data` keys the matches of `filter` can have, sorted by code
+   * point, at most `limit`: every key of every match, and perhaps more (a store may keep a key
+   * list per popup that deletes do not shrink). Without it, a CSV export reads every match
+   * once more to find its columns.
+   */
+  listDataKeys?(accountId: string, filter: SubmissionFilter, limit: number): Promise<string[]>;
+  /**
+   * Optional: resolves once the database has answered a trivial query (`GET /api/health` asks).
+   * Without it, the health check reads a submission that cannot exist.
+   */
+  ping?(): Promise<void>;
+}
+
+/** Accounts and their API keys: what the handler's own key check and `formsink keys` use. */
+export interface KeyStore {
+  /** The account with this name, created on first use. */
+  ensureAccount(name: string): Promise<Account>;
+  /** The account with this name, if there is one. */
+  findAccount(name: string): Promise<Account | undefined>;
+  /** Fails when a key with this id exists. */
+  insertApiKey(key: ApiKeyRecord): Promise<void>;
+  /** The key with this public id (the part after the kind prefix), revoked or not. */
+  findApiKey(keyId: string): Promise<ApiKeyRecord | undefined>;
+  listApiKeys(filter?: { accountName?: string }): Promise<ApiKeyListing[]>;
+  /** Marks the key revoked (keeps the first revocation time); undefined when no such key. */
+  revokeApiKey(keyId: string, revokedAt: string): Promise<ApiKeyRecord | undefined>;
+}
+
+/** Counters for rate limits shared by every instance on one database (`storeRateLimiter`). */
+export interface RateLimitCounters {
   /**
    * Adds one hit to `bucket` for the fixed window [windowStart, windowEnd) (epoch milliseconds)
    * and returns the hits the bucket has in that window, this one included. A later window
@@ -67,26 +100,38 @@ export interface SubmissionStore {
    * Concurrent hits each get a different count.
    */
   countRateLimitHit(bucket: string, windowStart: number, windowEnd: number): Promise<number>;
+}
 
-  /** The account with this name, created on first use. */
-  ensureAccount(name: string): Promise<Account>;
-  /** The account with this name, if there is one. */
-  findAccount(name: string): Promise<Account | undefined>;
-  insertApiKey(key: ApiKeyRecord): Promise<void>;
-  /** The key with this public id (the part after the kind prefix), revoked or not. */
-  findApiKey(keyId: string): Promise<ApiKeyRecord | undefined>;
-  listApiKeys(filter?: { accountName?: string }): Promise<ApiKeyListing[]>;
-  /** Marks the key revoked (keeps the first revocation time); undefined when no such key. */
-  revokeApiKey(keyId: string, revokedAt: string): Promise<ApiKeyRecord | undefined>;
+/** A store with everything, fast paths included: what the memory, libSQL and D1 stores are. */
+export type CompleteStore = Required<SubmissionStore> & KeyStore & RateLimitCounters;
 
-  /**
-   * Optional: resolves once the database has answered a trivial query (`GET /api/health` asks).
-   * Without it, the health check reads a submission that cannot exist.
-   */
-  ping?(): Promise<void>;
+/** True when the store keeps accounts and API keys. */
+export function isKeyStore(store: object): store is KeyStore {
+  return typeof (store as Partial<KeyStore>).findApiKey === "function";
+}
 
-  /** Releases connections and files; the store is unusable afterwards. */
-  close(): Promise<void>;
+/** `store.walkSubmissionsAsJson`, or the walk's page serialised when the store has no such path. */
+export async function walkSubmissionsAsJson(store: SubmissionStore, accountId: string, walk: SubmissionWalk): Promise<string[]> {
+  if (store.walkSubmissionsAsJson) return store.walkSubmissionsAsJson(accountId, walk);
+  return (await store.walkSubmissions(accountId, walk)).map((submission) => JSON.stringify(submission));
+}
+
+/** Rows a walk reads per page when it looks for data keys itself. */
+const DATA_KEYS_WALK_PAGE = 1000;
+
+/** `store.listDataKeys`, or the keys of every match, found by walking them all. */
+export async function listDataKeys(store: SubmissionStore, accountId: string, filter: SubmissionFilter, limit: number): Promise<string[]> {
+  if (store.listDataKeys) return store.listDataKeys(accountId, filter, limit);
+  const keys = new Set<string>();
+  let after: SubmissionCursor | undefined;
+  for (;;) {
+    const page = await store.walkSubmissions(accountId, { ...filter, order: "asc", limit: DATA_KEYS_WALK_PAGE, after });
+    for (const submission of page) for (const key in submission.data) keys.add(key);
+    const last = page.at(-1);
+    if (page.length < DATA_KEYS_WALK_PAGE || last === undefined) break;
+    after = { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId };
+  }
+  return [...keys].sort(compareByCodePoint).slice(0, limit);
 }
 
 export interface SubmissionFilter {

@@ -1,5 +1,5 @@
 /** The library API for accounts and keys; the CLI's `keys` commands are a thin layer over it. */
-import type { ApiKeyKind, ApiKeyRecord, SubmissionStore } from "../store.ts";
+import type { ApiKeyKind, ApiKeyRecord, KeyStore } from "../store.ts";
 import { generateApiKey } from "./api-key.ts";
 import { isKeyDomain } from "./page-origin.ts";
 
@@ -23,7 +23,7 @@ export interface CreatedApiKey {
 
 const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-export async function createApiKey(store: SubmissionStore, options: CreateApiKeyOptions): Promise<CreatedApiKey> {
+export async function createApiKey(store: KeyStore, options: CreateApiKeyOptions): Promise<CreatedApiKey> {
   const kind = options.kind ?? "secret";
   if (!ACCOUNT_NAME.test(options.account)) {
     throw new RangeError("account name must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
@@ -59,7 +59,7 @@ export async function createApiKey(store: SubmissionStore, options: CreateApiKey
  * Revokes a key named by its prefix (`fs_sk_<id>`), its id, or the whole key text.
  * Returns the revoked record, or undefined when there is no such key.
  */
-export async function revokeApiKey(store: SubmissionStore, name: string): Promise<ApiKeyRecord | undefined> {
+export async function revokeApiKey(store: KeyStore, name: string): Promise<ApiKeyRecord | undefined> {
   const id = /^fs_(sk|pk)_([0-9A-Za-z]+)/.exec(name)?.[2] ?? name;
   return store.revokeApiKey(id, new Date().toISOString());
 }

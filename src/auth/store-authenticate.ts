@@ -1,4 +1,4 @@
-import type { SubmissionStore } from "../store.ts";
+import { isKeyStore, type KeyStore, type SubmissionStore } from "../store.ts";
 import { constantTimeEqual, hashApiKey, parseApiKey } from "./api-key.ts";
 import type { Authenticate } from "./principal.ts";
 
@@ -25,7 +25,10 @@ interface VerifiedKey {
  * with the text remembered for that key id instead. Only keys that matched are remembered, so
  * wrong or unknown keys cannot fill the memory, and they pay the hash as before.
  */
-export function authenticateWithStore(store: SubmissionStore): Authenticate {
+export function authenticateWithStore(store: KeyStore | SubmissionStore): Authenticate {
+  if (!isKeyStore(store)) {
+    throw new TypeError("this store keeps no API keys (it has no findApiKey): pass options.authenticate to check keys yourself");
+  }
   const verified = new Map<string, VerifiedKey>();
   return async (apiKey) => {
     const parsed = parseApiKey(apiKey);

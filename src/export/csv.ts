@@ -13,11 +13,26 @@
  *   string that would read as one of those (`"1"`, `"true"`) or starts with `"`, `[` or `{`;
  *   an empty cell means the submission has no such key.
  */
+import { submission as submissionSchema } from "../schemas.ts";
 import type { JsonValue, Submission } from "../submission.ts";
 
-/** The top-level fields as columns, in the contract's order; `data` follows as `data.<key>`. */
-export const FIELD_COLUMNS = ["submissionId", "popupId", "domain", "userAgent", "device", "status", "createdAt"] as const;
-export type FieldColumn = (typeof FIELD_COLUMNS)[number];
+/** The contract's top-level fields as columns, in its order. */
+const CONTRACT_COLUMNS: readonly string[] = ["submissionId", "popupId", "domain", "userAgent", "device", "status", "createdAt"];
+
+/**
+ * Text fields the submission schema has beyond the contract's, by name: a field added to the
+ * schema is a column without a change here. An empty cell is an absent optional field.
+ */
+const schemaFields: readonly { key: string; kind: "required" | "optional" }[] = submissionSchema.props
+  .map(({ key, kind }) => ({ key: String(key), kind }))
+  .filter(({ key }) => key !== "data" && !CONTRACT_COLUMNS.includes(key));
+const EXTRA_COLUMNS = schemaFields.map(({ key }) => key).sort();
+
+/** Every field as a column, in this order; `data` follows as `data.<key>`. */
+export const FIELD_COLUMNS: readonly string[] = [...CONTRACT_COLUMNS, ...EXTRA_COLUMNS];
+
+/** The columns a CSV may leave out, or leave empty, for a submission without that field. */
+export const OPTIONAL_FIELD_COLUMNS: ReadonlySet<string> = new Set(schemaFields.filter(({ kind }) => kind === "optional").map(({ key }) => key));
 
 export const DATA_COLUMN_PREFIX = "data.";
 
@@ -42,6 +57,10 @@ export function csvHeader(dataKeys: readonly string[]): string {
 export function csvRecord(submission: Submission, dataKeys: readonly string[]): string {
   // submissionId, device, status and createdAt never need quoting or neutralising
   let row = `${submission.submissionId},${repeatedCell(submission.popupId)},${repeatedCell(submission.domain)},${repeatedCell(submission.userAgent)},${submission.device},${submission.status},${submission.createdAt}`;
+  for (const column of EXTRA_COLUMNS) {
+    const value = (submission as unknown as Record<string, unknown>)[column];
+    row += value === undefined ? "," : `,${cell(String(value))}`;
+  }
   const data = submission.data;
   for (const key of dataKeys) {
     if (!Object.hasOwn(data, key)) row += ",";

@@ -5,7 +5,7 @@
  */
 import { HttpError } from "../http/errors.ts";
 import type { ExportFormat } from "../schemas.ts";
-import type { SubmissionCursor, SubmissionFilter, SubmissionStore, SubmissionWalk } from "../store.ts";
+import { listDataKeys, type SubmissionCursor, type SubmissionFilter, type SubmissionStore, type SubmissionWalk, walkSubmissionsAsJson } from "../store.ts";
 import type { Submission } from "../submission.ts";
 import { csvHeader, csvRecord } from "./csv.ts";
 
@@ -52,7 +52,7 @@ export async function openExport(store: SubmissionStore, accountId: string, opti
   const pageSize = options.pageSize ?? DEFAULT_EXPORT_PAGE_SIZE;
   let dataKeys: string[] = [];
   if (format === "csv") {
-    dataKeys = await store.listDataKeys(accountId, filter, MAX_CSV_DATA_COLUMNS + 1);
+    dataKeys = await listDataKeys(store, accountId, filter, MAX_CSV_DATA_COLUMNS + 1);
     if (dataKeys.length > MAX_CSV_DATA_COLUMNS) {
       throw new HttpError(
         400,
@@ -111,7 +111,7 @@ function csvPages(store: SubmissionStore, accountId: string, dataKeys: readonly 
 
 function ndjsonPages(store: SubmissionStore, accountId: string) {
   return async (walk: SubmissionWalk): Promise<Page> => {
-    const lines = await store.walkSubmissionsAsJson(accountId, walk);
+    const lines = await walkSubmissionsAsJson(store, accountId, walk);
     const last = lines.at(-1);
     return {
       text: lines.length === 0 ? "" : `${lines.join("\n")}\n`,

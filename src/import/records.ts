@@ -10,7 +10,7 @@
  */
 import { checkSubmissionData } from "../data-limits.ts";
 import { deviceFromUserAgent } from "../device.ts";
-import { DATA_COLUMN_PREFIX, decodeDataValue, FIELD_COLUMNS, unneutralise } from "../export/csv.ts";
+import { DATA_COLUMN_PREFIX, decodeDataValue, FIELD_COLUMNS, OPTIONAL_FIELD_COLUMNS, unneutralise } from "../export/csv.ts";
 import { checkJsonValue } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
 import { parseInstant } from "../instant.ts";
@@ -81,7 +81,7 @@ async function* csvRecords(chunks: AsyncIterable<string>, limits: Limits): Async
     header.forEach((column, i) => {
       const cell = unneutralise(row.cells[i]!);
       if (!column.startsWith(DATA_COLUMN_PREFIX)) {
-        record[column] = cell;
+        if (cell !== "" || !OPTIONAL_FIELD_COLUMNS.has(column)) record[column] = cell;
         return;
       }
       try {
@@ -101,11 +101,11 @@ function headerProblem(columns: string[]): string | undefined {
   for (const column of columns) {
     if (seen.has(column)) return `the header names the column ${column} twice`;
     seen.add(column);
-    if (!column.startsWith(DATA_COLUMN_PREFIX) && !(FIELD_COLUMNS as readonly string[]).includes(column)) {
+    if (!column.startsWith(DATA_COLUMN_PREFIX) && !FIELD_COLUMNS.includes(column)) {
       return `the header has a column ${JSON.stringify(column)} that is neither a submission field (${FIELD_COLUMNS.join(", ")}) nor data.<key>`;
     }
   }
-  const missing = FIELD_COLUMNS.filter((column) => !seen.has(column));
+  const missing = FIELD_COLUMNS.filter((column) => !seen.has(column) && !OPTIONAL_FIELD_COLUMNS.has(column));
   return missing.length > 0 ? `the header lacks the column${missing.length > 1 ? "s" : ""} ${missing.join(", ")}` : undefined;
 }
 

@@ -1,10 +1,10 @@
 /**
  * Rate limiting by fixed windows: a policy allows `limit` requests per `windowSeconds`, counted
  * in buckets (a key and a client address) by a `RateLimiter`. The in-memory one is the default;
- * `storeRateLimiter(store)` counts in the store, so that every instance on one database shares
- * the limits.
+ * `storeRateLimiter(store)` counts in a store's `RateLimitCounters`, so that every instance on
+ * one database shares the limits.
  */
-import type { SubmissionStore } from "../store.ts";
+import type { RateLimitCounters } from "../store.ts";
 
 export interface RateLimitPolicy {
   /** Requests allowed per window. */
@@ -16,7 +16,7 @@ export interface RateLimiter {
   /**
    * Adds one hit to `bucket` for the window [windowStart, windowEnd) (epoch milliseconds) and
    * returns the bucket's hits in that window, this one included; the contract of
-   * `SubmissionStore.countRateLimitHit`.
+   * `RateLimitCounters.countRateLimitHit`.
    */
   countHit(bucket: string, windowStart: number, windowEnd: number): Promise<number>;
 }
@@ -51,6 +51,6 @@ export function createMemoryRateLimiter(): RateLimiter {
 }
 
 /** Counts in the store: instances that share a database share their limits. */
-export function storeRateLimiter(store: SubmissionStore): RateLimiter {
+export function storeRateLimiter(store: RateLimitCounters): RateLimiter {
   return { countHit: (bucket, windowStart, windowEnd) => store.countRateLimitHit(bucket, windowStart, windowEnd) };
 }

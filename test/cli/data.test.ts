@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import type { SubmissionStore } from "../../src/store.ts";
+import type { CompleteStore } from "../../src/store.ts";
 import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import type { Submission } from "../../src/submission.ts";
 import { awkwardSubmissions } from "../import/support.ts";
@@ -27,7 +27,7 @@ data.before.each((context) => {
 });
 data.after.each((context) => rmSync(context.dir, { recursive: true, force: true }));
 
-async function withStore<T>(url: string, use: (store: SubmissionStore) => Promise<T>): Promise<T> {
+async function withStore<T>(url: string, use: (store: CompleteStore) => Promise<T>): Promise<T> {
   const store = await createLibsqlStore({ url });
   try {
     return await use(store);

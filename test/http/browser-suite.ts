@@ -8,7 +8,7 @@ import * as assert from "uvu/assert";
 import { createApiKey } from "../../src/auth/keys.ts";
 import type { Principal } from "../../src/auth/principal.ts";
 import type { SubmissionsHandlerOptions } from "../../src/options.ts";
-import type { SubmissionStore } from "../../src/store.ts";
+import type { CompleteStore } from "../../src/store.ts";
 import type { Submission } from "../../src/submission.ts";
 import {
   type CallOptions, expectError, expectJson, expectSubmission, type Fixture, IPHONE_UA, listPage, mount, type Reply,
@@ -21,7 +21,7 @@ const DESKTOP_UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36
 const BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8";
 const URLENCODED = "application/x-www-form-urlencoded";
 
-type CreateStore = () => Promise<SubmissionStore>;
+type CreateStore = () => Promise<CompleteStore>;
 
 export function browserIngestSuite(target: string, start: StartHttpTarget, createStore: CreateStore): void {
   publishableSuite(target, start, createStore);

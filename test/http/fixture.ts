@@ -7,7 +7,7 @@ import * as assert from "uvu/assert";
 import { createApiKey } from "../../src/auth/keys.ts";
 import { createSubmissionsHandler } from "../../src/handler.ts";
 import type { LogEntry, SubmissionsHandlerOptions } from "../../src/options.ts";
-import type { SubmissionStore } from "../../src/store.ts";
+import type { CompleteStore, SubmissionStore } from "../../src/store.ts";
 import type { Submission } from "../../src/submission.ts";
 
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -22,7 +22,7 @@ export type StartHttpTarget = (handler: FetchHandler) => Promise<HttpTarget>;
 
 export interface HttpSuiteOptions {
   /** A fresh, empty store for each handler the suite mounts. Default: the memory store. */
-  createStore?: () => Promise<SubmissionStore>;
+  createStore?: () => Promise<CompleteStore>;
 }
 
 export const ORIGIN = "http://formsink.test";
@@ -66,7 +66,7 @@ export interface ListPage {
 }
 
 export interface Fixture {
-  store: SubmissionStore;
+  store: CompleteStore;
   log: LogEntry[];
   /** Every key minted for this fixture, whatever became of it. */
   keys: string[];
@@ -86,11 +86,12 @@ export interface Site extends Account {
 
 export async function mount(
   start: StartHttpTarget,
-  createStore: () => Promise<SubmissionStore>,
+  createStore: () => Promise<CompleteStore>,
   settings: {
     basePath?: string;
     /** The store the handler gets, made from the fixture's (to break it, or to watch it). */
-    wrapStore?: (store: SubmissionStore) => SubmissionStore;
+    /** The store the handler gets, made from the fixture's (a store without keys is fine: the fixture's keys stay in it). */
+    wrapStore?: (store: CompleteStore) => SubmissionStore;
     /** More handler options (rate limits, client address source). */
     options?: SubmissionsHandlerOptions;
   } = {},

@@ -10,7 +10,7 @@ import { createApiKey, revokeApiKey } from "../../src/auth/keys.ts";
 import { ROUTES } from "../../src/handler.ts";
 import { readCsvRows } from "../../src/import/csv-reader.ts";
 import type { LogEntry, RequestLogEntry } from "../../src/options.ts";
-import type { SubmissionStore } from "../../src/store.ts";
+import type { CompleteStore, SubmissionStore } from "../../src/store.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import type { Submission } from "../../src/submission.ts";
 import { browserIngestSuite } from "./browser-suite.ts";
@@ -192,7 +192,7 @@ export function httpSuite(target: string, start: StartHttpTarget, options: HttpS
   browserIngestSuite(target, start, createStore);
 }
 
-function mainSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+function mainSuite(target: string, start: StartHttpTarget, createStore: () => Promise<CompleteStore>): void {
   const t = suite(`${target}: contract`);
   let f: Fixture;
   t.before(async () => {
@@ -875,7 +875,7 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
   t.run();
 }
 
-function exportCancelSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+function exportCancelSuite(target: string, start: StartHttpTarget, createStore: () => Promise<CompleteStore>): void {
   const t = suite(`${target}: export cancelled`);
 
   t("export: a client that stops reading stops the walk through the store", async () => {
@@ -931,7 +931,7 @@ function exportCancelSuite(target: string, start: StartHttpTarget, createStore: 
   t.run();
 }
 
-function basePathSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+function basePathSuite(target: string, start: StartHttpTarget, createStore: () => Promise<CompleteStore>): void {
   const t = suite(`${target}: basePath`);
   let f: Fixture;
   t.before(async () => {
@@ -970,7 +970,7 @@ function basePathSuite(target: string, start: StartHttpTarget, createStore: () =
   t.run();
 }
 
-function failingStoreSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+function failingStoreSuite(target: string, start: StartHttpTarget, createStore: () => Promise<CompleteStore>): void {
   const t = suite(`${target}: store failure`);
   const failure = new Error("database exploded: SQLITE_IOERR at /var/lib/formsink/formsink.db");
   let f: Fixture;
@@ -1045,10 +1045,10 @@ function failingStoreSuite(target: string, start: StartHttpTarget, createStore: 
   t.run();
 }
 
-function healthSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+function healthSuite(target: string, start: StartHttpTarget, createStore: () => Promise<CompleteStore>): void {
   const t = suite(`${target}: health`);
   const mounted: Fixture[] = [];
-  const withStore = async (wrapStore?: (store: SubmissionStore) => SubmissionStore) => {
+  const withStore = async (wrapStore?: (store: CompleteStore) => SubmissionStore) => {
     const f = await mount(start, createStore, { wrapStore, options: { healthTimeoutMs: 100 } });
     mounted.push(f);
     return f;
@@ -1088,7 +1088,7 @@ function healthSuite(target: string, start: StartHttpTarget, createStore: () => 
   });
 
   t("a store without ping is checked with a read: 200 when reads work, 503 when they fail", async () => {
-    const withoutPing = (store: SubmissionStore, getSubmission = store.getSubmission.bind(store)): SubmissionStore => {
+    const withoutPing = (store: CompleteStore, getSubmission = store.getSubmission.bind(store)): SubmissionStore => {
       const { ping: _ping, ...rest } = store;
       return { ...rest, getSubmission };
     };
@@ -1103,7 +1103,7 @@ function healthSuite(target: string, start: StartHttpTarget, createStore: () => 
   t.run();
 }
 
-function requestIdSuite(target: string, start: StartHttpTarget, createStore: () => Promise<SubmissionStore>): void {
+function requestIdSuite(target: string, start: StartHttpTarget, createStore: () => Promise<CompleteStore>): void {
   const t = suite(`${target}: request ids`);
   let f: Fixture;
   t.before(async () => {

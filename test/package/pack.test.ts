@@ -13,7 +13,7 @@ import { collect, waitForOutput } from "../support/process.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "node_modules/.bin");
-const ENTRY_POINTS = ["formsink", "formsink/memory", "formsink/libsql", "formsink/d1", "formsink/node", "formsink/bun", "formsink/deno", "formsink/workers"];
+const ENTRY_POINTS = ["formsink", "formsink/memory", "formsink/libsql", "formsink/d1", "formsink/node", "formsink/bun", "formsink/deno", "formsink/workers", "formsink/testing"];
 
 const pkg = suite<{ project: string; files: string[] }>("npm package");
 
@@ -56,7 +56,7 @@ console.log(response.status, JSON.stringify(await response.json()));`,
 pkg("the types of every entry point resolve (strict TypeScript), and the TypeScript runs", ({ project }) => {
   writeFileSync(
     join(project, "use.ts"),
-    `import { createSubmissionsHandler, createApiKey, type Submission, type SubmissionStore } from "formsink";
+    `import { createSubmissionsHandler, createApiKey, type CompleteStore, type Submission } from "formsink";
 import { createMemoryStore } from "formsink/memory";
 import { createLibsqlStore } from "formsink/libsql";
 import { createD1Store } from "formsink/d1";
@@ -65,7 +65,7 @@ import { createWorker } from "formsink/workers";
 import type { BunServer } from "formsink/bun";
 import type { DenoServer } from "formsink/deno";
 
-const store: SubmissionStore = createMemoryStore();
+const store: CompleteStore = createMemoryStore();
 const handler: (request: Request) => Promise<Response> = createSubmissionsHandler(store, { basePath: "/forms" });
 export function neverCalled(): void {
   // @ts-expect-error basePath is a string: fails to compile if the types resolved to any

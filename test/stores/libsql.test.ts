@@ -7,28 +7,37 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
+import type { CompleteStore } from "../../src/store.ts";
 import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { importStatements } from "../../src/stores/sql/import.ts";
 import type { Submission } from "../../src/submission.ts";
 import { startHranaServer } from "../support/hrana-server.ts";
-import { storeConformance } from "./conformance.ts";
+import { testCompleteStore } from "./complete-store.ts";
 
-storeConformance("libSQL :memory:", async () => ({ store: await createLibsqlStore({ url: ":memory:" }) }));
+testCompleteStore("libSQL :memory:", () => createLibsqlStore({ url: ":memory:" }));
 
-storeConformance("libSQL file", async () => {
+testCompleteStore("libSQL file", async () => {
   const dir = mkdtempSync(join(tmpdir(), "formsink-store-"));
-  return {
-    store: await createLibsqlStore({ url: `file:${join(dir, "test.db")}` }),
-    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-  };
+  return removingAfterClose(await createLibsqlStore({ url: `file:${join(dir, "test.db")}` }), async () => rmSync(dir, { recursive: true, force: true }));
 });
 
 const TOKEN = "test-token-3f1c";
 
-storeConformance("libSQL remote (HTTP + auth token)", async () => {
+testCompleteStore("libSQL remote (HTTP + auth token)", async () => {
   const server = await startHranaServer(TOKEN);
-  return { store: await createLibsqlStore({ url: server.url, authToken: TOKEN }), cleanup: () => server.close() };
+  return removingAfterClose(await createLibsqlStore({ url: server.url, authToken: TOKEN }), () => server.close());
 });
+
+/** The store, whose `close` also removes what it used once the store is closed. */
+function removingAfterClose(store: CompleteStore, remove: () => Promise<void>): CompleteStore {
+  return {
+    ...store,
+    async close() {
+      await store.close();
+      await remove();
+    },
+  };
+}
 
 const bulk = suite("SQL store: import");
 

@@ -11,7 +11,7 @@ import { seededRandom } from "../../bench/support/dataset.ts";
 import type { SubmissionQuery, SubmissionStore } from "../../src/store.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import type { Device, Submission, SubmissionStatus } from "../../src/submission.ts";
-import { matchesReferenceFilter } from "./conformance.ts";
+import { matchesReferenceFilter } from "../../src/testing/fixtures.ts";
 
 const ACCOUNT = "acct-indexes";
 const T0 = Date.UTC(2025, 3, 1);

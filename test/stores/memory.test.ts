@@ -1,4 +1,4 @@
 import { createMemoryStore } from "../../src/stores/memory.ts";
-import { storeConformance } from "./conformance.ts";
+import { testCompleteStore } from "./complete-store.ts";
 
-storeConformance("memory", async () => ({ store: createMemoryStore() }));
+testCompleteStore("memory", async () => createMemoryStore());

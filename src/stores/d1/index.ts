@@ -2,8 +2,8 @@
  * Cloudflare D1 as a submission store: `createD1Store(env.DB)` in a Worker. D1 is SQLite, so
  * this is the SQL store with a D1 driver; the schema is migrated on first use, like libSQL.
  */
-import type { SubmissionStore } from "../../store.ts";
-import type { SqlDriver, SqlResult, SqlRow, SqlValue } from "../sql/driver.ts";
+import type { CompleteStore } from "../../store.ts";
+import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "../sql/driver.ts";
 import { createSqlStore } from "../sql/store.ts";
 
 /**
@@ -26,7 +26,7 @@ export interface D1Result {
 }
 
 /** Opens (and migrates) the D1 database behind a binding as a submission store. */
-export function createD1Store(database: D1Database): Promise<SubmissionStore> {
+export function createD1Store(database: D1Database): Promise<CompleteStore> {
   return createSqlStore(d1Driver(database));
 }
 
@@ -35,11 +35,13 @@ export function d1Driver(database: D1Database): SqlDriver {
   const prepare = ({ sql, args = [] }: { sql: string; args?: readonly SqlValue[] }) =>
     database.prepare(sql).bind(...args);
   return {
-    execute: async (statement) => toResult(await prepare(statement).all()),
-    batch: async (statements) => (await database.batch(statements.map(prepare))).map(toResult),
+    execute: async (statement) => toResult(statement, await prepare(statement).all()),
+    batch: async (statements) => (await database.batch(statements.map(prepare))).map((result, i) => toResult(statements[i]!, result)),
   };
 }
 
-function toResult(result: D1Result): SqlResult {
-  return { rows: result.results as SqlRow[], rowsAffected: result.meta.changes ?? 0 };
+/** D1 rows are objects in the SELECT list's order (a batch has no raw mode): `asArrays` takes their values. */
+function toResult(statement: SqlStatement, result: D1Result): SqlResult {
+  const rows = statement.asArrays ? (result.results as SqlRow[]).map((row) => Object.values(row)) : result.results;
+  return { rows: rows as SqlRow[], rowsAffected: result.meta.changes ?? 0 };
 }

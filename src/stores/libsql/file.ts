@@ -16,6 +16,7 @@ interface PreparedStatement {
   readonly reader: boolean;
   run(...args: unknown[]): { changes: number };
   all(...args: unknown[]): unknown[];
+  raw(toggle?: boolean): PreparedStatement;
 }
 
 export interface FileConnection {
@@ -35,20 +36,22 @@ export function openLibsqlFile(path: string): FileConnection {
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = FULL");
   }
-  // Whether a statement returns rows is asked of the binding once, not on every run.
+  // Whether a statement returns rows is asked of the binding once, not on every run. Raw mode
+  // (rows as arrays) is a state of the prepared statement, so each mode has its own.
   const prepared = new Map<string, { statement: PreparedStatement; reader: boolean }>();
-  const prepare = (sql: string) => {
-    let entry = prepared.get(sql);
+  const prepare = (sql: string, asArrays = false) => {
+    const key = asArrays ? `raw:${sql}` : sql;
+    let entry = prepared.get(key);
     if (entry === undefined) {
       if (prepared.size >= MAX_PREPARED) prepared.clear();
       const statement = db.prepare(sql);
-      entry = { statement, reader: statement.reader };
-      prepared.set(sql, entry);
+      entry = { statement: asArrays ? statement.raw(true) : statement, reader: statement.reader };
+      prepared.set(key, entry);
     }
     return entry;
   };
-  const run = ({ sql, args = [] }: SqlStatement): SqlResult => {
-    const { statement, reader } = prepare(sql);
+  const run = ({ sql, args = [], asArrays }: SqlStatement): SqlResult => {
+    const { statement, reader } = prepare(sql, asArrays);
     if (reader) return { rows: statement.all(args as SqlValue[]) as SqlRow[], rowsAffected: 0 };
     return { rows: [], rowsAffected: statement.run(args as SqlValue[]).changes };
   };

@@ -6,9 +6,10 @@
  * (createdAt, then id): all of them, and per tuple (see tuples.ts).
  */
 import type { Submission, SubmissionStatus } from "../../submission.ts";
-import { compareByCodePoint } from "../query.ts";
+import { compareByCodePoint } from "../../text-order.ts";
 import { SortedSlots, type Probe, type SlotOrder } from "./sorted-slots.ts";
-import { detached, flattened } from "./strings.ts";
+import { detached } from "./strings.ts";
+import { submissionToText, textToSubmission } from "./submission-text.ts";
 import { TupleIndex } from "./tuples.ts";
 
 export class AccountRows implements SlotOrder {
@@ -61,7 +62,7 @@ export class AccountRows implements SlotOrder {
   /** Adds a row whose id the account does not have; `time` is `Date.parse(submission.createdAt)`. */
   insert(submission: Submission, time: number): void {
     // everything that can throw on a malformed record comes before the first change
-    const text = textOf(submission);
+    const text = submissionToText(submission);
     const id = detached(submission.submissionId);
     const tuple = this.index.tupleOf(submission);
     const slot = this.freeSlots.pop() ?? this.slotById.size;
@@ -80,7 +81,7 @@ export class AccountRows implements SlotOrder {
   setStatus(submissionId: string, status: SubmissionStatus): boolean {
     const slot = this.slotById.get(submissionId);
     if (slot === undefined) return false;
-    const submission = JSON.parse(this.texts[slot]!) as Submission;
+    const submission = textToSubmission(this.texts[slot]!);
     if (submission.status === status) return true;
     submission.status = status;
     const before = this.index.tuples[this.tupleOfSlot[slot]!]!;
@@ -88,7 +89,7 @@ export class AccountRows implements SlotOrder {
     const after = this.index.tupleOf(submission);
     this.index.tuples[after]!.rows.insert(slot);
     this.tupleOfSlot[slot] = after;
-    this.texts[slot] = textOf(submission);
+    this.texts[slot] = submissionToText(submission);
     return true;
   }
 
@@ -128,10 +129,4 @@ export class AccountRows implements SlotOrder {
     tuples.set(this.tupleOfSlot);
     this.tupleOfSlot = tuples;
   }
-}
-
-/** The submission as the JSON text `JSON.stringify` gives it, keys in the order of `Submission`. */
-function textOf(s: Submission): string {
-  const { submissionId, popupId, data, domain, userAgent, device, status, createdAt } = s;
-  return flattened(JSON.stringify({ submissionId, popupId, data, domain, userAgent, device, status, createdAt }));
 }

@@ -1,12 +1,13 @@
 import { createMemoryRateLimiter } from "../../rate-limit/limiter.ts";
-import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionStore, SubmissionWalk } from "../../store.ts";
+import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, CompleteStore, SubmissionWalk } from "../../store.ts";
 import type { Submission } from "../../submission.ts";
-import { compareByCodePoint } from "../query.ts";
+import { compareByCodePoint } from "../../text-order.ts";
 import { AccountRows } from "./account-rows.ts";
 import { IdempotencyRecords } from "./idempotency.ts";
 import { pageOf, spansOf, totalOf } from "./pages.ts";
+import { textToSubmission } from "./submission-text.ts";
 
-export function createMemoryStore(): SubmissionStore {
+export function createMemoryStore(): CompleteStore {
   const accountsByName = new Map<string, Account>();
   const rowsByAccount = new Map<string, AccountRows>();
   const keys = new Map<string, ApiKeyRecord>();
@@ -39,8 +40,6 @@ export function createMemoryStore(): SubmissionStore {
     const slots = pageOf(rows, spansOf(rows, walk, walk.order, walk.after), walk.order, 0, walk.limit);
     return slots.map((slot) => rows.textAt(slot));
   };
-  // Rows are kept as JSON text, so every answer is parsed afresh: callers always get copies.
-  const parse = (text: string) => JSON.parse(text) as Submission;
   const copy = <T>(value: T): T => structuredClone(value);
 
   return {
@@ -51,17 +50,17 @@ export function createMemoryStore(): SubmissionStore {
     },
     async getSubmission(accountId, submissionId) {
       const text = rowsOf(accountId)?.textOf(submissionId);
-      return text === undefined ? undefined : parse(text);
+      return text === undefined ? undefined : textToSubmission(text);
     },
     async listSubmissions(accountId, query): Promise<SubmissionPage> {
       const rows = rowsOf(accountId);
       if (!rows) return { items: [], total: 0 };
       const spans = spansOf(rows, query, query.order);
       const slots = pageOf(rows, spans, query.order, query.offset, query.limit);
-      return { items: slots.map((slot) => parse(rows.textAt(slot))), total: totalOf(spans) };
+      return { items: slots.map((slot) => textToSubmission(rows.textAt(slot))), total: totalOf(spans) };
     },
     async walkSubmissions(accountId, walk) {
-      return walkPage(accountId, walk).map(parse);
+      return walkPage(accountId, walk).map(textToSubmission);
     },
     async walkSubmissionsAsJson(accountId, walk) {
       return walkPage(accountId, walk);
@@ -98,7 +97,7 @@ export function createMemoryStore(): SubmissionStore {
       const rows = writableRowsOf(accountId);
       const records = idempotencyOf(accountId);
       const taken = records.live(idempotency.key, now);
-      if (taken) return { inserted: false, fingerprint: taken.fingerprint, submission: parse(taken.submissionText) };
+      if (taken) return { inserted: false, fingerprint: taken.fingerprint, submission: textToSubmission(taken.submissionText) };
       if (rows.has(submission.submissionId)) throw new Error(`submission ${submission.submissionId} already exists`);
       rows.insert(submission, timeOf(submission));
       records.add(idempotency, submission.submissionId, rows.textOf(submission.submissionId)!);

@@ -11,9 +11,21 @@ export type SqlValue = string | number | null;
 export interface SqlStatement {
   sql: string;
   args?: readonly SqlValue[];
+  /**
+   * Rows as arrays of the selected values, in the SELECT list's order (`row[0]`), instead of
+   * objects by column name: for pages of submissions, where an object per row costs more than
+   * the query.
+   */
+  asArrays?: true;
 }
 
+/** A row by column name; with `asArrays`, an array (read it through `arrayRows`). */
 export type SqlRow = Record<string, unknown>;
+
+/** The rows of a result of an `asArrays` statement, typed as what they are. */
+export function arrayRows(result: SqlResult): unknown[][] {
+  return result.rows as unknown as unknown[][];
+}
 
 export interface SqlResult {
   rows: SqlRow[];

@@ -1,14 +1,15 @@
 /**
- * The bulk insert behind imports: eleven rows per statement (99 bound values: D1 allows 100 per
- * statement), every statement of a chunk in one batch, and the chunk's data keys worked out
+ * The bulk insert behind imports: as many rows per statement as fit in the 100 bound values D1
+ * allows a statement, every statement of a chunk in one batch, and the chunk's data keys worked out
  * here, once per distinct (popup, key), rather than by SQLite from every row's JSON.
  */
 import type { Submission } from "../../submission.ts";
 import type { SqlStatement, SqlValue } from "./driver.ts";
-import { SUBMISSION_COLUMNS } from "./list-query.ts";
+import { SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, submissionToRow } from "./submission-row.ts";
 
-const ROWS_PER_STATEMENT = 11;
-const COLUMN_COUNT = SUBMISSION_COLUMNS.split(", ").length + 1; // and account_id
+const MAX_BOUND_VALUES = 100;
+const COLUMN_COUNT = SUBMISSION_COLUMN_COUNT + 1; // and account_id
+const ROWS_PER_STATEMENT = Math.floor(MAX_BOUND_VALUES / COLUMN_COUNT);
 
 const insertSql = (rows: number) =>
   `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES ${Array(rows).fill(`(${Array(COLUMN_COUNT).fill("?").join(", ")})`).join(", ")}
@@ -33,7 +34,7 @@ export function importStatements(accountId: string, submissions: readonly Submis
     const rows = submissions.slice(from, from + ROWS_PER_STATEMENT);
     const args: SqlValue[] = [];
     for (const s of rows) {
-      args.push(accountId, s.submissionId, s.popupId, s.domain, s.device, s.userAgent, s.status, Date.parse(s.createdAt), JSON.stringify(s.data));
+      args.push(accountId, ...submissionToRow(s));
     }
     statements.push({ sql: rows.length === ROWS_PER_STATEMENT ? FULL_INSERT_SQL : insertSql(rows.length), args });
   }

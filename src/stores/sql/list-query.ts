@@ -5,44 +5,7 @@
  */
 import type { SqlStatement } from "./driver.ts";
 import type { SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
-
-export const SUBMISSION_COLUMNS = "id, popup_id, domain, device, user_agent, status, created_at, data";
-
-/** `created_at` as the API writes it: ISO 8601 in UTC with milliseconds. */
-const CREATED_AT_ISO = "strftime('%Y-%m-%dT%H:%M:%fZ', created_at / 1000.0, 'unixepoch')";
-
-/**
- * What separates the rows of a page (`wholePage`), and in a packed row the fields from `data`:
- * control characters a JSON text never holds raw (RFC 8259 escapes them inside strings, and
- * allows only space, tab, CR and LF between tokens), so no row needs escaping for them.
- */
-export const ROW_SEPARATOR = "\x1e";
-export const FIELD_SEPARATOR = "\x1f";
-const sqlChar = (text: string) => `char(${text.charCodeAt(0)})`;
-
-/**
- * `data` as stored: the JSON text JSON.stringify wrote, which holds no line break, so it goes
- * into an NDJSON line as it is, without SQLite parsing it again. A text with a raw line break
- * (none is written so, but a hand-edited row could be) is re-serialised.
- */
-const DATA_JSON = "(CASE WHEN instr(data, char(10)) OR instr(data, char(13)) THEN json(data) ELSE data END)";
-
-/**
- * What `walkStatement` packs into one text per row: a JSON array of the fields of a Submission
- * but `data`, in this order, with the time as epoch milliseconds (JavaScript writes the ISO
- * text faster than strftime); then FIELD_SEPARATOR and `data` as stored. One json_array is a
- * third of the cost of quoting and concatenating each field apart (bench/README.md, export).
- */
-const PACKED_ROW = `json_array(id, popup_id, domain, user_agent, device, status, created_at) || ${sqlChar(FIELD_SEPARATOR)} || data`;
-
-/**
- * A row as the API's JSON text, written by SQLite: the keys in the order of the Submission
- * type, `data` as stored, `createdAt` with milliseconds. It is the text JSON.stringify gives
- * (SQLite escapes strings the same way), so NDJSON exports skip parsing and re-serialising.
- */
-const SUBMISSION_JSON = `'{"submissionId":' || json_quote(id) || ',"popupId":' || json_quote(popup_id) || ',"data":' || ${DATA_JSON} ||
-  ',"domain":' || json_quote(domain) || ',"userAgent":' || json_quote(user_agent) || ',"device":' || json_quote(device) ||
-  ',"status":' || json_quote(status) || ',"createdAt":"' || ${CREATED_AT_ISO} || '"}'`;
+import { SUBMISSION_COLUMNS, SUBMISSION_JSON } from "./submission-row.ts";
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 
@@ -54,6 +17,7 @@ export function listStatements(accountId: string, query: SubmissionQuery): { pag
       sql: `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE ${where}
             ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ?`,
       args: [...args, query.limit, query.offset],
+      asArrays: true,
     },
     count: countStatement(query, where, args),
   };
@@ -73,31 +37,36 @@ function countStatement(filter: SubmissionFilter, where: string, args: (string |
 
 /**
  * The page after `walk.after`: a row-value comparison on (created_at, id), which SQLite walks
- * as a range of the same index the list uses, however deep the page. Each row is one text
- * (column `submission`): PACKED_ROW, or as `json` the submission's JSON text. `wholePage`
- * makes a page one text of them.
+ * as a range of the same index the list uses, however deep the page. Each row is one value
+ * (`submission`) and its cursor: as `rows`, SUBMISSION_COLUMNS as a JSON array (for
+ * `rowToSubmission`); as `json`, the submission's JSON text (SUBMISSION_JSON). `wholePage`
+ * reads a page as one text.
  */
-export function walkStatement(accountId: string, walk: SubmissionWalk, as: "packed" | "json" = "packed"): SqlStatement {
+export function walkStatement(accountId: string, walk: SubmissionWalk, as: "rows" | "json" = "rows"): SqlStatement {
   const { where, args } = whereClause(accountId, withoutBoundBehind(walk));
   const [direction, comparison] = walk.order === "asc" ? ["ASC", ">"] : ["DESC", "<"];
   const after = walk.after ? ` AND (created_at, id) ${comparison} (?, ?)` : "";
   const afterArgs = walk.after ? [walk.after.createdAt, walk.after.submissionId] : [];
   return {
-    sql: `SELECT ${as === "json" ? SUBMISSION_JSON : PACKED_ROW} AS submission FROM submissions WHERE ${where}${after}
-          ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
+    sql: `SELECT ${as === "json" ? SUBMISSION_JSON : `json_array(${SUBMISSION_COLUMNS})`} AS submission, created_at, id
+          FROM submissions WHERE ${where}${after} ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
     args: [...args, ...afterArgs, walk.limit],
   };
 }
 
+// bench/export.ts: CSV and NDJSON >= 200k rows/s need a page read as one text, not a row at a time from the driver.
 /**
- * The statement's rows as one value, separated by ROW_SEPARATOR (NULL for no rows). A
- * driver builds an object per row and column, which for a page of a thousand rows costs more
- * than the query; one value per page does not. SQLite aggregates the subquery's rows in its
- * ORDER BY order (a subquery with LIMIT is run as a co-routine, never flattened into the
- * aggregate); the store checks the order of what it gets all the same.
+ * A walk page as one row: `page`, the rows' values joined by `separator` (NULL for no rows),
+ * and their cursors as JSON arrays `times` and `ids`. SQLite aggregates a subquery with a
+ * LIMIT in its ORDER BY order (it runs it as a co-routine, never flattened into the
+ * aggregate); the store checks the order all the same.
  */
-export function wholePage(statement: SqlStatement): SqlStatement {
-  return { sql: `SELECT group_concat(submission, ${sqlChar(ROW_SEPARATOR)}) AS page FROM (${statement.sql})`, args: statement.args };
+export function wholePage(statement: SqlStatement, separator: "," | "\n"): SqlStatement {
+  return {
+    sql: `SELECT group_concat(submission, ${separator === "," ? "','" : "char(10)"}) AS page, json_group_array(created_at) AS times,
+          json_group_array(id) AS ids FROM (${statement.sql})`,
+    args: statement.args,
+  };
 }
 
 /**

@@ -1,29 +1,32 @@
 /**
- * The SubmissionStore for any SQLite-speaking database, over a `SqlDriver`: libSQL (a file,
+ * The store for any SQLite-speaking database, over a `SqlDriver`: libSQL (a file,
  * `:memory:`, Turso) and Cloudflare D1 share every line of it.
  */
-import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionQuery, SubmissionStore } from "../../store.ts";
-import type { Device, Submission, SubmissionData, SubmissionStatus } from "../../submission.ts";
-import { formatInstant } from "../../instant.ts";
-import type { SqlDriver, SqlRow, SqlStatement, SqlValue } from "./driver.ts";
+import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionQuery, CompleteStore } from "../../store.ts";
+import type { Submission, SubmissionStatus } from "../../submission.ts";
+import { arrayRows, type SqlDriver, type SqlRow, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
 import { importStatements } from "./import.ts";
-import { dataKeysStatement, FIELD_SEPARATOR, listStatements, ROW_SEPARATOR, SUBMISSION_COLUMNS, walkStatement, wholePage } from "./list-query.ts";
+import { dataKeysStatement, listStatements, walkStatement, wholePage } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
+import { compareByCodePoint } from "../../text-order.ts";
+import { rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, submissionToRow } from "./submission-row.ts";
 
 /**
  * A store over `driver`, its schema brought up to date first. `close` runs when the store is
  * closed (a driver that owns its connection closes it there).
  */
-export async function createSqlStore(driver: SqlDriver, close: () => void = () => {}): Promise<SubmissionStore> {
+export async function createSqlStore(driver: SqlDriver, close: () => void = () => {}): Promise<CompleteStore> {
   await migrate(driver);
   return sqlStore(driver, close);
 }
 
-function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
-  const pageLines = async (statement: SqlStatement): Promise<string[]> => {
-    const page = (await driver.execute(wholePage(statement))).rows[0]?.page;
-    return page === null || page === undefined ? [] : String(page).split(ROW_SEPARATOR);
+function sqlStore(driver: SqlDriver, close: () => void): CompleteStore {
+  const readWholePage = async (statement: SqlStatement, separator: "," | "\n", order: "asc" | "desc"): Promise<string | undefined> => {
+    const row = (await driver.execute(wholePage(statement, separator))).rows[0];
+    if (row?.page === null || row?.page === undefined) return undefined;
+    checkOrder(JSON.parse(String(row.times)) as number[], JSON.parse(String(row.ids)) as string[], order);
+    return String(row.page);
   };
   // Creates arrive many at a time: they share commits (see group-commit.ts).
   const writeGrouped = groupCommit(driver);
@@ -31,33 +34,33 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
     async insertSubmission(accountId, s) {
       // One transaction: the row and its data keys (for CSV columns) go in together or not at all.
       await writeGrouped([
-        { sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, args: submissionValues(accountId, s) },
+        { sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (${PLACEHOLDERS})`, args: submissionValues(accountId, s) },
         keepDataKeys(accountId, s),
       ]);
     },
     async getSubmission(accountId, submissionId) {
-      const { rows } = await driver.execute({
+      const result = await driver.execute({
         sql: `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = ? AND id = ?`,
         args: [accountId, submissionId],
+        asArrays: true,
       });
-      return rows[0] && toSubmission(rows[0]);
+      const row = arrayRows(result)[0];
+      return row && rowToSubmission(row);
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
       const { page, count } = listStatements(accountId, query);
       // One read transaction, so the page and the total come from the same snapshot.
       const [rows, total] = await driver.batch([page, count], "read");
-      return { items: rows!.rows.map(toSubmission), total: Number(total!.rows[0]!.total) };
+      return { items: arrayRows(rows!).map(rowToSubmission), total: Number(total!.rows[0]!.total) };
     },
     async walkSubmissions(accountId, walk) {
-      const submissions = (await pageLines(walkStatement(accountId, walk))).map(fromPackedRow);
-      checkOrder(submissions, (s) => s.createdAt, (s) => s.submissionId, walk.order);
-      return submissions;
+      const page = await readWholePage(walkStatement(accountId, walk, "rows"), ",", walk.order);
+      return page === undefined ? [] : (JSON.parse(`[${page}]`) as unknown[][]).map(rowToSubmission);
     },
     async walkSubmissionsAsJson(accountId, walk) {
-      const lines = await pageLines(walkStatement(accountId, walk, "json"));
-      // SUBMISSION_JSON writes submissionId first and createdAt last: both sit at fixed places
-      checkOrder(lines, (line) => line.slice(-26, -2), (line) => line.slice(17, 53), walk.order);
-      return lines;
+      // SUBMISSION_JSON holds no raw line break, so the lines split exactly
+      const page = await readWholePage(walkStatement(accountId, walk, "json"), "\n", walk.order);
+      return page === undefined ? [] : page.split("\n");
     },
     async listDataKeys(accountId, filter, limit) {
       const { rows } = await driver.execute(dataKeysStatement(accountId, filter, limit));
@@ -100,7 +103,7 @@ function sqlStore(driver: SqlDriver, close: () => void): SubmissionStore {
             args: [...record, idempotency.fingerprint, s.submissionId, JSON.stringify(s), idempotency.expiresAt],
           },
           {
-            sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?
+            sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) SELECT ${PLACEHOLDERS}
                   WHERE EXISTS (SELECT 1 FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ? AND submission_id = ?)`,
             args: [...submissionValues(accountId, s), ...record, s.submissionId],
           },
@@ -213,45 +216,22 @@ function keepDataKeys(accountId: string, s: Submission, when?: { sql: string; ar
 
 /** The values of an INSERT INTO submissions (account_id, SUBMISSION_COLUMNS). */
 function submissionValues(accountId: string, s: Submission): SqlValue[] {
-  return [
-    accountId, s.submissionId, s.popupId, s.domain, s.device, s.userAgent, s.status,
-    Date.parse(s.createdAt), JSON.stringify(s.data),
-  ];
+  return [accountId, ...submissionToRow(s)];
 }
 
-function toSubmission(row: SqlRow): Submission {
-  return {
-    submissionId: String(row.id),
-    popupId: String(row.popup_id),
-    data: JSON.parse(String(row.data)) as SubmissionData,
-    domain: String(row.domain),
-    userAgent: String(row.user_agent),
-    device: String(row.device) as Device,
-    status: String(row.status) as SubmissionStatus,
-    createdAt: new Date(Number(row.created_at)).toISOString(),
-  };
-}
-
-/** A row as `walkStatement` packs it: the fields as a JSON array, FIELD_SEPARATOR, `data`. */
-function fromPackedRow(packed: string): Submission {
-  const cut = packed.indexOf(FIELD_SEPARATOR);
-  const [submissionId, popupId, domain, userAgent, device, status, createdAt] = JSON.parse(packed.slice(0, cut)) as [
-    string, string, string, string, Device, SubmissionStatus, number,
-  ];
-  const data = JSON.parse(packed.slice(cut + 1)) as SubmissionData;
-  return { submissionId, popupId, data, domain, userAgent, device, status, createdAt: formatInstant(createdAt) };
-}
+const PLACEHOLDERS = Array(SUBMISSION_COLUMN_COUNT + 1).fill("?").join(", ");
 
 /**
- * Throws unless the (createdAt, id) keys are in the walk's order. SQLite gives a page in the
- * order of its subquery; this makes sure a future engine that does not fails loudly instead of
- * exporting out of order. ISO times of four-digit years compare as text.
+ * Throws unless the rows' (created_at, id) cursors are in the walk's order, as SQL compares
+ * them: a page read as one text is in the order SQLite aggregated it (list-query.ts,
+ * wholePage), and an engine that ever aggregates otherwise must fail loudly, not export out of
+ * order.
  */
-function checkOrder<T>(rows: readonly T[], createdAtOf: (row: T) => string, idOf: (row: T) => string, order: "asc" | "desc"): void {
-  for (let i = 1; i < rows.length; i++) {
-    const [first, second] = order === "asc" ? [rows[i - 1]!, rows[i]!] : [rows[i]!, rows[i - 1]!];
-    const [a, b] = [createdAtOf(first), createdAtOf(second)];
-    if (!(a < b || (a === b && idOf(first) < idOf(second)))) throw new Error("the database returned a page out of order");
+function checkOrder(times: readonly number[], ids: readonly string[], order: "asc" | "desc"): void {
+  for (let i = 1; i < times.length; i++) {
+    const [a, b] = order === "asc" ? [i - 1, i] : [i, i - 1];
+    const byId = compareByCodePoint(ids[a]!, ids[b]!);
+    if (!(times[a]! < times[b]! || (times[a] === times[b] && byId < 0))) throw new Error("the database returned a page out of order");
   }
 }
 

@@ -5,8 +5,8 @@ import { clientTarget } from "../../client/server-target.ts";
 import { clientSuite } from "../../client/suite.ts";
 import { overSocket } from "../../http/over-socket.ts";
 import { httpSuite } from "../../http/suite.ts";
-import { storeConformance } from "../../stores/conformance.ts";
+import { testCompleteStore } from "../../stores/complete-store.ts";
 
 httpSuite("bun server, libSQL :memory:", overSocket(serve), { createStore: () => createLibsqlStore({ url: ":memory:" }) });
-storeConformance("libSQL :memory: under Bun", async () => ({ store: await createLibsqlStore({ url: ":memory:" }) }));
+testCompleteStore("libSQL :memory: under Bun", () => createLibsqlStore({ url: ":memory:" }));
 clientSuite("bun server", clientTarget(serve));

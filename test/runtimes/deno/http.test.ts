@@ -5,8 +5,8 @@ import { clientTarget } from "../../client/server-target.ts";
 import { clientSuite } from "../../client/suite.ts";
 import { overSocket } from "../../http/over-socket.ts";
 import { httpSuite } from "../../http/suite.ts";
-import { storeConformance } from "../../stores/conformance.ts";
+import { testCompleteStore } from "../../stores/complete-store.ts";
 
 httpSuite("deno server, libSQL :memory:", overSocket(serve), { createStore: () => createLibsqlStore({ url: ":memory:" }) });
-storeConformance("libSQL :memory: under Deno", async () => ({ store: await createLibsqlStore({ url: ":memory:" }) }));
+testCompleteStore("libSQL :memory: under Deno", () => createLibsqlStore({ url: ":memory:" }));
 clientSuite("deno server", clientTarget(serve));

@@ -1,122 +1,19 @@
 /**
- * The `SubmissionStore` contract (src/store.ts) as one suite that every store runs unchanged:
- * a store is done when this passes. Query answers are checked against a reference model written
- * here from the contract (filters, exclusive date bounds, order by createdAt then id, total),
- * independently of any store's own code. Runtime-agnostic: no `node:*`.
+ * The required part of the store contract (`SubmissionStore` in src/store.ts) as tests, and
+ * the two optional fast paths, which are tested through the store's own method when it has
+ * one and through the fallback otherwise: the answers must be the same either way.
  */
-import { suite } from "uvu";
-import * as assert from "uvu/assert";
-import type {
-  ApiKeyRecord, SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionStore, SubmissionWalk,
-} from "../../src/store.ts";
-import type { Device, Submission, SubmissionStatus } from "../../src/submission.ts";
-import { awkwardSubmissions } from "../import/support.ts";
+import { listDataKeys, type SubmissionCursor, type SubmissionFilter, type SubmissionStore, type SubmissionWalk, walkSubmissionsAsJson } from "../store.ts";
+import type { Submission, SubmissionStatus } from "../submission.ts";
+import { assert } from "./assert.ts";
+import {
+  ACCOUNT, awkwardSubmissions, DEVICES, equalityFilterCombinations, expectedPage, expectList, OTHER_ACCOUNT, POPUPS, seedRows, T0,
+} from "./fixtures.ts";
+import { storeTests, type StoreSuiteOptions } from "./suite.ts";
 
-export interface StoreUnderTest {
-  store: SubmissionStore;
-  /** Anything to remove after the store is closed (a temporary file, a server). */
-  cleanup?: () => Promise<void>;
-}
-
-export type OpenStore = () => Promise<StoreUnderTest>;
-
-const ACCOUNT = "acct-conformance-a";
-const OTHER_ACCOUNT = "acct-conformance-b";
-const T0 = Date.UTC(2025, 6, 12, 10, 30, 0);
-const POPUPS = ["popup_a", "popup_b", "popup_c"];
-const DOMAINS = ["example.com", "shop.example.com"];
-const DEVICES: Device[] = ["desktop", "mobile", "tablet", "bot"];
-
-/**
- * 36 rows with every filter value mixed, three pairs sharing a millisecond (so order among
- * them is decided by id), and created out of order. Ids are random v4 UUIDs: the tie-break is
- * by id text, whatever kind of UUID it is.
- */
-function seedRows(count = 36): Submission[] {
-  return Array.from({ length: count }, (_, i): Submission => {
-    const minute = i % 12 === 5 ? i - 1 : i; // rows 5, 17, 29 share a millisecond with 4, 16, 28
-    return {
-      submissionId: crypto.randomUUID(),
-      popupId: POPUPS[i % 3]!,
-      data: { email: `user${i}@example.com`, index: i },
-      domain: DOMAINS[Math.floor(i / 3) % 2]!,
-      userAgent: `agent ${i}`,
-      device: DEVICES[i % 4]!,
-      status: i % 5 < 2 ? "completed" : "pending",
-      createdAt: new Date(T0 + minute * 60_000).toISOString(),
-    };
-  }).reverse();
-}
-
-/** The contract's filter, the plain way: every given field equal, dates exclusive. */
-export function matchesReferenceFilter(row: Submission, filter: SubmissionFilter): boolean {
-  const created = Date.parse(row.createdAt);
-  return (
-    (filter.popupId === undefined || row.popupId === filter.popupId) &&
-    (filter.domain === undefined || row.domain === filter.domain) &&
-    (filter.device === undefined || row.device === filter.device) &&
-    (filter.status === undefined || row.status === filter.status) &&
-    (filter.createdAfter === undefined || created > filter.createdAfter) &&
-    (filter.createdBefore === undefined || created < filter.createdBefore)
-  );
-}
-
-/** What a list must answer, computed the plain way from the rows an account holds. */
-function expectedPage(rows: readonly Submission[], query: SubmissionQuery): { ids: string[]; total: number } {
-  const matching = rows.filter((row) => matchesReferenceFilter(row, query));
-  matching.sort((a, b) => {
-    const byTime = Date.parse(a.createdAt) - Date.parse(b.createdAt);
-    const byId = a.submissionId < b.submissionId ? -1 : a.submissionId > b.submissionId ? 1 : 0;
-    return (query.order === "asc" ? 1 : -1) * (byTime || byId);
-  });
-  return { ids: matching.slice(query.offset, query.offset + query.limit).map((r) => r.submissionId), total: matching.length };
-}
-
-async function expectList(store: SubmissionStore, accountId: string, rows: readonly Submission[], query: SubmissionQuery) {
-  const page = await store.listSubmissions(accountId, query);
-  const expected = expectedPage(rows, query);
-  const what = JSON.stringify(query);
-  assert.equal(page.items.map((s) => s.submissionId), expected.ids, `items of ${what}`);
-  assert.is(page.total, expected.total, `total of ${what}`);
-  return page;
-}
-
-/** Every combination of the four equality filters, each absent or set to a value that occurs. */
-function equalityFilterCombinations(): SubmissionFilter[] {
-  const choices = {
-    popupId: [undefined, "popup_b"],
-    domain: [undefined, "shop.example.com"],
-    device: [undefined, "mobile"],
-    status: [undefined, "completed"] as (SubmissionStatus | undefined)[],
-  };
-  const combinations: SubmissionFilter[] = [];
-  for (const popupId of choices.popupId)
-    for (const domain of choices.domain)
-      for (const device of choices.device)
-        for (const status of choices.status) combinations.push({ popupId, domain, device, status });
-  return combinations.map((f) => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)));
-}
-
-function apiKeyRecord(id: string, accountId: string, createdAt: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
-  return { id, accountId, kind: "secret", hash: "ab".repeat(32), domains: [], createdAt, revokedAt: null, ...overrides };
-}
-
-interface Context {
-  under: StoreUnderTest;
-  store: SubmissionStore;
-}
-
-export function storeConformance(name: string, open: OpenStore): void {
-  const t = suite<Context>(`store conformance: ${name}`);
-
-  t.before.each(async (context) => {
-    context.under = await open();
-    context.store = context.under.store;
-  });
-  t.after.each(async (context) => {
-    await context.store.close();
-    await context.under.cleanup?.();
-  });
+/** Registers the tests of `SubmissionStore` (fast paths included) with your runner's `test`. */
+export function testSubmissionStore<S extends SubmissionStore>(options: StoreSuiteOptions<S>): void {
+  const test = storeTests(options);
 
   async function seeded(store: SubmissionStore): Promise<{ rows: Submission[]; otherRows: Submission[] }> {
     const rows = seedRows();
@@ -128,7 +25,25 @@ export function storeConformance(name: string, open: OpenStore): void {
     return { rows, otherRows };
   }
 
-  t("insert then get returns the submission field for field", async ({ store }) => {
+  /** Walks every match page by page, each page starting after the last row of the one before. */
+  async function walkAll(store: SubmissionStore, accountId: string, walk: Omit<SubmissionWalk, "after">): Promise<string[]> {
+    const seen: string[] = [];
+    let after: SubmissionCursor | undefined;
+    for (let pages = 0; pages < 1000; pages++) {
+      const page = await store.walkSubmissions(accountId, { ...walk, after });
+      assert.ok(page.length <= walk.limit, `a page of ${page.length} for limit ${walk.limit}`);
+      seen.push(...page.map((s) => s.submissionId));
+      if (page.length < walk.limit) return seen;
+      const last = page.at(-1)!;
+      after = { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId };
+    }
+    throw new Error("the walk never ended");
+  }
+
+  const DAY = 24 * 60 * 60_000;
+  const record = (key: string, fingerprint = "fp-1", expiresAt = T0 + DAY) => ({ key, fingerprint, expiresAt });
+
+  test("insert then get returns the submission field for field", async (store) => {
     const submission: Submission = {
       submissionId: crypto.randomUUID(),
       popupId: "popup_123",
@@ -153,7 +68,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.equal((await store.listSubmissions(ACCOUNT, { order: "desc", limit: 10, offset: 0 })).items, [submission]);
   });
 
-  t("what a store returns is a copy: editing it changes nothing stored", async ({ store }) => {
+  test("what a store returns is a copy: editing it changes nothing stored", async (store) => {
     const [row] = seedRows(1);
     await store.insertSubmission(ACCOUNT, row!);
     const storedStatus = row!.status;
@@ -165,12 +80,12 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.equal((await store.getSubmission(ACCOUNT, row!.submissionId))!.data, { email: "user0@example.com", index: 0 });
   });
 
-  t("get of an unknown id is undefined", async ({ store }) => {
+  test("get of an unknown id is undefined", async (store) => {
     await seeded(store);
     assert.is(await store.getSubmission(ACCOUNT, crypto.randomUUID()), undefined);
   });
 
-  t("a second insert with an id the account already has fails and changes nothing", async ({ store }) => {
+  test("a second insert with an id the account already has fails and changes nothing", async (store) => {
     const [row] = seedRows(1);
     await store.insertSubmission(ACCOUNT, row!);
     let failed = false;
@@ -184,7 +99,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.is((await store.listSubmissions(ACCOUNT, { order: "asc", limit: 10, offset: 0 })).total, 1);
   });
 
-  t("list: both orders are total, by createdAt then submissionId, in the same direction", async ({ store }) => {
+  test("list: both orders are total, by createdAt then submissionId, in the same direction", async (store) => {
     const { rows } = await seeded(store);
     for (const order of ["asc", "desc"] as const) {
       const page = await expectList(store, ACCOUNT, rows, { order, limit: 100, offset: 0 });
@@ -195,7 +110,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     }
   });
 
-  t("list: every combination of equality filters, both orders, matches the reference", async ({ store }) => {
+  test("list: every combination of equality filters, both orders, matches the reference", async (store) => {
     const { rows } = await seeded(store);
     for (const filter of equalityFilterCombinations()) {
       for (const order of ["asc", "desc"] as const) {
@@ -205,7 +120,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     }
   });
 
-  t("list: a filter value that matches nothing gives no items and total 0", async ({ store }) => {
+  test("list: a filter value that matches nothing gives no items and total 0", async (store) => {
     const { rows } = await seeded(store);
     for (const filter of [{ popupId: "popup_zzz" }, { domain: "nowhere.test" }, { device: "toaster" }, { popupId: "popup_a", device: "no" }]) {
       const page = await expectList(store, ACCOUNT, rows, { ...filter, order: "desc", limit: 10, offset: 0 });
@@ -213,7 +128,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     }
   });
 
-  t("list: total counts every match regardless of limit and offset", async ({ store }) => {
+  test("list: total counts every match regardless of limit and offset", async (store) => {
     const { rows } = await seeded(store);
     for (const [limit, offset] of [[1, 0], [5, 3], [10, 30], [100, 0]] as const) {
       const page = await expectList(store, ACCOUNT, rows, { order: "desc", limit, offset });
@@ -221,14 +136,14 @@ export function storeConformance(name: string, open: OpenStore): void {
     }
   });
 
-  t("list: an offset past the end gives no items and the true total", async ({ store }) => {
+  test("list: an offset past the end gives no items and the true total", async (store) => {
     const { rows } = await seeded(store);
     const page = await expectList(store, ACCOUNT, rows, { status: "pending", order: "asc", limit: 10, offset: 1000 });
     assert.equal(page.items, []);
     assert.ok(page.total > 0);
   });
 
-  t("list: paging through with offset visits every row exactly once", async ({ store }) => {
+  test("list: paging through with offset visits every row exactly once", async (store) => {
     const { rows } = await seeded(store);
     for (const order of ["asc", "desc"] as const) {
       const seen: string[] = [];
@@ -241,7 +156,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     }
   });
 
-  t("list: createdAfter and createdBefore are exclusive, alone, together and with filters", async ({ store }) => {
+  test("list: createdAfter and createdBefore are exclusive, alone, together and with filters", async (store) => {
     const { rows } = await seeded(store);
     const at = (minute: number) => T0 + minute * 60_000;
     const bounds: SubmissionFilter[] = [
@@ -264,7 +179,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.is(onTheTie.total, 2, "both rows of the shared millisecond are inside (at-0.5, at+0.5)");
   });
 
-  t("setSubmissionStatus: changes the status, is true, and lists and totals follow", async ({ store }) => {
+  test("setSubmissionStatus: changes the status, is true, and lists and totals follow", async (store) => {
     const { rows } = await seeded(store);
     const target = rows.find((r) => r.status === "pending")!;
     assert.is(await store.setSubmissionStatus(ACCOUNT, target.submissionId, "completed"), true);
@@ -279,7 +194,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.is((await store.getSubmission(ACCOUNT, target.submissionId))!.status, "pending");
   });
 
-  t("setSubmissionStatus: false for an unknown id and for another account's submission", async ({ store }) => {
+  test("setSubmissionStatus: false for an unknown id and for another account's submission", async (store) => {
     const { otherRows } = await seeded(store);
     assert.is(await store.setSubmissionStatus(ACCOUNT, crypto.randomUUID(), "completed"), false);
     const theirs = otherRows.find((r) => r.status === "pending")!;
@@ -287,7 +202,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.is((await store.getSubmission(OTHER_ACCOUNT, theirs.submissionId))!.status, "pending");
   });
 
-  t("deleteSubmission: removes for good; a second delete and an unknown id are false", async ({ store }) => {
+  test("deleteSubmission: removes for good; a second delete and an unknown id are false", async (store) => {
     const { rows } = await seeded(store);
     const [target] = rows.splice(7, 1);
     assert.is(await store.deleteSubmission(ACCOUNT, target!.submissionId), true);
@@ -298,22 +213,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     await expectList(store, ACCOUNT, rows, { popupId: target!.popupId, device: target!.device, order: "desc", limit: 100, offset: 0 });
   });
 
-  /** Walks every match page by page, each page starting after the last row of the one before. */
-  async function walkAll(store: SubmissionStore, accountId: string, walk: Omit<SubmissionWalk, "after">): Promise<string[]> {
-    const seen: string[] = [];
-    let after: SubmissionCursor | undefined;
-    for (let pages = 0; pages < 1000; pages++) {
-      const page = await store.walkSubmissions(accountId, { ...walk, after });
-      assert.ok(page.length <= walk.limit, `a page of ${page.length} for limit ${walk.limit}`);
-      seen.push(...page.map((s) => s.submissionId));
-      if (page.length < walk.limit) return seen;
-      const last = page.at(-1)!;
-      after = { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId };
-    }
-    throw new Error("the walk never ended");
-  }
-
-  t("walk: page after page visits every match once, in the list order, for every filter, bound and order", async ({ store }) => {
+  test("walk: page after page visits every match once, in the list order, for every filter, bound and order", async (store) => {
     const { rows } = await seeded(store);
     const at = (minute: number) => T0 + minute * 60_000;
     const filters: SubmissionFilter[] = [
@@ -332,7 +232,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     }
   });
 
-  t("walk: starts strictly after the cursor, which need not be a stored row, and never crosses accounts", async ({ store }) => {
+  test("walk: starts strictly after the cursor, which need not be a stored row, and never crosses accounts", async (store) => {
     const { rows, otherRows } = await seeded(store);
     const asc = expectedPage(rows, { order: "asc", limit: 1000, offset: 0 }).ids;
     const byId = new Map(rows.map((row) => [row.submissionId, row]));
@@ -355,68 +255,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.equal(await store.walkSubmissions("acct-with-nothing", { order: "asc", limit: 10 }), []);
   });
 
-  t("walkSubmissionsAsJson: the same pages, each submission exactly as JSON.stringify writes it", async ({ store }) => {
-    const awkward = awkwardSubmissions();
-    const times = ["1969-12-31T23:59:59.999Z", "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "2025-07-12T10:30:00.001Z", "2025-07-12T10:30:00.999Z"];
-    times.forEach((createdAt, i) => (awkward[i]!.createdAt = createdAt));
-    await store.importSubmissions(ACCOUNT, awkward);
-    await store.insertSubmission(OTHER_ACCOUNT, seedRows(1)[0]!);
-    for (const order of ["asc", "desc"] as const) {
-      for (const limit of [1, 4, 100]) {
-        let after: SubmissionCursor | undefined;
-        for (let pages = 0; pages < 100; pages++) {
-          const walk = { order, limit, after, popupId: undefined };
-          const [submissions, lines] = [await store.walkSubmissions(ACCOUNT, walk), await store.walkSubmissionsAsJson(ACCOUNT, walk)];
-          assert.equal(lines, submissions.map((submission) => JSON.stringify(submission)), `${order} by ${limit}, page ${pages}`);
-          if (submissions.length < limit) break;
-          const last = submissions.at(-1)!;
-          after = { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId };
-        }
-      }
-    }
-    const all = await store.walkSubmissionsAsJson(ACCOUNT, { order: "asc", limit: 1000, status: "completed" });
-    assert.equal(all.map((line) => JSON.parse(line) as Submission), awkward.filter((s) => s.status === "completed").sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt)));
-  });
-
-  t("listDataKeys: every key the matches have, per popup, sorted by code point, at most limit", async ({ store }) => {
-    const base = seedRows(1)[0]!;
-    const row = (minute: number, popupId: string, data: Submission["data"]): Submission => ({
-      ...base, submissionId: crypto.randomUUID(), popupId, data, createdAt: new Date(T0 + minute * 60_000).toISOString(),
-    });
-    // "\u{1F600}" is past U+FFFF and "\uE000" is not: by code point the emoji comes last,
-    // by UTF-16 unit it would come first
-    const rows = [
-      row(1, "popup_a", { name: "a", email: "a@x", nested: { inner: 1 } }),
-      row(2, "popup_a", { email: "b@x", "\u{1F600}": true, "\uE000": 1 }),
-      row(3, "popup_b", { zip: "1", Email: "c@x" }),
-      row(4, "popup_b", {}),
-    ];
-    await store.insertSubmission(ACCOUNT, rows[0]!);
-    await store.insertSubmission(ACCOUNT, rows[1]!);
-    await store.importSubmissions(ACCOUNT, rows.slice(2)); // every way of adding rows keeps the keys
-    await store.insertSubmission(OTHER_ACCOUNT, row(1, "popup_a", { secret: 1 }));
-    const once = row(5, "popup_c", { viaIdempotentCreate: 1 });
-    const idempotency = { key: "keys-once", fingerprint: "fp", expiresAt: T0 + 86_400_000 };
-    assert.equal(await store.insertSubmissionOnce(OTHER_ACCOUNT, once, idempotency, T0), { inserted: true });
-    // a retry that inserts nothing adds no keys
-    const retried = await store.insertSubmissionOnce(OTHER_ACCOUNT, { ...once, submissionId: crypto.randomUUID(), data: { notStored: 1 } }, idempotency, T0 + 1);
-    assert.is(retried.inserted, false);
-    const popupA = ["email", "name", "nested", "\uE000", "\u{1F600}"];
-    const all = ["Email", "email", "name", "nested", "zip", "\uE000", "\u{1F600}"];
-    assert.equal(await store.listDataKeys(ACCOUNT, {}, 100), all);
-    assert.equal(await store.listDataKeys(ACCOUNT, { popupId: "popup_a" }, 100), popupA);
-    assert.equal(await store.listDataKeys(ACCOUNT, { popupId: "popup_c" }, 100), []);
-    assert.equal(await store.listDataKeys(ACCOUNT, {}, 3), ["Email", "email", "name"]);
-    assert.equal(await store.listDataKeys(OTHER_ACCOUNT, {}, 100), ["secret", "viaIdempotentCreate"]);
-    // other filters may narrow the keys or not, but never below the keys of their matches
-    const after2 = await store.listDataKeys(ACCOUNT, { createdAfter: T0 + 2 * 60_000 }, 100);
-    for (const key of ["Email", "zip"]) assert.ok(after2.includes(key), `${key} in ${after2}`);
-    assert.ok(after2.every((key) => all.includes(key)));
-    const pendingA = await store.listDataKeys(ACCOUNT, { popupId: "popup_a", status: base.status }, 100);
-    assert.ok(popupA.every((key) => pendingA.includes(key)) && pendingA.every((key) => popupA.includes(key)));
-  });
-
-  t("importSubmissions: inserts what is new, exactly as given, and counts it; again it changes nothing", async ({ store }) => {
+  test("importSubmissions: inserts what is new, exactly as given, and counts it; again it changes nothing", async (store) => {
     const { rows } = await seeded(store);
     const incoming = seedRows(30).map((row, i) => ({
       ...row,
@@ -440,7 +279,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.is((await store.listSubmissions(ACCOUNT, { order: "asc", limit: 1, offset: 0 })).total, rows.length + 32);
   });
 
-  t("importSubmissions: ids are per account; another account's rows are untouched", async ({ store }) => {
+  test("importSubmissions: ids are per account; another account's rows are untouched", async (store) => {
     const { otherRows } = await seeded(store);
     const copies = otherRows.map((row) => ({ ...row, popupId: "imported" }));
     assert.is(await store.importSubmissions(ACCOUNT, copies), copies.length);
@@ -450,7 +289,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     }
   });
 
-  t("accounts are isolated: get, list, status and delete never cross", async ({ store }) => {
+  test("accounts are isolated: get, list, status and delete never cross", async (store) => {
     const { rows, otherRows } = await seeded(store);
     const theirs = otherRows[0]!;
     assert.is(await store.getSubmission(ACCOUNT, theirs.submissionId), undefined);
@@ -464,7 +303,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.equal(empty, { items: [], total: 0 });
   });
 
-  t("concurrent inserts, status changes and deletes all take effect; lists and totals agree", async ({ store }) => {
+  test("concurrent inserts, status changes and deletes all take effect; lists and totals agree", async (store) => {
     const { rows } = await seeded(store);
     const fresh = Array.from({ length: 120 }, (_, i): Submission => ({
       ...seedRows(1)[0]!,
@@ -493,7 +332,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.is((await store.listSubmissions(ACCOUNT, { order: "asc", limit: 1, offset: 0 })).total, expected.length);
   });
 
-  t("totals stay exact through every write that does not change a row: repeats, races, no-ops", async ({ store }) => {
+  test("totals stay exact through every write that does not change a row: repeats, races, no-ops", async (store) => {
     const { rows } = await seeded(store);
     // (not among the first 10, which are imported again below)
     const [target, other, third] = rows.slice(10).filter((r) => r.status === "pending");
@@ -535,77 +374,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.equal(await store.listSubmissions(ACCOUNT, { popupId: "popup_c", order: "asc", limit: 5, offset: 0 }), { items: [], total: 0 });
   });
 
-  t("ensureAccount: one account per name, created once even when asked at once", async ({ store }) => {
-    const first = await store.ensureAccount("acme");
-    assert.is(first.name, "acme");
-    assert.ok(first.id.length > 0);
-    assert.ok(!Number.isNaN(Date.parse(first.createdAt)));
-    assert.equal(await store.ensureAccount("acme"), first);
-    const other = await store.ensureAccount("globex");
-    assert.is.not(other.id, first.id);
-    const racing = await Promise.all(Array.from({ length: 8 }, () => store.ensureAccount("initech")));
-    assert.is(new Set(racing.map((a) => a.id)).size, 1);
-  });
-
-  t("findAccount: the account of that name, without creating one", async ({ store }) => {
-    assert.is(await store.findAccount("acme"), undefined);
-    assert.is(await store.findAccount("acme"), undefined, "looking did not create it");
-    const acme = await store.ensureAccount("acme");
-    assert.equal(await store.findAccount("acme"), acme);
-    assert.is(await store.findAccount("ACME"), undefined);
-  });
-
-  t("api keys: insert, find by id, list (no hash, filtered by account, in creation order), revoke", async ({ store }) => {
-    const acme = await store.ensureAccount("acme");
-    const globex = await store.ensureAccount("globex");
-    const first = apiKeyRecord("key000000001", acme.id, "2025-07-12T10:00:00.000Z");
-    const second = apiKeyRecord("key000000002", globex.id, "2025-07-12T11:00:00.000Z", {
-      kind: "publishable",
-      domains: ["example.com", "shop.example.com:8443"],
-      hash: "cd".repeat(32),
-    });
-    const third = apiKeyRecord("key000000003", acme.id, "2025-07-12T09:00:00.000Z");
-    for (const key of [first, second, third]) await store.insertApiKey(key);
-
-    assert.equal(await store.findApiKey("key000000002"), second);
-    assert.is(await store.findApiKey("nokey0000000"), undefined);
-
-    const all = await store.listApiKeys();
-    assert.equal(all.map((k) => k.id), ["key000000003", "key000000001", "key000000002"]);
-    assert.ok(all.every((k) => !("hash" in k)), "a listing never carries the hash");
-    assert.equal(all[2], { ...(({ hash: _hash, ...rest }) => rest)(second), accountName: "globex" });
-    assert.equal((await store.listApiKeys({ accountName: "acme" })).map((k) => k.id), ["key000000003", "key000000001"]);
-    assert.equal(await store.listApiKeys({ accountName: "nobody" }), []);
-
-    const revoked = await store.revokeApiKey("key000000001", "2025-07-13T00:00:00.000Z");
-    assert.equal(revoked, { ...first, revokedAt: "2025-07-13T00:00:00.000Z" });
-    const again = await store.revokeApiKey("key000000001", "2025-07-14T00:00:00.000Z");
-    assert.is(again!.revokedAt, "2025-07-13T00:00:00.000Z", "the first revocation time is kept");
-    assert.is((await store.findApiKey("key000000001"))!.revokedAt, "2025-07-13T00:00:00.000Z");
-    assert.is((await store.findApiKey("key000000003"))!.revokedAt, null, "only the named key is revoked");
-    assert.is(await store.revokeApiKey("nokey0000000", "2025-07-13T00:00:00.000Z"), undefined);
-  });
-
-  t("api keys: a second key with the same id fails and keeps the first", async ({ store }) => {
-    const acme = await store.ensureAccount("acme");
-    const key = apiKeyRecord("dupkey000001", acme.id, "2025-07-12T10:00:00.000Z");
-    await store.insertApiKey(key);
-    let failed = false;
-    try {
-      await store.insertApiKey({ ...key, hash: "ef".repeat(32) });
-    } catch {
-      failed = true;
-    }
-    assert.ok(failed, "duplicate key id must throw");
-    assert.equal(await store.findApiKey(key.id), key);
-  });
-
-  // ---- idempotency records ----------------------------------------------------------------
-
-  const DAY = 24 * 60 * 60_000;
-  const record = (key: string, fingerprint = "fp-1", expiresAt = T0 + DAY) => ({ key, fingerprint, expiresAt });
-
-  t("insertSubmissionOnce: the first call stores; a second with the key stores nothing and returns the first", async ({ store }) => {
+  test("insertSubmissionOnce: the first call stores; a second with the key stores nothing and returns the first", async (store) => {
     const [first, second] = seedRows(2);
     assert.equal(await store.insertSubmissionOnce(ACCOUNT, first!, record("key-1"), T0), { inserted: true });
     assert.equal(await store.getSubmission(ACCOUNT, first!.submissionId), first);
@@ -619,7 +388,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.equal(later, { inserted: false, fingerprint: "fp-1", submission: first });
   });
 
-  t("insertSubmissionOnce: keys are per account, and other keys are independent", async ({ store }) => {
+  test("insertSubmissionOnce: keys are per account, and other keys are independent", async (store) => {
     const [a, b, c] = seedRows(3);
     assert.equal(await store.insertSubmissionOnce(ACCOUNT, a!, record("shared"), T0), { inserted: true });
     assert.equal(await store.insertSubmissionOnce(OTHER_ACCOUNT, b!, record("shared"), T0), { inserted: true });
@@ -628,7 +397,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.is((await store.listSubmissions(ACCOUNT, { order: "asc", limit: 10, offset: 0 })).total, 2);
   });
 
-  t("insertSubmissionOnce: a key is forgotten once it expires", async ({ store }) => {
+  test("insertSubmissionOnce: a key is forgotten once it expires", async (store) => {
     const [first, second, third] = seedRows(3);
     await store.insertSubmissionOnce(ACCOUNT, first!, record("key-1", "fp-1", T0 + DAY), T0);
     const justBefore = await store.insertSubmissionOnce(ACCOUNT, second!, record("key-1", "fp-2", T0 + 2 * DAY), T0 + DAY - 1);
@@ -639,7 +408,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.is((await store.listSubmissions(ACCOUNT, { order: "asc", limit: 10, offset: 0 })).total, 2);
   });
 
-  t("insertSubmissionOnce: concurrent calls with one key store exactly one submission", async ({ store }) => {
+  test("insertSubmissionOnce: concurrent calls with one key store exactly one submission", async (store) => {
     const rows = seedRows(12);
     const outcomes = await Promise.all(rows.map((row, i) => store.insertSubmissionOnce(ACCOUNT, row, record("racing", `fp-${i}`), T0)));
     const winners = outcomes.flatMap((outcome, i) => (outcome.inserted ? [rows[i]!] : []));
@@ -651,7 +420,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.equal(page.items, winners);
   });
 
-  t("insertSubmissionOnce: deleting the submission forgets its key; what comes back is a copy", async ({ store }) => {
+  test("insertSubmissionOnce: deleting the submission forgets its key; what comes back is a copy", async (store) => {
     const [first, second] = seedRows(2);
     await store.insertSubmissionOnce(ACCOUNT, first!, record("key-1"), T0);
     const replay = await store.insertSubmissionOnce(ACCOUNT, second!, record("key-1"), T0);
@@ -665,36 +434,64 @@ export function storeConformance(name: string, open: OpenStore): void {
     assert.equal((await store.listSubmissions(ACCOUNT, { order: "asc", limit: 10, offset: 0 })).items, [second]);
   });
 
-  // ---- rate-limit counters -------------------------------------------------------------------
-
-  t("countRateLimitHit: counts per bucket within a window, and a new window starts again at 1", async ({ store }) => {
-    const minute = 60_000;
-    const counts = [];
-    for (let i = 0; i < 4; i++) counts.push(await store.countRateLimitHit("key-a|1.2.3.4", T0, T0 + minute));
-    assert.equal(counts, [1, 2, 3, 4]);
-    assert.is(await store.countRateLimitHit("key-a|5.6.7.8", T0, T0 + minute), 1);
-    assert.is(await store.countRateLimitHit("key-b|1.2.3.4", T0, T0 + minute), 1);
-    assert.is(await store.countRateLimitHit("key-a|1.2.3.4", T0 + minute, T0 + 2 * minute), 1);
-    assert.is(await store.countRateLimitHit("key-a|1.2.3.4", T0 + minute, T0 + 2 * minute), 2);
-    // an instance whose clock is behind counts into the newer window rather than resetting it
-    assert.is(await store.countRateLimitHit("key-a|1.2.3.4", T0, T0 + minute), 3);
-    assert.is(await store.countRateLimitHit("key-a|1.2.3.4", T0 + minute, T0 + 2 * minute), 4);
-    // windows of other lengths live side by side
-    assert.is(await store.countRateLimitHit("hourly|1.2.3.4", T0, T0 + 60 * minute), 1);
-    assert.is(await store.countRateLimitHit("key-b|1.2.3.4", T0 + 5 * minute, T0 + 6 * minute), 1);
-    assert.is(await store.countRateLimitHit("hourly|1.2.3.4", T0, T0 + 60 * minute), 2);
-    // one-second windows, one after the other
-    for (const second of [0, 1, 2]) {
-      const start = T0 + 10 * minute + second * 1000;
-      assert.is(await store.countRateLimitHit("per-second", start, start + 1000), 1, `second ${second}`);
-      assert.is(await store.countRateLimitHit("per-second", start, start + 1000), 2, `second ${second}`);
+  test("walkSubmissionsAsJson (or its fallback): the same pages, each submission exactly as JSON.stringify writes it", async (store) => {
+    const awkward = awkwardSubmissions();
+    const times = ["1969-12-31T23:59:59.999Z", "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "2025-07-12T10:30:00.001Z", "2025-07-12T10:30:00.999Z"];
+    times.forEach((createdAt, i) => (awkward[i]!.createdAt = createdAt));
+    await store.importSubmissions(ACCOUNT, awkward);
+    await store.insertSubmission(OTHER_ACCOUNT, seedRows(1)[0]!);
+    for (const order of ["asc", "desc"] as const) {
+      for (const limit of [1, 4, 100]) {
+        let after: SubmissionCursor | undefined;
+        for (let pages = 0; pages < 100; pages++) {
+          const walk = { order, limit, after, popupId: undefined };
+          const [submissions, lines] = [await store.walkSubmissions(ACCOUNT, walk), await walkSubmissionsAsJson(store, ACCOUNT, walk)];
+          assert.equal(lines, submissions.map((submission) => JSON.stringify(submission)), `${order} by ${limit}, page ${pages}`);
+          if (submissions.length < limit) break;
+          const last = submissions.at(-1)!;
+          after = { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId };
+        }
+      }
     }
+    const all = await walkSubmissionsAsJson(store, ACCOUNT, { order: "asc", limit: 1000, status: "completed" });
+    assert.equal(all.map((line) => JSON.parse(line) as Submission), awkward.filter((s) => s.status === "completed").sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt)));
   });
 
-  t("countRateLimitHit: concurrent hits each get their own count", async ({ store }) => {
-    const counts = await Promise.all(Array.from({ length: 25 }, () => store.countRateLimitHit("busy", T0, T0 + 60_000)));
-    assert.equal([...counts].sort((a, b) => a - b), Array.from({ length: 25 }, (_, i) => i + 1));
+  test("listDataKeys (or its fallback): every key the matches have, per popup, sorted by code point, at most limit", async (store) => {
+    const base = seedRows(1)[0]!;
+    const row = (minute: number, popupId: string, data: Submission["data"]): Submission => ({
+      ...base, submissionId: crypto.randomUUID(), popupId, data, createdAt: new Date(T0 + minute * 60_000).toISOString(),
+    });
+    // "\u{1F600}" is past U+FFFF and "\uE000" is not: by code point the emoji comes last,
+    // by UTF-16 unit it would come first
+    const rows = [
+      row(1, "popup_a", { name: "a", email: "a@x", nested: { inner: 1 } }),
+      row(2, "popup_a", { email: "b@x", "\u{1F600}": true, "\uE000": 1 }),
+      row(3, "popup_b", { zip: "1", Email: "c@x" }),
+      row(4, "popup_b", {}),
+    ];
+    await store.insertSubmission(ACCOUNT, rows[0]!);
+    await store.insertSubmission(ACCOUNT, rows[1]!);
+    await store.importSubmissions(ACCOUNT, rows.slice(2)); // every way of adding rows keeps the keys
+    await store.insertSubmission(OTHER_ACCOUNT, row(1, "popup_a", { secret: 1 }));
+    const once = row(5, "popup_c", { viaIdempotentCreate: 1 });
+    const idempotency = { key: "keys-once", fingerprint: "fp", expiresAt: T0 + 86_400_000 };
+    assert.equal(await store.insertSubmissionOnce(OTHER_ACCOUNT, once, idempotency, T0), { inserted: true });
+    // a retry that inserts nothing adds no keys
+    const retried = await store.insertSubmissionOnce(OTHER_ACCOUNT, { ...once, submissionId: crypto.randomUUID(), data: { notStored: 1 } }, idempotency, T0 + 1);
+    assert.is(retried.inserted, false);
+    const popupA = ["email", "name", "nested", "\uE000", "\u{1F600}"];
+    const all = ["Email", "email", "name", "nested", "zip", "\uE000", "\u{1F600}"];
+    assert.equal(await listDataKeys(store, ACCOUNT, {}, 100), all);
+    assert.equal(await listDataKeys(store, ACCOUNT, { popupId: "popup_a" }, 100), popupA);
+    assert.equal(await listDataKeys(store, ACCOUNT, { popupId: "popup_c" }, 100), []);
+    assert.equal(await listDataKeys(store, ACCOUNT, {}, 3), ["Email", "email", "name"]);
+    assert.equal(await listDataKeys(store, OTHER_ACCOUNT, {}, 100), ["secret", "viaIdempotentCreate"]);
+    // other filters may narrow the keys or not, but never below the keys of their matches
+    const after2 = await listDataKeys(store, ACCOUNT, { createdAfter: T0 + 2 * 60_000 }, 100);
+    for (const key of ["Email", "zip"]) assert.ok(after2.includes(key), `${key} in ${after2}`);
+    assert.ok(after2.every((key) => all.includes(key)));
+    const pendingA = await listDataKeys(store, ACCOUNT, { popupId: "popup_a", status: base.status }, 100);
+    assert.ok(popupA.every((key) => pendingA.includes(key)) && pendingA.every((key) => popupA.includes(key)));
   });
-
-  t.run();
 }

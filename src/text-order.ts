@@ -1,4 +1,4 @@
-/** Text order shared by the stores that sort in JavaScript. */
+/** Text order for what is sorted in JavaScript but must sort as SQLite sorts it. */
 
 /**
  * Text order by Unicode code point, which is SQLite's (UTF-8 bytes compare in code point

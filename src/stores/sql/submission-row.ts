@@ -1,0 +1,76 @@
+/**
+ * A submission as a row of the `submissions` table, both ways: the one mapping every read and
+ * write of the SQL store goes through (list, get, walk, export, insert, import). A field of
+ * `Submission` is one entry of FIELDS, plus the migration that adds its column.
+ */
+import { formatInstant } from "../../instant.ts";
+import type { Submission } from "../../submission.ts";
+import type { SqlValue } from "./driver.ts";
+
+interface Field {
+  key: keyof Submission;
+  column: string;
+  /** text: as it is; json: JSON text of any value; time: epoch milliseconds, ISO 8601 in a Submission. */
+  kind: "text" | "json" | "time";
+  /** Absent from a Submission when the column is NULL. */
+  optional?: true;
+}
+
+/**
+ * In the key order of `Submission`, which is the order `JSON.stringify` writes them in; a field
+ * added later goes last, where the memory store puts it too.
+ */
+const FIELDS: readonly Field[] = [
+  { key: "submissionId", column: "id", kind: "text" },
+  { key: "popupId", column: "popup_id", kind: "text" },
+  { key: "data", column: "data", kind: "json" },
+  { key: "domain", column: "domain", kind: "text" },
+  { key: "userAgent", column: "user_agent", kind: "text" },
+  { key: "device", column: "device", kind: "text" },
+  { key: "status", column: "status", kind: "text" },
+  { key: "createdAt", column: "created_at", kind: "time" },
+];
+
+/** The columns of a submission, in the order of `rowToSubmission`'s row and `submissionToRow`'s values. */
+export const SUBMISSION_COLUMNS = FIELDS.map((field) => field.column).join(", ");
+
+export const SUBMISSION_COLUMN_COUNT = FIELDS.length;
+
+/** A row of SUBMISSION_COLUMNS, read as an array (`asArrays`), as a Submission. */
+export function rowToSubmission(row: readonly unknown[]): Submission {
+  const submission: Record<string, unknown> = {};
+  for (let i = 0; i < FIELDS.length; i++) {
+    const { key, kind, optional } = FIELDS[i]!;
+    const value = row[i];
+    if (optional && value === null) continue;
+    submission[key] = kind === "text" ? String(value) : kind === "json" ? JSON.parse(String(value)) : formatInstant(Number(value));
+  }
+  return submission as unknown as Submission;
+}
+
+/** The values of SUBMISSION_COLUMNS for a submission, for every INSERT. */
+export function submissionToRow(submission: Submission): SqlValue[] {
+  return FIELDS.map(({ key, kind }) => {
+    const value = submission[key];
+    if (value === undefined) return null;
+    return kind === "text" ? String(value) : kind === "json" ? JSON.stringify(value) : Date.parse(String(value));
+  });
+}
+
+// bench/export.ts: NDJSON >= 200k rows/s needs SQLite to write each line, not JavaScript to parse and re-serialise it.
+/**
+ * The text `JSON.stringify(rowToSubmission(row))` gives, written by SQLite, which escapes
+ * strings as JSON.stringify does. `data` goes in as stored (JSON.stringify wrote it, without
+ * line breaks); a row edited by hand to hold one is re-serialised, as NDJSON needs one line.
+ */
+export const SUBMISSION_JSON = `'{' || ${FIELDS.map((field, i) => {
+  const name = `${i === 0 ? "" : ","}"${field.key}":`;
+  const value =
+    field.kind === "text"
+      ? `json_quote(${field.column})`
+      : field.kind === "json"
+        ? `(CASE WHEN instr(${field.column}, char(10)) OR instr(${field.column}, char(13)) THEN json(${field.column}) ELSE ${field.column} END)`
+        : `'"' || strftime('%Y-%m-%dT%H:%M:%fZ', ${field.column} / 1000.0, 'unixepoch') || '"'`;
+  const member = `'${name}' || ${value}`;
+  return field.optional ? `(CASE WHEN ${field.column} IS NULL THEN '' ELSE ${member} END)` : member;
+}).join(" || ")} || '}'`;

@@ -1,0 +1,13 @@
+/**
+ * `formsink/testing`: the store contract as tests, for a store of your own and for formsink's.
+ * Each function registers its tests with the `test` (or `it`) of the runner you use; none
+ * needs a test library or Node, so they run wherever your store does.
+ *
+ * A store is done when `testSubmissionStore` passes; run `testKeyStore` and
+ * `testRateLimitCounters` too when it implements those interfaces.
+ */
+export { testSubmissionStore } from "./submission-store.ts";
+export { testKeyStore } from "./key-store.ts";
+export { testRateLimitCounters } from "./rate-limit-counters.ts";
+export type { RegisterTest, StoreSuiteOptions } from "./suite.ts";
+export { AssertionError } from "./assert.ts";

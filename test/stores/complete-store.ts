@@ -1,0 +1,15 @@
+/**
+ * formsink's own stores against the very suites `formsink/testing` exports, registered with
+ * uvu: every store file (and the Bun, Deno and workerd runs) is one call of this.
+ */
+import { suite } from "uvu";
+import type { CompleteStore } from "../../src/store.ts";
+import { testKeyStore, testRateLimitCounters, testSubmissionStore } from "../../src/testing/index.ts";
+
+export function testCompleteStore(name: string, open: () => Promise<CompleteStore>): void {
+  const test = suite(`store conformance: ${name}`);
+  testSubmissionStore({ test, open });
+  testKeyStore({ test, open });
+  testRateLimitCounters({ test, open });
+  test.run();
+}
