@@ -4,14 +4,15 @@ import { authenticateWithStore } from "./auth/store-authenticate.ts";
 import { type Answer, registerAnswering, toResponse } from "./http/answer.ts";
 import { HttpError, toErrorAnswer } from "./http/errors.ts";
 import { createSubmissionIdGenerator } from "./id.ts";
-import { formFields, openApiDocument } from "./openapi.ts";
+import { formFields, openApiDocument, RATE_LIMIT_HEADERS } from "./openapi.ts";
 import { DEFAULT_LIMITS, type Limits, type SubmissionsHandlerOptions } from "./options.ts";
 import { type ConnectionInfo, connectionAddress } from "./rate-limit/client-address.ts";
 import { rateLimitSettings } from "./rate-limit/settings.ts";
 import { requireKey } from "./routes/access.ts";
 import type { RequestContext, RouteHandler, RouteRequest } from "./routes/context.ts";
-import { allowCrossOrigin, answerPreflight } from "./routes/cors.ts";
+import { allowCrossOrigin, answerPreflight, PREFLIGHT_HEADERS } from "./routes/cors.ts";
 import { exportSubmissions } from "./routes/export.ts";
+import { IDEMPOTENCY_KEY } from "./routes/idempotency.ts";
 import { limitCreateRate } from "./routes/rate-limit.ts";
 import type { Method, Route } from "./routes/route.ts";
 import {
@@ -28,7 +29,8 @@ const ERRORS_WRITE = [400, 401, 403, 404, 413, 415, 500] as const;
 
 const CREATED_HEADERS = {
   Location: { description: "The new submission's URL path", schema: { type: "string" } },
-  "Idempotent-Replayed": { description: "`true` when an earlier request with the same Idempotency-Key made the submission", schema: { type: "string" } },
+  "Idempotent-Replayed": { description: "`true` when an earlier request with the same Idempotency-Key made the submission", schema: { type: "string", enum: ["true"] } },
+  ...RATE_LIMIT_HEADERS,
 } as const;
 
 /**
@@ -54,7 +56,10 @@ export const ROUTES: readonly Route[] = [
         "An HTML form may post without JavaScript: every field that is not `popupId` or starts with `_` becomes `data`; `_key` carries a publishable key, `_redirect` a page to return to (303), `_gotcha` is a honeypot. " +
         "Creates with a publishable key are rate limited per key and client address (429 with `Retry-After`).",
       headers: {
-        "Idempotency-Key": { description: "A retry with the same key and body within 24 hours returns the first result instead of creating a duplicate", schema: { type: "string", maxLength: 255 } },
+        "Idempotency-Key": {
+          description: "1 to 255 visible ASCII characters, such as a UUID. A retry with the same key and body within 24 hours returns the first result instead of creating a duplicate; the same key with another body is 422",
+          schema: { type: "string", minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
+        },
       },
       body: {
         "application/json": createSubmissionBody,
@@ -69,14 +74,14 @@ export const ROUTES: readonly Route[] = [
         },
         303: { description: "A form post with `_redirect`: back to that page", headers: { Location: { description: "The `_redirect` URL", schema: { type: "string" } } } },
       },
-      errors: [400, 401, 403, 413, 415, 429, 500],
+      errors: [400, 401, 403, 413, 415, 422, 429, 500],
     },
   },
   {
     method: "OPTIONS", path: "/api/submission", access: "public", handle: answerPreflight, crossOrigin: true,
     doc: {
       operationId: "preflightCreateSubmission", summary: "CORS preflight for creates from web pages: any origin, POST, x-api-key, content-type, idempotency-key",
-      responses: { 204: { description: "The CORS answer" } },
+      responses: { 204: { description: "The CORS answer", headers: PREFLIGHT_HEADERS } },
       errors: [],
     },
   },
@@ -90,7 +95,14 @@ export const ROUTES: readonly Route[] = [
       responses: {
         200: {
           description: "The whole result, streamed; `Content-Disposition` names a file",
-          content: { "text/csv": { type: "string" }, "application/x-ndjson": submission },
+          content: {
+            "text/csv": { type: "string" },
+            // OpenAPI 3.1 has no schema for the items of a stream (3.2's itemSchema): a string, described.
+            "application/x-ndjson": {
+              type: "string",
+              description: "Newline-delimited JSON: one Submission (#/components/schemas/Submission) per line, each line ending in a line feed",
+            },
+          },
           headers: { "Content-Disposition": { description: "attachment; filename=\"submissions-<UTC time>.<format>\"", schema: { type: "string" } } },
         },
       },
@@ -126,7 +138,18 @@ export const ROUTES: readonly Route[] = [
     method: "GET", path: "/api/openapi.json", access: "public", handle: serveOpenApiDocument,
     doc: {
       operationId: "getOpenApiDocument", summary: "This OpenAPI 3.1 document (no key needed)",
-      responses: { 200: { description: "The document", content: { "application/json": { type: "object" } } } },
+      responses: {
+        200: {
+          description: "The document",
+          content: {
+            "application/json": {
+              type: "object",
+              properties: { openapi: { type: "string" }, info: { type: "object" }, paths: { type: "object" } },
+              required: ["openapi", "info", "paths"],
+            },
+          },
+        },
+      },
       errors: [500],
     },
   },

@@ -53,9 +53,9 @@ async function readCreateRequest(request: Request, limits: Limits): Promise<Crea
     maxBytes: limits.maxBodyBytes,
     maxNesting: limits.maxDataDepth + MAX_NESTING_SLACK,
   });
-  const { [HONEYPOT]: gotcha, ...body } = jsonObject(value);
-  if (gotcha !== undefined && typeof gotcha !== "string") throw new HttpError(400, `${HONEYPOT} must be a string`);
-  return { body, honeypot: isFilled(gotcha), mediaType: type, bytes };
+  // `_gotcha` stays in the body: the create schema declares it (a string) like any other field.
+  const body = jsonObject(value);
+  return { body, honeypot: isFilled(body[HONEYPOT]), mediaType: type, bytes };
 }
 
 function fromForm(fields: FormFields): Pick<CreateRequest, "body" | "form" | "honeypot"> {
