@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { type Answer, answeringOf } from "../src/http/answer.ts";
 import { INTERNAL_ERROR_MESSAGE } from "../src/http/errors.ts";
+import { bodyAlreadyRead, CONSUMED_BODY_MESSAGE, consumedBodyError, originalUrl } from "./node-consumed-body.ts";
 import { NodeRequest, requestBody } from "./node-request.ts";
 import {
   type ConnectionInfo, DEFAULT_HOSTNAME, DEFAULT_PORT, type FetchHandler, reportError, type RunningServer, type ServeOptions, serverUrl,
@@ -95,12 +96,17 @@ export function createRequestListener(handler: FetchHandler, hooks: ListenerHook
   const onError = hooks.onError ?? reportError;
   const answering = answeringOf<ConnectionInfo>(handler);
   const { beforeRespond, afterRespond } = hooks;
+  let consumedBodyReported = false;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (afterRespond) res.once("finish", afterRespond);
     const target = requestTarget(req);
     let answer: Answer | Response;
     if (!("url" in target)) {
       answer = target;
+    } else if (bodyAlreadyRead(req)) {
+      if (!consumedBodyReported) onError(consumedBodyError(req));
+      consumedBodyReported = true;
+      answer = jsonError(500, CONSUMED_BODY_MESSAGE);
     } else {
       // The socket's peer: the client, or the nearest proxy (see the `clientAddress` option).
       const connection = { clientAddress: req.socket.remoteAddress };
@@ -148,7 +154,7 @@ interface RequestTarget {
 function requestTarget(req: IncomingMessage): RequestTarget | Answer {
   const method = req.method ?? "GET";
   if (FETCH_FORBIDDEN_METHODS.has(method)) return jsonError(501, `Method ${method} is not supported`);
-  let target = req.url ?? "/";
+  let target = originalUrl(req);
   let host = plainHost(req.headers.host);
   if (ABSOLUTE_FORM.test(target)) {
     // Absolute form (`GET http://host/path`): its authority replaces Host (RFC 9112, 3.2.2).

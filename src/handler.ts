@@ -8,6 +8,7 @@ import { formFields, openApiDocument, RATE_LIMIT_HEADERS } from "./openapi.ts";
 import { DEFAULT_LIMITS, type Limits, type SubmissionsHandlerOptions } from "./options.ts";
 import { type ConnectionInfo, connectionAddress } from "./rate-limit/client-address.ts";
 import { rateLimitSettings } from "./rate-limit/settings.ts";
+import { unknownAddressWarning } from "./rate-limit/unknown-address.ts";
 import { requireKey } from "./routes/access.ts";
 import type { RequestContext, RouteHandler, RouteRequest } from "./routes/context.ts";
 import { allowCrossOrigin, answerPreflight, PREFLIGHT_HEADERS } from "./routes/cors.ts";
@@ -172,6 +173,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
   const authenticate: Authenticate = options.authenticate ?? authenticateWithStore(store);
   const clientAddress = options.clientAddress ?? connectionAddress;
   const log = options.log;
+  const warnUnknownClientAddress = unknownAddressWarning(log);
   const newSubmissionId = createSubmissionIdGenerator();
 
   const router = Router<RouteRequest, [RequestContext], Answer>({ base: basePath });
@@ -195,6 +197,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
     const context: RequestContext = {
       store, limits, rateLimits, basePath, url, newSubmissionId,
       clientAddress: clientAddress(request, connection),
+      warnUnknownClientAddress,
       responseHeaders: {},
     };
     let answer: Answer;

@@ -65,7 +65,11 @@ const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: (limits:
     },
   },
   415: { name: "UnsupportedMediaType", description: () => "The body is not in a media type the operation takes (JSON in UTF-8; forms for creates), or it is compressed." },
-  500: { name: "InternalError", description: () => "Anything unexpected: `Internal server error`; details only in the server log." },
+  500: {
+    name: "InternalError",
+    description: () =>
+      "Anything unexpected: `Internal server error`; details only in the server log. In a host app that read the request body before formsink (a body parser mounted first), the message says so.",
+  },
 };
 
 const PATH_PARAMETER_DESCRIPTIONS: Record<string, string> = {

@@ -17,6 +17,8 @@ export interface RequestContext {
   newSubmissionId: () => NewSubmissionId;
   /** The caller's network address as the deployment sees it; undefined when unknown. */
   clientAddress: string | undefined;
+  /** Called when a rate limit needs the client address and there is none: warns once per handler. */
+  warnUnknownClientAddress: (method: string, path: string) => void;
   /** Added to whatever answers this request, errors included (CORS, rate-limit state); lower-case names. */
   responseHeaders: Record<string, string>;
   /** Set by the access step that runs before every keyed route. */

@@ -8,10 +8,11 @@ import { principalOf, type RouteHandler } from "./context.ts";
  * RateLimit-Policy fields (draft-ietf-httpapi-ratelimit-headers); over the limit it is 429 with
  * Retry-After. A deployment whose client address is unknown counts all its clients as one.
  */
-export const limitCreateRate: RouteHandler = async (_request, context) => {
+export const limitCreateRate: RouteHandler = async (request, context) => {
   const principal = principalOf(context);
   const policy = context.rateLimits.policies[principal.kind];
   if (!policy) return undefined;
+  if (context.clientAddress === undefined) context.warnUnknownClientAddress(request.method, context.url.pathname);
   const windowMs = policy.windowSeconds * 1000;
   const now = Date.now();
   const windowStart = Math.floor(now / windowMs) * windowMs;
