@@ -12,6 +12,7 @@ import { unknownAddressWarning } from "./rate-limit/unknown-address.ts";
 import { requireKey } from "./routes/access.ts";
 import type { RequestContext, RouteHandler, RouteRequest } from "./routes/context.ts";
 import { allowCrossOrigin, answerPreflight, PREFLIGHT_HEADERS } from "./routes/cors.ts";
+import { MAX_CSV_DATA_COLUMNS } from "./export/export.ts";
 import { exportSubmissions } from "./routes/export.ts";
 import { IDEMPOTENCY_KEY } from "./routes/idempotency.ts";
 import { limitCreateRate } from "./routes/rate-limit.ts";
@@ -91,7 +92,10 @@ export const ROUTES: readonly Route[] = [
     method: "GET", path: "/api/submission/export", access: "secret", handle: exportSubmissions,
     doc: {
       operationId: "exportSubmissions", summary: "Export every matching submission as CSV or NDJSON, streamed",
-      description: "The list's filters and order without `limit`/`offset`. CSV cells that start with `=`, `+`, `-`, `@`, tab or CR are prefixed with `'` against formula injection (as is a cell that starts with `'`, so that import can undo it), except plain numbers.",
+      description:
+        "The list's filters and order without `limit`/`offset`. " +
+        `A CSV has one column per distinct data key: more than ${MAX_CSV_DATA_COLUMNS} is 400 (export NDJSON, or one popup at a time). ` +
+        "CSV cells that start with `=`, `+`, `-`, `@`, tab or CR are prefixed with `'` against formula injection (as is a cell that starts with `'`, so that import can undo it), except plain numbers.",
       query: exportQuery,
       responses: {
         200: {

@@ -46,7 +46,7 @@ const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: (limits:
   400: {
     name: "BadRequest",
     description: () =>
-      "Malformed JSON, a query or body value outside its constraint, an unknown body field, or a known query parameter given twice or empty. The message names the parameter or field.",
+      "Malformed JSON or text that is not valid Unicode (a lone surrogate), a query or body value outside its constraint, an unknown body field, a body nested deeper than its data may be, or a known query parameter given twice or empty. The message names the parameter or field.",
   },
   401: { name: "Unauthorized", description: () => "`x-api-key` is missing (`API key is required`), or unknown or revoked (`Invalid API key`)." },
   403: { name: "Forbidden", description: () => "The key is valid but may not do this (a publishable key on a secret operation)." },
@@ -113,7 +113,7 @@ export function openApiDocument(routes: readonly Route[], { basePath, limits }: 
       description:
         "Form submissions collected from website popups. Every operation but this document and the CORS preflight takes an API key in `x-api-key` (a publishable key may only create, from its own domains); a key sees only its own account's submissions. " +
         "Every error is `{\"message\": string}` naming the parameter or field. A known path with another method answers 405 with an `Allow` header. " +
-      "Query integers are written in digits only (`limit=10`, not `10.0` or `1e1`), so they are documented as strings with a pattern. " +
+      "Query parameters an operation does not list are ignored. Query integers are written in digits only (`limit=10`, not `10.0` or `1e1`), so they are documented as strings with a pattern. " +
         LENGTH_NOTE,
       license: { name: "MIT", identifier: "MIT" },
     },
@@ -208,7 +208,10 @@ export function formFields(body: SchemaSource): SchemaSource {
           _gotcha: { type: "string", description: HONEYPOT_DESCRIPTION },
         },
         required: ["popupId"],
-        additionalProperties: { type: "string", description: "Any other field is a data field" },
+        additionalProperties: {
+          description: "Any other field is a data field; a name sent more than once (checkboxes) keeps every value, as a list",
+          anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }],
+        },
       };
     },
   };
