@@ -18,8 +18,8 @@ import { serve } from "../../adapters/node.ts";
 import { createSubmissionsHandler } from "../../src/handler.ts";
 import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
-import { overSocket } from "./over-socket.ts";
-import { httpSuite, type StartHttpTarget } from "./suite.ts";
+import { overSocket } from "../http/over-socket.ts";
+import { httpSuite, type StartHttpTarget } from "../http/suite.ts";
 
 interface Exchange {
   method: string;
