@@ -169,6 +169,7 @@ const BAD_CREATES: [name: string, body: string, message: RegExp][] = [
   ["101 top-level fields", JSON.stringify({ popupId: "p", data: fieldsObject(101) }), /100/],
   ["a data key of 129 characters", JSON.stringify({ popupId: "p", data: { ["k".repeat(129)]: 1 } }), /128/],
   ["a nested data key of 129 characters", JSON.stringify({ popupId: "p", data: { a: { ["k".repeat(129)]: 1 } } }), /128/],
+  ["a data key of 129 emoji", JSON.stringify({ popupId: "p", data: { ["😀".repeat(129)]: 1 } }), /128/],
   ["a device outside the list", '{"popupId":"p","data":{"a":1},"device":"phone"}', /device/],
   ["a device not a string", '{"popupId":"p","data":{"a":1},"device":1}', /device/],
   ["an empty domain", '{"popupId":"p","data":{"a":1},"domain":""}', /domain/],
@@ -557,6 +558,7 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
       ["arrays 4 levels deep", '{"popupId":"p","data":{"a":[[[1]]]}}'],
       ["100 fields counted at every depth", JSON.stringify({ popupId: "p", data: { ...fieldsObject(50), nested: fieldsObject(49, "n") } })],
       ["a data key of 128 characters", JSON.stringify({ popupId: "p", data: { ["k".repeat(128)]: 1 } })],
+      ["a data key of 128 emoji (code points, as everywhere)", JSON.stringify({ popupId: "p", data: { ["😀".repeat(128)]: 1 } })],
       ["a domain of 512 characters", JSON.stringify({ popupId: "p", data: {}, domain: "d".repeat(512) })],
       ["a body of exactly 64 KiB", createBodyOfSize(MAX_BODY_BYTES)],
     ];
