@@ -9,6 +9,7 @@ import type { Duplex } from "node:stream";
 import type { SubmissionsHandler } from "../src/handler.ts";
 import type { Answer } from "../src/http/answer.ts";
 import { INTERNAL_ERROR_MESSAGE } from "../src/http/errors.ts";
+import { bodyAlreadyRead, CONSUMED_BODY_MESSAGE, consumedBodyError, originalUrl } from "./node-consumed-body.ts";
 import { apiRequest, fetchRequest, type RequestTarget } from "./node-request.ts";
 import {
   DEFAULT_HOSTNAME, DEFAULT_PORT, type FetchHandler, reportError, type RunningServer, type ServeOptions, serverUrl,
@@ -112,12 +113,17 @@ export function createRequestListener(handler: NodeHandler, hooks: ListenerHooks
   const onError = hooks.onError ?? reportError;
   const { beforeRespond, afterRespond } = hooks;
   const answering = typeof handler.answer === "function" ? handler.answer.bind(handler) : undefined;
+  let consumedBodyReported = false;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (afterRespond) res.once("finish", afterRespond);
     const target = requestTarget(req);
     let answer: Answer | Response;
     if (!("url" in target)) {
       answer = target;
+    } else if (bodyAlreadyRead(req)) {
+      if (!consumedBodyReported) onError(consumedBodyError(req));
+      consumedBodyReported = true;
+      answer = jsonError(500, CONSUMED_BODY_MESSAGE);
     } else {
       // The socket's peer: the client, or the nearest proxy (see the `clientAddress` option).
       const connection = { clientAddress: req.socket.remoteAddress };
@@ -159,7 +165,7 @@ function plainHost(value: string | undefined): string | undefined {
 function requestTarget(req: IncomingMessage): RequestTarget | Answer {
   const method = req.method ?? "GET";
   if (FETCH_FORBIDDEN_METHODS.has(method)) return jsonError(501, `Method ${method} is not supported`);
-  let target = req.url ?? "/";
+  let target = originalUrl(req);
   let host = plainHost(req.headers.host);
   if (ABSOLUTE_FORM.test(target)) {
     // Absolute form (`GET http://host/path`): its authority replaces Host (RFC 9112, 3.2.2).

@@ -44,6 +44,10 @@ function jsonLog(writeLine: (line: string) => void): ServerLog {
     info: (msg) => line(INFO, { msg }),
     warn: (msg) => line(WARN, { msg }),
     entry(entry) {
+      if (entry.type === "warning") {
+        line(WARN, { req: { method: entry.method, url: entry.path }, msg: entry.error.message });
+        return;
+      }
       const req = { id: entry.requestId, method: entry.method, url: entry.path };
       if (entry.type === "request") {
         line(entry.status >= 500 ? ERROR : INFO, {
@@ -67,7 +71,9 @@ function prettyLog(writeLine: (line: string) => void): ServerLog {
     info: (message) => writeLine(message),
     warn: (message) => writeLine(message),
     entry(entry) {
-      if (entry.type === "request") {
+      if (entry.type === "warning") {
+        writeLine(`${stamp()} WARN ${entry.error.message}`);
+      } else if (entry.type === "request") {
         writeLine(`${stamp()} ${entry.method} ${entry.path} ${entry.status} ${entry.durationMs.toFixed(1)}ms ${entry.requestId}`);
       } else {
         const { stack, message } = serializeError(entry.error);

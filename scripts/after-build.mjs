@@ -1,12 +1,14 @@
-// After `tsc -p tsconfig.build.json`, three things tsc does not do:
+// After `tsc -p tsconfig.build.json`, four things tsc does not do:
 // - it rewrites `./x.ts` imports to `./x.js` in the emitted JavaScript but not in the .d.ts
 //   files, and a runtime that resolves types literally (Deno) finds no `./x.ts` in dist/;
 // - the `formsink` bin is one bundled file: loading the ~180 modules it is made of one by one
 //   took about 50 ms of the ~340 ms from `formsink serve` to its first answer (bench/README.md,
 //   cold start); libsql (native) and @libsql/client (only for remote databases) stay outside;
 // - the bin must be executable for `npx formsink` in a checkout (npm marks it so itself only
-//   when it installs the package).
-import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+//   when it installs the package);
+// - the popup script the README tells users to embed ships as it is, to be served from
+//   node_modules/formsink/dist/popup/ (exported as `formsink/popup/formsink-popup.js`).
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 
@@ -31,3 +33,6 @@ await build({
   logLevel: "warning",
 });
 chmodSync("dist/cli/bin.js", 0o755);
+
+mkdirSync("dist/popup", { recursive: true });
+copyFileSync("examples/popup/formsink-popup.js", "dist/popup/formsink-popup.js");

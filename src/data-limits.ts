@@ -1,3 +1,4 @@
+import { codePointLength } from "./code-points.ts";
 import { HttpError } from "./http/errors.ts";
 import type { SubmissionData } from "./submission.ts";
 
@@ -31,7 +32,7 @@ export function checkSubmissionData(data: SubmissionData, limits: DataLimits): v
     for (const [key, item] of Object.entries(value)) {
       const at = `${path}.${key}`;
       if (RESERVED_KEYS.has(key)) throw new HttpError(400, `${at} is not allowed: "${key}" is a reserved key`);
-      if (key.length === 0 || key.length > limits.maxDataKeyLength) {
+      if (key.length === 0 || (key.length > limits.maxDataKeyLength && codePointLength(key) > limits.maxDataKeyLength)) {
         throw new HttpError(400, `data keys must be 1 to ${limits.maxDataKeyLength} characters long (at ${path})`);
       }
       if (++fields > limits.maxDataFields) {

@@ -6,14 +6,17 @@ import { HttpError, toErrorAnswer } from "./http/errors.ts";
 import { type ApiRequest, fromFetchRequest } from "./http/request.ts";
 import { requestIdOf } from "./http/request-id.ts";
 import { createSubmissionIdGenerator } from "./id.ts";
-import { formFields, openApiDocument } from "./openapi.ts";
+import { formFields, openApiDocument, RATE_LIMIT_HEADERS } from "./openapi.ts";
 import { DEFAULT_HEALTH_TIMEOUT_MS, DEFAULT_LIMITS, type Limits, type SubmissionsHandlerOptions } from "./options.ts";
 import { type ConnectionInfo, connectionAddress } from "./rate-limit/client-address.ts";
 import { rateLimitSettings } from "./rate-limit/settings.ts";
+import { unknownAddressWarning } from "./rate-limit/unknown-address.ts";
 import { withKey } from "./routes/access.ts";
 import type { RequestContext, RouteHandler } from "./routes/context.ts";
-import { answerPreflight, CROSS_ORIGIN_HEADERS } from "./routes/cors.ts";
+import { answerPreflight, CROSS_ORIGIN_HEADERS, PREFLIGHT_HEADERS } from "./routes/cors.ts";
+import { IDEMPOTENCY_KEY } from "./routes/create/idempotency.ts";
 import { createSubmission } from "./routes/create/pipeline.ts";
+import { MAX_CSV_DATA_COLUMNS } from "./export/export.ts";
 import { exportSubmissions } from "./routes/export.ts";
 import { checkHealth } from "./routes/health.ts";
 import type { Method, Route } from "./routes/route.ts";
@@ -29,7 +32,8 @@ const ERRORS_WRITE = [400, 401, 403, 404, 413, 415, 500] as const;
 
 const CREATED_HEADERS = {
   Location: { description: "The new submission's URL path", schema: { type: "string" } },
-  "Idempotent-Replayed": { description: "`true` when an earlier request with the same Idempotency-Key made the submission", schema: { type: "string" } },
+  "Idempotent-Replayed": { description: "`true` when an earlier request with the same Idempotency-Key made the submission", schema: { type: "string", enum: ["true"] } },
+  ...RATE_LIMIT_HEADERS,
 } as const;
 
 /**
@@ -55,7 +59,10 @@ export const ROUTES: readonly Route[] = [
         "An HTML form may post without JavaScript: every field that is not `popupId` or starts with `_` becomes `data`; `_key` carries a publishable key, `_redirect` a page to return to (303), `_gotcha` is a honeypot. " +
         "Creates with a publishable key are rate limited per key and client address (429 with `Retry-After`).",
       headers: {
-        "Idempotency-Key": { description: "A retry with the same key and body within 24 hours returns the first result instead of creating a duplicate", schema: { type: "string", maxLength: 255 } },
+        "Idempotency-Key": {
+          description: "1 to 255 visible ASCII characters, such as a UUID. A retry with the same key and body within 24 hours returns the first result instead of creating a duplicate; the same key with another body is 422",
+          schema: { type: "string", minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
+        },
       },
       body: {
         "application/json": createSubmissionBody,
@@ -70,14 +77,14 @@ export const ROUTES: readonly Route[] = [
         },
         303: { description: "A form post with `_redirect`: back to that page", headers: { Location: { description: "The `_redirect` URL", schema: { type: "string" } } } },
       },
-      errors: [400, 401, 403, 413, 415, 429, 500],
+      errors: [400, 401, 403, 413, 415, 422, 429, 500],
     },
   },
   {
     method: "OPTIONS", path: "/api/submission", access: "public", handle: answerPreflight, crossOrigin: true,
     doc: {
       operationId: "preflightCreateSubmission", summary: "CORS preflight for creates from web pages: any origin, POST, x-api-key, content-type, idempotency-key",
-      responses: { 204: { description: "The CORS answer" } },
+      responses: { 204: { description: "The CORS answer", headers: PREFLIGHT_HEADERS } },
       errors: [],
     },
   },
@@ -86,12 +93,22 @@ export const ROUTES: readonly Route[] = [
     method: "GET", path: "/api/submission/export", access: "secret", handle: exportSubmissions,
     doc: {
       operationId: "exportSubmissions", summary: "Export every matching submission as CSV or NDJSON, streamed",
-      description: "The list's filters and order without `limit`/`offset`. CSV cells that start with `=`, `+`, `-`, `@`, tab or CR are prefixed with `'` against formula injection (as is a cell that starts with `'`, so that import can undo it), except plain numbers.",
+      description:
+        "The list's filters and order without `limit`/`offset`. " +
+        `A CSV has one column per distinct data key: more than ${MAX_CSV_DATA_COLUMNS} is 400 (export NDJSON, or one popup at a time). ` +
+        "CSV cells that start with `=`, `+`, `-`, `@`, tab or CR are prefixed with `'` against formula injection (as is a cell that starts with `'`, so that import can undo it), except plain numbers.",
       query: exportQuery,
       responses: {
         200: {
           description: "The whole result, streamed; `Content-Disposition` names a file",
-          content: { "text/csv": { type: "string" }, "application/x-ndjson": submission },
+          content: {
+            "text/csv": { type: "string" },
+            // OpenAPI 3.1 has no schema for the items of a stream (3.2's itemSchema): a string, described.
+            "application/x-ndjson": {
+              type: "string",
+              description: "Newline-delimited JSON: one Submission (#/components/schemas/Submission) per line, each line ending in a line feed",
+            },
+          },
           headers: { "Content-Disposition": { description: "attachment; filename=\"submissions-<UTC time>.<format>\"", schema: { type: "string" } } },
         },
       },
@@ -127,7 +144,18 @@ export const ROUTES: readonly Route[] = [
     method: "GET", path: "/api/openapi.json", access: "public", handle: serveOpenApiDocument,
     doc: {
       operationId: "getOpenApiDocument", summary: "This OpenAPI 3.1 document (no key needed)",
-      responses: { 200: { description: "The document", content: { "application/json": { type: "object" } } } },
+      responses: {
+        200: {
+          description: "The document",
+          content: {
+            "application/json": {
+              type: "object",
+              properties: { openapi: { type: "string" }, info: { type: "object" }, paths: { type: "object" } },
+              required: ["openapi", "info", "paths"],
+            },
+          },
+        },
+      },
       errors: [500],
     },
   },
@@ -174,6 +202,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
     basePath,
     newSubmissionId: createSubmissionIdGenerator(),
     healthTimeoutMs: options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS,
+    warnUnknownClientAddress: unknownAddressWarning(options.log),
   };
   const clientAddress = options.clientAddress ?? connectionAddress;
   const log = options.log;

@@ -1,6 +1,6 @@
 /** formsink: form submissions from website popups, as one portable Fetch handler. */
 export { createSubmissionsHandler, type SubmissionsHandler } from "./handler.ts";
-export type { SubmissionsHandlerOptions, Limits, LogEntry, RequestLogEntry, ErrorLogEntry } from "./options.ts";
+export type { SubmissionsHandlerOptions, Limits, LogEntry, RequestLogEntry, ErrorLogEntry, WarningLogEntry } from "./options.ts";
 export { DEFAULT_LIMITS } from "./options.ts";
 export {
   type ClientAddressSource, type ConnectionInfo, connectionAddress, forwardedForAddress,

@@ -1,7 +1,8 @@
-// ISO 8601 instants as the list filters take them: a full date and time with a zone
-// (`Z` or `±hh:mm`). Date.parse alone is too lenient: it takes "2025-02-30" and local times.
+// Instants as the list filters take them: RFC 3339 `date-time`, what JSON Schema's `date-time`
+// format means: a full date, `T`, a time with seconds and a zone (`Z` or `±hh:mm`), either
+// letter in either case. Date.parse alone is too lenient: it takes "2025-02-30" and local times.
 const INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})$/;
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /**
  * An instant as whole epoch milliseconds plus whether it lies strictly inside that
@@ -24,25 +25,35 @@ export function beforeBound({ millis, insideMillis }: Instant): number {
   return insideMillis ? millis + 1 : millis;
 }
 
-/** An ISO 8601 instant with a zone, or undefined if the text is not one. */
+/**
+ * An RFC 3339 instant, or undefined if the text is not one. A leap second (`23:59:60` in UTC,
+ * RFC 3339 section 5.7) has no epoch millisecond of its own: it lies after 23:59:59.999 and
+ * before the next midnight, which is what it is as a bound.
+ */
 export function parseInstant(text: string): Instant | undefined {
   const match = INSTANT.exec(text);
   if (!match) return undefined;
-  const [, y, mo, d, h, mi, s = "0", fraction = "", zone] = match;
+  const [, y, mo, d, h, mi, s, fraction = "", zone] = match;
   const year = Number(y), month = Number(mo), day = Number(d);
   const hour = Number(h), minute = Number(mi), second = Number(s);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  if (hour > 23 || minute > 59 || second > 60) return undefined;
   let offsetMinutes = 0;
-  if (zone !== "Z") {
+  if (zone !== "Z" && zone !== "z") {
     const sign = zone!.startsWith("-") ? -1 : 1;
     const [oh, om] = zone!.slice(1).split(":").map(Number);
     if (oh! > 23 || om! > 59) return undefined;
     offsetMinutes = sign * (oh! * 60 + om!);
   }
+  const utcMinuteOfDay = (((hour * 60 + minute - offsetMinutes) % 1440) + 1440) % 1440;
+  if (second === 60 && utcMinuteOfDay !== 1439) return undefined;
   // Date.UTC would read years 0-99 as 1900-1999; setUTCFullYear takes them as written.
-  const utc = new Date(0).setUTCFullYear(year, month - 1, day) + ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000;
-  const millis = utc + Number(fraction.slice(0, 3).padEnd(3, "0"));
+  const minuteStart = new Date(0).setUTCFullYear(year, month - 1, day) + (hour * 60 + minute - offsetMinutes) * 60_000;
+  if (second === 60) {
+    const millis = minuteStart + 59_999;
+    return Number.isFinite(millis) ? { millis, insideMillis: true } : undefined;
+  }
+  const millis = minuteStart + second * 1000 + Number(fraction.slice(0, 3).padEnd(3, "0"));
   return Number.isFinite(millis) ? { millis, insideMillis: /[1-9]/.test(fraction.slice(3)) } : undefined;
 }
 

@@ -4,6 +4,7 @@
  * checks the document against the router and validates it).
  */
 import type { JsonSchema } from "arktype";
+import { lengthBoundsOf } from "./code-points.ts";
 import type { Limits } from "./options.ts";
 import type { Content, ErrorStatus, HeaderDoc, Route, SchemaSource } from "./routes/route.ts";
 import {
@@ -26,22 +27,49 @@ const COMPONENT_SCHEMAS: Record<string, SchemaSource> = {
   Error: errorBody,
 };
 
-const LENGTH_NOTE =
-  "Lengths count UTF-16 code units (JavaScript's string length), not code points: a character outside the Basic Multilingual Plane, such as most emoji, counts as 2.";
+const LENGTH_NOTE = "String lengths count characters (Unicode code points), as JSON Schema's minLength and maxLength do: an emoji counts as 1.";
 
-const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: (limits: Limits) => string }> = {
+const HONEYPOT_DESCRIPTION = "The honeypot: a field people leave empty; when filled in, nothing is stored (the answer is the same)";
+
+export const RATE_LIMIT_HEADERS: Record<string, HeaderDoc> = {
+  RateLimit: {
+    description: "On creates with a rate-limited key: the requests left in the current window and the seconds until it ends (draft-ietf-httpapi-ratelimit-headers), such as `\"publishable\";r=29;t=60`",
+    schema: { type: "string" },
+  },
+  "RateLimit-Policy": {
+    description: "On creates with a rate-limited key: the limit and the window in seconds, such as `\"publishable\";q=30;w=60`",
+    schema: { type: "string" },
+  },
+};
+
+const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: (limits: Limits) => string; headers?: Record<string, HeaderDoc> }> = {
   400: {
     name: "BadRequest",
     description: () =>
-      "Malformed JSON, a query or body value outside its constraint, an unknown body field, or a known query parameter given twice or empty. The message names the parameter or field.",
+      "Malformed JSON or text that is not valid Unicode (a lone surrogate), a query or body value outside its constraint, an unknown body field, a body nested deeper than its data may be, or a known query parameter given twice or empty. The message names the parameter or field.",
   },
   401: { name: "Unauthorized", description: () => "`x-api-key` is missing (`API key is required`), or unknown or revoked (`Invalid API key`)." },
   403: { name: "Forbidden", description: () => "The key is valid but may not do this (a publishable key on a secret operation)." },
   404: { name: "NotFound", description: () => "No such submission in this account (`Submission not found`); ids that cannot exist are 404 too." },
   413: { name: "PayloadTooLarge", description: (limits) => `The body is larger than ${limits.maxBodyBytes} bytes.` },
-  429: { name: "TooManyRequests", description: () => "Rate limited (creates with a publishable key): `Retry-After` says when to try again; `RateLimit` and `RateLimit-Policy` describe the limit." },
+  422: {
+    name: "UnprocessableContent",
+    description: () => "The Idempotency-Key was already used with a different body (or media type): use a new key for a new submission.",
+  },
+  429: {
+    name: "TooManyRequests",
+    description: () => "Rate limited (creates with a publishable key): `Retry-After` says when to try again; `RateLimit` and `RateLimit-Policy` describe the limit.",
+    headers: {
+      "Retry-After": { description: "Seconds until the window ends and creates are counted anew", schema: { type: "string", pattern: "^[1-9]\\d*$" } },
+      ...RATE_LIMIT_HEADERS,
+    },
+  },
   415: { name: "UnsupportedMediaType", description: () => "The body is not in a media type the operation takes (JSON in UTF-8; forms for creates), or it is compressed." },
-  500: { name: "InternalError", description: () => "Anything unexpected: `Internal server error`; details only in the server log." },
+  500: {
+    name: "InternalError",
+    description: () =>
+      "Anything unexpected: `Internal server error`; details only in the server log. In a host app that read the request body before formsink (a body parser mounted first), the message says so.",
+  },
 };
 
 const PATH_PARAMETER_DESCRIPTIONS: Record<string, string> = {
@@ -74,7 +102,9 @@ export function openApiDocument(routes: readonly Route[], { basePath, limits }: 
     (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
   }
   const schemas = Object.fromEntries(Object.entries(COMPONENT_SCHEMAS).map(([name, schema]) => [name, jsonSchema(schema)]));
-  (schemas.CreateSubmission as { properties: Record<string, JsonObject> }).properties.data!.description = dataDescription(limits);
+  const createProperties = (schemas.CreateSubmission as { properties: Record<string, JsonObject> }).properties;
+  createProperties.data!.description = dataDescription(limits);
+  createProperties._gotcha!.description = HONEYPOT_DESCRIPTION;
   return {
     openapi: "3.1.0",
     info: {
@@ -83,6 +113,7 @@ export function openApiDocument(routes: readonly Route[], { basePath, limits }: 
       description:
         "Form submissions collected from website popups. Every operation but this document and the CORS preflight takes an API key in `x-api-key` (a publishable key may only create, from its own domains); a key sees only its own account's submissions. " +
         "Every error is `{\"message\": string}` naming the parameter or field. A known path with another method answers 405 with an `Allow` header. " +
+      "Query parameters an operation does not list are ignored. Query integers are written in digits only (`limit=10`, not `10.0` or `1e1`), so they are documented as strings with a pattern. " +
         LENGTH_NOTE,
       license: { name: "MIT", identifier: "MIT" },
     },
@@ -100,9 +131,13 @@ export function openApiDocument(routes: readonly Route[], { basePath, limits }: 
       },
       schemas,
       responses: Object.fromEntries(
-        Object.values(ERROR_RESPONSES).map(({ name, description }) => [
+        Object.values(ERROR_RESPONSES).map(({ name, description, headers: headerDocs }) => [
           name,
-          { description: description(limits), content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+          {
+            description: description(limits),
+            ...(headerDocs ? { headers: headers(headerDocs) } : {}),
+            content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+          },
         ]),
       ),
     },
@@ -136,6 +171,9 @@ function operation(route: Route): JsonObject {
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
     ...(route.access === "public" ? { security: [] } : {}),
+    // A form post may carry a publishable key in its `_key` field instead of the header, and a
+    // form field is no OpenAPI security location: the form body's schema documents it.
+    ...(route.access === "create" ? { security: [{ apiKey: [] }, {}] } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(doc.body ? { requestBody: { required: true, content: content(doc.body) } } : {}),
     responses,
@@ -162,12 +200,18 @@ export function formFields(body: SchemaSource): SchemaSource {
         type: "object",
         properties: {
           popupId: json.properties.popupId!,
-          _key: { type: "string", description: "A publishable key, for forms without JavaScript (a secret key here is refused)" },
+          _key: {
+            type: "string",
+            description: "A publishable key (`fs_pk_...`), for forms without JavaScript: required unless the `x-api-key` header is sent (then the two must agree). A secret key here is refused.",
+          },
           _redirect: { type: "string", description: "An absolute http(s) URL on one of the key's domains: the answer is a 303 to it" },
-          _gotcha: { type: "string", description: "The honeypot: when filled in, nothing is stored (the answer is the same)" },
+          _gotcha: { type: "string", description: HONEYPOT_DESCRIPTION },
         },
         required: ["popupId"],
-        additionalProperties: { type: "string", description: "Any other field is a data field" },
+        additionalProperties: {
+          description: "Any other field is a data field; a name sent more than once (checkboxes) keeps every value, as a list",
+          anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }],
+        },
       };
     },
   };
@@ -196,22 +240,55 @@ function isSchemaSource(schema: SchemaSource | JsonSchema): schema is SchemaSour
 
 /**
  * JSON Schema of an arktype schema, as it applies on the wire:
- * - a parsed query value (`limit=10` becomes a number) is described by what it parses to when
- *   that is an integer, else by the text it is parsed from (an instant stays a date-time string);
- * - checks JSON Schema cannot express (a real calendar date, "an object but not an array") are
- *   left to the description; the base type still holds;
- * - defaults of parsed values are given parsed, and every length bound carries the UTF-16 note.
+ * - a query integer (`limit=10` becomes a number) is its text: digits only, so a string whose
+ *   pattern admits exactly the digits the handler takes; other parsed values (an instant) are
+ *   described by the text they are parsed from;
+ * - a length counted in code points (see code-points.ts) is a minLength/maxLength, which count
+ *   the same; other checks JSON Schema cannot express (a real calendar date, "an object but not
+ *   an array") are left to the description, and the base type still holds;
+ * - enumerations and constants of strings say `type: string`, which generators need.
  */
 function jsonSchema(schema: SchemaSource): JsonObject {
   const generated = schema.toJsonSchema({
     dialect: null,
     fallback: {
-      morph: (ctx: { base: JsonSchema; out: JsonSchema | null }) =>
-        ctx.out !== null && "type" in ctx.out && ctx.out.type === "integer" ? ctx.out : ctx.base,
-      predicate: (ctx: { base: JsonSchema }) => ctx.base,
+      morph: (ctx: { base: JsonSchema; out: JsonSchema | null }) => queryInteger(ctx.base, ctx.out) ?? ctx.base,
+      predicate: (ctx: { base: JsonSchema; predicate: unknown }) => ({ ...ctx.base, ...lengthBoundsOf(ctx.predicate) }),
     },
   }) as JsonObject;
   return annotate(generated);
+}
+
+function queryInteger(base: JsonSchema, out: JsonSchema | null): JsonObject | undefined {
+  const text = base as JsonObject, number = out as JsonObject | null;
+  if (text.pattern !== "^\\d+$" || number?.type !== "integer") return undefined;
+  const [minimum, maximum] = [number.minimum, number.maximum] as [number, number];
+  return {
+    type: "string",
+    pattern: wholeNumberPattern(minimum, maximum),
+    description: `A whole number from ${minimum} to ${maximum}, written in digits (leading zeros allowed)`,
+  };
+}
+
+/**
+ * A pattern for the decimal digits of the whole numbers `minimum` (0 or 1) to `maximum`, with
+ * any leading zeros, as the handler reads them: one alternative per length below `maximum`'s,
+ * and one per digit of `maximum` for the numbers of its length.
+ */
+export function wholeNumberPattern(minimum: 0 | 1 | number, maximum: number): string {
+  if (minimum !== 0 && minimum !== 1) throw new RangeError("only ranges from 0 or 1 are written as patterns");
+  const top = String(maximum);
+  const digits = (count: number) => (count === 0 ? "" : count === 1 ? "\\d" : `\\d{${count}}`);
+  const upTo = (count: number) => (count === 0 ? "" : count === 1 ? "\\d?" : `\\d{0,${count}}`);
+  const below = top.length > 1 ? [`[1-9]${upTo(top.length - 2)}`] : [];
+  const sameLength = [...top].map((digit, i) => {
+    const lowest = i === 0 ? 1 : 0;
+    const highest = Number(digit) - 1;
+    if (highest < lowest) return undefined;
+    return `${top.slice(0, i)}${highest === lowest ? lowest : `[${lowest}-${highest}]`}${digits(top.length - i - 1)}`;
+  });
+  const positive = [...below, ...sameLength.filter((part) => part !== undefined), top].join("|");
+  return minimum === 0 ? `^(?:0+|0*(?:${positive}))$` : `^0*(?:${positive})$`;
 }
 
 function annotate(node: JsonObject): JsonObject {
@@ -219,8 +296,8 @@ function annotate(node: JsonObject): JsonObject {
     if (Array.isArray(value)) value.forEach((item) => isObject(item) && annotate(item));
     else if (isObject(value)) annotate(value);
   }
-  if (node.type === "integer" && typeof node.default === "string" && /^\d+$/.test(node.default)) node.default = Number(node.default);
-  if (typeof node.maxLength === "number") node.description = node.description ? `${node.description}. ${LENGTH_NOTE}` : LENGTH_NOTE;
+  const values = Array.isArray(node.enum) ? node.enum : "const" in node ? [node.const] : undefined;
+  if (node.type === undefined && values?.every((value) => typeof value === "string")) node.type = "string";
   return node;
 }
 

@@ -39,7 +39,15 @@ export interface ErrorLogEntry {
   error: unknown;
 }
 
-export type LogEntry = RequestLogEntry | ErrorLogEntry;
+/** A mistake in how the host app calls the handler: said once, `error.message` names the fix. */
+export interface WarningLogEntry {
+  type: "warning";
+  method: string;
+  path: string;
+  error: Error;
+}
+
+export type LogEntry = RequestLogEntry | ErrorLogEntry | WarningLogEntry;
 
 export interface SubmissionsHandlerOptions {
   /** Where the API is mounted in the host app, e.g. `/forms`. Default: `""`. */
@@ -66,6 +74,10 @@ export interface SubmissionsHandlerOptions {
    * Default: 2000.
    */
   healthTimeoutMs?: number;
-  /** Receives one entry per request and one per unexpected error. Default: nothing is logged. */
+  /**
+   * Receives one entry per request, one per unexpected error, and a warning the first time the
+   * host app's way of calling the handler defeats a feature (no client address for rate limits).
+   * Default: nothing is logged but that warning, which goes to console.warn.
+   */
   log?: (entry: LogEntry) => void;
 }

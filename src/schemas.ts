@@ -5,31 +5,32 @@
  * the seed's (section 4.1, section 8) and the contract's; nothing else restates them.
  */
 import { type } from "arktype";
+import { characters } from "./code-points.ts";
 import { afterBound, beforeBound, parseInstant } from "./instant.ts";
 import { DEVICES, SUBMISSION_STATUSES, type SubmissionData } from "./submission.ts";
 
 export const submissionStatus = type.enumerated(...SUBMISSION_STATUSES);
 export const device = type.enumerated(...DEVICES);
 
-const popupId = type("1 <= string <= 256");
-const domain = type("1 <= string <= 512");
+const popupId = characters(1, 256);
+const domain = characters(1, 512);
 /** The longest `userAgent` kept; a longer `User-Agent` header is cut to it (see createSubmission). */
 export const MAX_USER_AGENT_LENGTH = 1024;
 
 /** Query integers are base-10 digits only: `1e1`, `10.0`, ` 5` and the empty string are refused. */
 const digits = type(/^\d+$/).describe("a whole number written in digits");
 
-/** An ISO 8601 instant with a zone. */
+/** An RFC 3339 instant (JSON Schema's `date-time`): seconds and a zone are required. */
 const instant = type("string")
-  .configure({ format: "date-time", description: "an ISO 8601 instant with a zone, such as 2025-07-12T10:30:00Z" })
-  .narrow((text, ctx) => parseInstant(text) !== undefined || ctx.mustBe("an ISO 8601 instant such as 2025-07-12T10:30:00Z"))
+  .configure({ format: "date-time", description: "an RFC 3339 instant with seconds and a zone, such as 2025-07-12T10:30:00Z" })
+  .narrow((text, ctx) => parseInstant(text) !== undefined || ctx.mustBe("an RFC 3339 instant such as 2025-07-12T10:30:00Z"))
   .pipe((text) => parseInstant(text)!);
 
 /** The filters and order shared by the list and the export. */
 const filterQuery = {
   "popupId?": popupId,
   "domain?": domain,
-  "device?": "1 <= string <= 128",
+  "device?": characters(1, 128),
   "status?": submissionStatus,
   orderBy: type.enumerated("created_at", "created_at_desc").default("created_at_desc"),
   // Exclusive bounds, as whole epoch milliseconds that select exactly what the instant does.
@@ -70,7 +71,9 @@ export const createSubmissionBody = type({
   data: submissionData,
   "domain?": domain,
   "device?": device,
-  "userAgent?": type.string.atMostLength(MAX_USER_AGENT_LENGTH),
+  "userAgent?": characters(0, MAX_USER_AGENT_LENGTH),
+  // The honeypot, which the popup script sends in JSON too: see create-request.ts.
+  "_gotcha?": "string",
 }).onUndeclaredKey("reject");
 
 export const statusUpdateBody = type({ status: submissionStatus }).onUndeclaredKey("reject");
@@ -81,7 +84,7 @@ export const submissionId = type(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
   .configure({ format: "uuid", description: "a UUID in canonical lower-case text; made by the service (UUIDv7)" });
 
 /** `createdAt` exactly as the service writes it: UTC, milliseconds, a trailing `Z`. */
-const createdAt = type(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+const createdAt = type(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:[0-5]\d\.\d{3}Z$/)
   .configure({ format: "date-time", description: "ISO 8601 in UTC with milliseconds, such as 2025-07-12T10:30:00.000Z" })
   .narrow((text, ctx) => parseInstant(text) !== undefined || ctx.mustBe("a real date and time"));
 
@@ -94,7 +97,7 @@ export const submission = type({
   submissionId,
   popupId,
   data: submissionData,
-  domain: "string <= 512",
+  domain: characters(0, 512),
   userAgent: "string",
   device,
   status: submissionStatus,

@@ -1,5 +1,5 @@
 // formsink mounted under /forms in a plain node:http app:  node --import tsx examples/node-http/server.ts
-// The listener takes node:http's (req, res), so Express can mount it too: app.all("/forms/*splat", forms).
+// The listener takes node:http's (req, res); for Express see examples/express/server.ts.
 import { createServer } from "node:http";
 import { createSubmissionsHandler } from "formsink";
 import { createLibsqlStore } from "formsink/libsql";

@@ -47,16 +47,32 @@ function part(headerText: string, content: Uint8Array): MultipartField {
     .find((line) => /^content-disposition\s*:/i.test(line))
     ?.replace(/^[^:]*:\s*/, "");
   if (!disposition || !/^form-data\b/i.test(disposition)) throw malformed("a part has no Content-Disposition: form-data");
-  const name = parameter(disposition, "name");
+  const parameters = dispositionParameters(disposition.slice("form-data".length));
+  const name = parameters.get("name");
   if (name === undefined) throw malformed("a part has no name");
-  const filename = parameter(disposition, "filename") ?? parameter(disposition, "filename\\*");
+  const filename = parameters.get("filename") ?? parameters.get("filename*");
   return filename === undefined ? { name, content } : { name, filename, content };
 }
 
-/** A parameter's value: quoted (browsers escape quotes in names as %22) or a bare token. */
-function parameter(header: string, name: string): string | undefined {
-  const match = new RegExp(`;\\s*${name}\\s*=\\s*(?:"([^"]*)"|([^;\\s]*))`, "i").exec(header);
-  return match ? (match[1] ?? match[2]) : undefined;
+// A parameter is `; name = value`, the value a token or a quoted-string (RFC 7578, 4.2; RFC
+// 6266, 4.1; RFC 9110, 5.6.4), so a `name=` inside a quoted filename is part of that filename.
+const PARAMETER = /\s*;\s*([^\s;=]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|"([^"]*)"|([^;\s"]*))/y;
+
+/**
+ * The parameters after `form-data`, by lower-case name (the first of each wins). In a quoted
+ * value a backslash escapes `"` and `\`; before any other character it is kept, and a value
+ * that only closes when its backslashes are taken as written is read so, because browsers do
+ * not escape backslashes in field names (they write a `"` as %22).
+ */
+function dispositionParameters(text: string): Map<string, string> {
+  const parameters = new Map<string, string>();
+  PARAMETER.lastIndex = 0;
+  for (let match = PARAMETER.exec(text); match; match = PARAMETER.exec(text)) {
+    const name = match[1]!.toLowerCase();
+    const value = match[2] !== undefined ? match[2].replace(/\\(["\\])/g, "$1") : (match[3] ?? match[4]!);
+    if (!parameters.has(name)) parameters.set(name, value);
+  }
+  return parameters;
 }
 
 function indexOf(haystack: Uint8Array, needle: Uint8Array, from: number): number {

@@ -25,7 +25,8 @@ export const connectionAddress: ClientAddressSource = (_request, connection) => 
  * For deployments behind `trustedProxies` reverse proxies that each append the address they
  * saw to X-Forwarded-For: the address the outermost trusted proxy saw. Entries further left
  * were written by the client and are ignored. A request with fewer entries than that did not
- * come through every proxy; its leftmost known address is used.
+ * come through every proxy; its leftmost known address is used. A host that passes no connection
+ * address (a Next.js route handler) counts the same way, as if it had passed the nearest proxy's.
  */
 export function forwardedForAddress(trustedProxies: number): ClientAddressSource {
   if (!Number.isInteger(trustedProxies) || trustedProxies < 1) {
@@ -33,7 +34,9 @@ export function forwardedForAddress(trustedProxies: number): ClientAddressSource
   }
   return (request, connection) => {
     const forwarded = (request.headers.get("x-forwarded-for") ?? "").split(",").map((entry) => entry.trim()).filter(Boolean);
-    const hops = connection.clientAddress === undefined ? forwarded : [...forwarded, connection.clientAddress];
+    // Without the connection's address (a Fetch route handler sees no socket), the request still
+    // came from the nearest proxy: its entry is the last one, and the client's is counted from it.
+    const hops = [...forwarded, connection.clientAddress];
     return hops[Math.max(0, hops.length - 1 - trustedProxies)];
   };
 }

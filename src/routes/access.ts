@@ -45,7 +45,7 @@ export async function checkKey(
   refuseKeysInUrl(context.url);
   const headerKey = request.headers.get("x-api-key")?.trim() || undefined;
   const apiKey = headerKey ?? keyFromField(fieldKey);
-  if (!apiKey) throw new HttpError(401, "API key is required");
+  if (!apiKey) throw missingKey(request);
   const principal = await context.authenticate(apiKey, request);
   if (!principal) throw new HttpError(401, "Invalid API key");
   if (principal.kind === "secret" && headerKey === undefined) throw secretKeyOutsideHeader();
@@ -73,10 +73,18 @@ function keyFromField(fieldKey: string | undefined): string | undefined {
 function refuseKeysInUrl(url: URL): void {
   for (const [name, value] of url.searchParams) {
     if (value.trim().startsWith(SECRET_KEY_PREFIX)) throw secretKeyOutsideHeader();
-    if (name === "_key") {
+    if (name === "_key" || name.toLowerCase() === "x-api-key") {
       throw new HttpError(400, "Send the API key in the x-api-key header, or as the _key field of a form body, not in the URL");
     }
   }
+}
+
+/** 401 without a key; a key sent the way other APIs take one is pointed to x-api-key. */
+function missingKey(request: RequestHead): HttpError {
+  if (request.headers.get("authorization") !== null) {
+    return new HttpError(401, "API key is required: send it in the x-api-key header (the Authorization header is not read)");
+  }
+  return new HttpError(401, "API key is required");
 }
 
 function secretKeyOutsideHeader(): HttpError {

@@ -22,6 +22,8 @@ export interface RequestContext {
   readonly params: Readonly<Record<string, string>>;
   /** The caller's network address as the deployment sees it; undefined when unknown. */
   readonly clientAddress: string | undefined;
+  /** Called when a rate limit needs the client address and there is none: warns once per handler. */
+  readonly warnUnknownClientAddress: (method: string, path: string) => void;
 }
 
 /** The context of a route behind the key check: who the key acts for. */

@@ -46,6 +46,11 @@ test("forwardedForAddress: the address the outermost trusted proxy saw; client-w
   const twoProxies = forwardedForAddress(2);
   assert.is(twoProxies(request("6.6.6.6, 198.51.100.1, 10.0.0.2"), { clientAddress: "10.0.0.1" }), "198.51.100.1");
   assert.is(twoProxies(request("10.0.0.2"), { clientAddress: "10.0.0.1" }), "10.0.0.2");
+  // a host with no socket (a Fetch route handler): the nearest proxy's entry is still the last one
+  assert.is(oneProxy(request("6.6.6.6, 198.51.100.1"), {}), "198.51.100.1");
+  assert.is(oneProxy(request("198.51.100.1"), {}), "198.51.100.1");
+  assert.is(oneProxy(request(), {}), undefined);
+  assert.is(twoProxies(request("6.6.6.6, 198.51.100.1, 10.0.0.2"), {}), "198.51.100.1");
   assert.throws(() => forwardedForAddress(0), /at least 1/);
 });
 

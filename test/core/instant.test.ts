@@ -9,7 +9,7 @@ test("UTC and offset instants become epoch milliseconds", () => {
   assert.is(millisOf("2025-07-12T10:30:00.123Z"), Date.UTC(2025, 6, 12, 10, 30, 0, 123));
   assert.is(millisOf("2025-07-12T10:30:00.5Z"), Date.UTC(2025, 6, 12, 10, 30, 0, 500));
   assert.is(millisOf("2025-07-12T12:30:00+02:00"), Date.UTC(2025, 6, 12, 10, 30));
-  assert.is(millisOf("2025-07-12T05:00-05:30"), Date.UTC(2025, 6, 12, 10, 30));
+  assert.is(millisOf("2025-07-12T05:00:00-05:30"), Date.UTC(2025, 6, 12, 10, 30));
   assert.is(millisOf("2024-02-29T00:00:00Z"), Date.UTC(2024, 1, 29));
 });
 
@@ -28,6 +28,23 @@ test("digits past the millisecond are honoured exactly, however many there are",
   assert.is(beforeBound(whole), ms);
 });
 
+test("RFC 3339 as JSON Schema's date-time: t and z in lower case", () => {
+  assert.is(millisOf("2025-07-12t10:30:00z"), Date.UTC(2025, 6, 12, 10, 30));
+  assert.is(millisOf("2025-07-12t12:30:00.5+02:00"), Date.UTC(2025, 6, 12, 10, 30, 0, 500));
+});
+
+test("a leap second lies after 23:59:59.999 UTC and before the next midnight", () => {
+  const midnight = Date.UTC(2017, 0, 1);
+  for (const text of ["2016-12-31T23:59:60Z", "2016-12-31T23:59:60.5Z", "2017-01-01T00:59:60+01:00", "2016-12-31T18:29:60-05:30"]) {
+    const instant = parseInstant(text)!;
+    assert.equal(instant, { millis: midnight - 1, insideMillis: true }, text);
+    assert.is(afterBound(instant), midnight - 1, "after it: from midnight on");
+    assert.is(beforeBound(instant), midnight, "before it: up to 23:59:59.999");
+  }
+  assert.is(parseInstant("2016-12-31T23:58:60Z"), undefined, "only the last minute of a UTC day has a second 60");
+  assert.is(parseInstant("2016-12-31T23:59:60+01:00"), undefined);
+});
+
 test("years below 100 are taken as written", () => {
   assert.is(new Date(millisOf("0050-01-01T00:00:00Z")!).getUTCFullYear(), 50);
 });
@@ -36,7 +53,8 @@ test("anything that is not a whole instant with a zone is refused", () => {
   for (const text of [
     "", "2025-07-12", "2025-07-12T10:30:00", "2025-07-12 10:30:00Z", "2025-02-30T00:00:00Z", "2023-02-29T00:00:00Z",
     "2025-13-01T00:00:00Z", "2025-07-12T24:00:00Z", "2025-07-12T10:60:00Z", "2025-07-12T10:30:61Z",
-    "2025-07-12T10:30:00+25:00", "1752316200000", "yesterday", "2025-07-12T10:30:00.Z",
+    "2025-07-12T10:30:00+25:00", "1752316200000", "yesterday", "2025-07-12T10:30:00.Z", "2025-07-12T10:30Z",
+    "2025-07-12T05:00-05:30", "2025-07-12x10:30:00Z", "2025-07-12T10:30:00Y",
   ]) {
     assert.is(parseInstant(text), undefined, text);
   }

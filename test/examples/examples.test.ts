@@ -4,6 +4,7 @@
  * built package (dist/, made by `npm run build`, which `npm test` runs first).
  */
 import { spawn } from "node:child_process";
+import { request as httpRequest } from "node:http";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,13 +37,17 @@ async function expectEmptyList(url: string, key: string): Promise<void> {
   assert.equal(await response.json(), { items: [], limit: 10, offset: 0, total: 0 });
 }
 
-/** Starts a server example, waits for the URL it prints, lists through it, then stops it. */
-async function serveAndList(command: string[], db: string, key: string, path = "/api/submission"): Promise<string> {
+/**
+ * Starts a server example, waits for the URL it prints, lists through it, runs `then` against
+ * it, then stops it.
+ */
+async function serveAndList(command: string[], db: string, key: string, path = "/api/submission", then?: (url: string) => Promise<void>): Promise<string> {
   const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, PORT: "0", FORMSINK_DB: db } });
   const exited = collect(child);
   try {
     const url = (await waitForOutput(child, "stdout", /listening on (http:\/\/\S+)/))[1]!;
     await expectEmptyList(`${url}${path}`, key);
+    await then?.(url);
     return url;
   } finally {
     child.kill("SIGTERM");
@@ -59,9 +64,59 @@ examples("Deno: a server with the documented permissions", async ({ db, key }) =
   await serveAndList([`${BIN}/deno`, "run", ...DENO_PERMISSIONS, "examples/deno/server.ts"], db, key);
 });
 
-examples("Hono: formsink under /forms next to the app's own routes", async ({ db, key }) => {
-  const url = await serveAndList([process.execPath, "--import", "tsx", "examples/hono/server.ts"], db, key, "/forms/api/submission");
+const SHOP = "https://shop.example";
+
+/** A create with a publishable key from a page on its domain, sent from one loopback address. */
+function createFrom(url: string, key: string, localAddress: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ popupId: "newsletter", data: { email: "a@example.com" } });
+    const request = httpRequest(
+      url,
+      { method: "POST", localAddress, headers: { "x-api-key": key, origin: SHOP, "content-type": "application/json", connection: "close" } },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+/**
+ * The default publishable limit (30 a minute) holds per client address: one address is
+ * refused once over it, another still creates. Linux answers on all of 127/8, so each loopback
+ * address is a client of its own.
+ */
+async function expectABucketPerAddress(url: string, db: string): Promise<void> {
+  const store = await createLibsqlStore({ url: db });
+  const { key } = await createApiKey(store, { account: "example", kind: "publishable", domains: ["shop.example"] });
+  await store.close();
+  for (let i = 0; i < 30; i++) assert.is((await createFrom(url, key, "127.0.0.2")).status, 201);
+  const refused = await createFrom(url, key, "127.0.0.2");
+  assert.is(refused.status, 429, refused.body);
+  assert.match(refused.body, /Too many submissions/);
+  const other = await createFrom(url, key, "127.0.0.3");
+  assert.is(other.status, 201, `another address has its own budget: ${other.body}`);
+}
+
+examples("Hono: formsink under /forms next to the app's own routes, a rate-limit budget per client address", async ({ db, key }) => {
+  const url = await serveAndList([process.execPath, "--import", "tsx", "examples/hono/server.ts"], db, key, "/forms/api/submission", (url) =>
+    expectABucketPerAddress(`${url}/forms/api/submission`, db),
+  );
   assert.ok(url.startsWith("http://127.0.0.1:"));
+});
+
+examples("Express 5: app.use(\"/forms\", listener) before the body parsers, a rate-limit budget per client address", async ({ db, key }) => {
+  await serveAndList([process.execPath, "--import", "tsx", "examples/express/server.ts"], db, key, "/forms/api/submission", async (url) => {
+    await expectABucketPerAddress(`${url}/forms/api/submission`, db);
+    // the app's own routes, and its JSON parser after formsink, still work
+    assert.is(await (await fetch(`${url}/`)).text(), "the host app");
+    const echoed = await fetch(`${url}/echo`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"a":1}' });
+    assert.equal(await echoed.json(), { a: 1 });
+  });
 });
 
 examples("node:http: formsink under /forms next to the app's own routes", async ({ db, key }) => {

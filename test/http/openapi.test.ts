@@ -86,7 +86,7 @@ t("lists exactly the routes of the router, each answered by the handler", async 
   }
 });
 
-t("every keyed operation documents 401 and the x-api-key scheme; the document and the CORS preflight need no key", async () => {
+t("every keyed operation documents 401 and the x-api-key scheme; the document and the CORS preflight need no key; a create may do without the header", async () => {
   const { doc } = await fixture();
   const publicRoutes = ROUTES.filter((route) => route.access === "public").map((route) => `${route.method} ${route.path}`);
   assert.equal(publicRoutes.sort(), ["GET /api/health", "GET /api/openapi.json", "OPTIONS /api/submission"]);
@@ -95,7 +95,14 @@ t("every keyed operation documents 401 and the x-api-key scheme; the document an
       assert.equal(operation.security, [], `${method} ${path} needs no key`);
       continue;
     }
-    assert.is(operation.security, undefined, `${method} ${path} uses the document's security`);
+    if (operation.operationId === "createSubmission") {
+      // the form post's `_key` field, documented in the form body's schema
+      assert.equal(operation.security, [{ apiKey: [] }, {}]);
+      const form = operation.requestBody!.content["application/x-www-form-urlencoded"]!.schema as { properties: Record<string, { description: string }> };
+      assert.match(form.properties._key!.description, /required unless the `x-api-key` header is sent/);
+    } else {
+      assert.is(operation.security, undefined, `${method} ${path} uses the document's security`);
+    }
     assert.ok(operation.responses["401"], `${method} ${path} documents 401`);
     assert.ok(operation.responses["500"], `${method} ${path} documents 500`);
   }
@@ -136,9 +143,9 @@ t("query parameters: the document's schema accepts a value exactly when the hand
       for (const value of samples) {
         const response = await handler(new Request(`${ORIGIN}${path}?${parameter.name}=${encodeURIComponent(value)}`, { headers: { "x-api-key": key } }));
         await response.body?.cancel();
-        // a query value is text; an integer parameter is its digits read as a number
-        const typed = parameter.schema.type === "integer" && /^\d+$/.test(value) ? Number(value) : value;
-        assert.is(accepts(parameter.schema, typed), response.status === 200, `${path} ${parameter.name}=${JSON.stringify(value).slice(0, 40)}: handler ${response.status}`);
+        // a query value is text, and every query parameter is documented as a string
+        assert.is(parameter.schema.type, "string", parameter.name);
+        assert.is(accepts(parameter.schema, value), response.status === 200, `${path} ${parameter.name}=${JSON.stringify(value).slice(0, 40)}: handler ${response.status}`);
         compared++;
       }
     }
@@ -150,7 +157,7 @@ t("query parameters: defaults are the handler's", async () => {
   const { doc, handler, key } = await fixture();
   const list = doc.paths["/api/submission"]!.get!;
   const defaults = Object.fromEntries((list.parameters ?? []).filter((p) => "default" in p.schema).map((p) => [p.name, p.schema.default]));
-  assert.equal(defaults, { limit: 10, offset: 0, orderBy: "created_at_desc" });
+  assert.equal(defaults, { limit: "10", offset: "0", orderBy: "created_at_desc" });
   const page = (await (await handler(new Request(`${ORIGIN}/api/submission`, { headers: { "x-api-key": key } }))).json()) as object;
   assert.equal({ ...page, items: undefined, total: undefined }, { items: undefined, total: undefined, limit: 10, offset: 0 });
   const exportDefaults = doc.paths["/api/submission/export"]!.get!.parameters!.find((p) => p.name === "format")!.schema.default;
@@ -217,8 +224,15 @@ t("responses: what the handler answers fits the schema the document gives for it
     const mediaType = Object.keys(response.content ?? {}).find((type) => reply.type.startsWith(type.split(";")[0]!));
     assert.ok(mediaType, `${method} ${path} ${reply.status} answered ${reply.type}`);
     const schema = response.content![mediaType]!.schema;
-    const values = mediaType === "application/x-ndjson" ? reply.text.trim().split("\n").map((line) => JSON.parse(line)) : mediaType === "text/csv" ? [reply.text] : [JSON.parse(reply.text)];
-    for (const value of values) assert.ok(accepts(schema, value), `${method} ${path} ${reply.status}: ${reply.text.slice(0, 200)}`);
+    if (mediaType === "application/x-ndjson") {
+      // a string whose description names the Submission schema of each line
+      assert.ok(accepts(schema, reply.text));
+      assert.match(String((schema as { description?: string }).description), /one Submission \(#\/components\/schemas\/Submission\) per line/);
+      for (const line of reply.text.trim().split("\n")) assert.ok(accepts({ $ref: "#/components/schemas/Submission" }, JSON.parse(line)), line);
+      return;
+    }
+    const value = mediaType === "text/csv" ? reply.text : JSON.parse(reply.text);
+    assert.ok(accepts(schema, value), `${method} ${path} ${reply.status}: ${reply.text.slice(0, 200)}`);
   };
   const created = await call("POST", "/api/submission", { popupId: "p", data: { email: "a@example.com", nested: { list: [1, null] } } });
   check("POST", "/api/submission", created);
@@ -244,14 +258,56 @@ t("responses: what the handler answers fits the schema the document gives for it
   check("GET", "/api/submission", { status: unauthorized.status, type: unauthorized.headers.get("content-type") ?? "", text: await unauthorized.text() });
 });
 
-t("string lengths are documented as UTF-16 code units, as the handler counts them", async () => {
+t("string lengths count code points in the document and in the handler alike", async () => {
   const { doc, handler, key } = await fixture();
+  const accepts = schemaValidator(doc);
   const popupId = doc.paths["/api/submission"]!.get!.parameters!.find((p) => p.name === "popupId")!;
   assert.is(popupId.schema.maxLength, 256);
-  assert.match(String(popupId.schema.description), /UTF-16 code units/);
-  // 129 emoji: 129 code points, 258 UTF-16 units: over the limit as the handler counts
-  const response = await handler(new Request(`${ORIGIN}/api/submission?popupId=${encodeURIComponent("😀".repeat(129))}`, { headers: { "x-api-key": key } }));
-  assert.is(response.status, 400);
+  for (const [value, status] of [["😀".repeat(256), 200], ["😀".repeat(257), 400]] as const) {
+    const response = await handler(new Request(`${ORIGIN}/api/submission?popupId=${encodeURIComponent(value)}`, { headers: { "x-api-key": key } }));
+    await response.body?.cancel();
+    assert.is(response.status, status);
+    assert.is(accepts(popupId.schema, value), status === 200);
+  }
+});
+
+t("the create documents 422 for a reused Idempotency-Key, and the key's pattern is the handler's", async () => {
+  const { doc, handler, key } = await fixture();
+  const accepts = schemaValidator(doc);
+  const create = doc.paths["/api/submission"]!.post!;
+  assert.equal(create.responses["422"], { $ref: "#/components/responses/UnprocessableContent" });
+  const header = create.parameters!.find((p) => p.name === "Idempotency-Key")!;
+  const post = (idempotencyKey: string, popupId: string) =>
+    handler(new Request(`${ORIGIN}/api/submission`, {
+      method: "POST", headers: { "x-api-key": key, "content-type": "application/json", "idempotency-key": idempotencyKey }, body: JSON.stringify({ popupId, data: {} }),
+    }));
+  for (const idempotencyKey of ["k", "k".repeat(255), "k".repeat(256), "a b", "clé", "a\tb", "0193f5c2-7b8e-7cc1-9a1e-4f1f9d6f0c11"]) {
+    const status = (await post(idempotencyKey, "p")).status;
+    assert.is(accepts(header.schema, idempotencyKey), status === 201, `${JSON.stringify(idempotencyKey).slice(0, 20)}: ${status}`);
+  }
+  assert.is((await post("k", "another body")).status, 422);
+});
+
+t("documented answer headers: 429's Retry-After and RateLimit fields, the preflight's CORS fields with their values", async () => {
+  const { doc, handler } = await fixture();
+  const tooMany = doc.components.responses.TooManyRequests as { headers: Record<string, unknown> };
+  assert.equal(Object.keys(tooMany.headers).sort(), ["RateLimit", "RateLimit-Policy", "Retry-After"]);
+  const preflight = doc.paths["/api/submission"]!.options!.responses["204"] as unknown as { headers: Record<string, { schema: { const: string } }> };
+  const response = await handler(new Request(`${ORIGIN}/api/submission`, { method: "OPTIONS", headers: { origin: "https://shop.example", "access-control-request-method": "POST" } }));
+  assert.is(response.status, 204);
+  for (const [name, { schema }] of Object.entries(preflight.headers)) assert.is(response.headers.get(name), schema.const, name);
+  assert.ok(Object.keys(preflight.headers).length >= 4);
+});
+
+t("types generators need: enums and constants are strings, _gotcha is declared in JSON, the document's own route is an object", async () => {
+  const { doc } = await fixture();
+  const text = JSON.stringify(doc);
+  for (const match of text.matchAll(/\{[^{}]*"(enum|const)":[^{}]*\}/g)) assert.match(match[0], /"type":"string"/, match[0]);
+  const create = doc.components.schemas.CreateSubmission as { properties: Record<string, { type: string }>; additionalProperties: boolean };
+  assert.is(create.properties._gotcha!.type, "string");
+  assert.is(create.additionalProperties, false);
+  const own = doc.paths["/api/openapi.json"]!.get!.responses["200"]!.content!["application/json"]!.schema as { required: string[] };
+  assert.equal(own.required, ["openapi", "info", "paths"]);
 });
 
 t.run();

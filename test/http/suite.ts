@@ -122,6 +122,8 @@ const BAD_QUERIES: [query: string, parameter: string][] = [
   ["createdAfter=yesterday", "createdAfter"],
   ["createdAfter=2025-02-30T00:00:00Z", "createdAfter"],
   ["createdAfter=2025-07-12T10:30:00", "createdAfter"],
+  ["createdAfter=2025-07-12T10:30Z", "createdAfter"],
+  ["createdBefore=2025-07-12T10:30:60Z", "createdBefore"],
   ["createdAfter=", "createdAfter"],
   ["createdBefore=1752316200000", "createdBefore"],
   ["createdBefore=2025-07-12", "createdBefore"],
@@ -167,6 +169,7 @@ const BAD_CREATES: [name: string, body: string, message: RegExp][] = [
   ["101 top-level fields", JSON.stringify({ popupId: "p", data: fieldsObject(101) }), /100/],
   ["a data key of 129 characters", JSON.stringify({ popupId: "p", data: { ["k".repeat(129)]: 1 } }), /128/],
   ["a nested data key of 129 characters", JSON.stringify({ popupId: "p", data: { a: { ["k".repeat(129)]: 1 } } }), /128/],
+  ["a data key of 129 emoji", JSON.stringify({ popupId: "p", data: { ["😀".repeat(129)]: 1 } }), /128/],
   ["a device outside the list", '{"popupId":"p","data":{"a":1},"device":"phone"}', /device/],
   ["a device not a string", '{"popupId":"p","data":{"a":1},"device":1}', /device/],
   ["an empty domain", '{"popupId":"p","data":{"a":1},"domain":""}', /domain/],
@@ -336,7 +339,8 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
     const accepted = [
       "limit=1", "limit=100", "limit=007", "offset=0", `popupId=${"p".repeat(256)}`, `domain=${"d".repeat(512)}`,
       `device=${"x".repeat(128)}`, "device=x", "status=pending", "status=completed", "orderBy=created_at",
-      "orderBy=created_at_desc", "createdAfter=2025-07-12T10:30:00Z", "createdBefore=2025-07-12T10:30:00.123456-05:30",
+      "orderBy=created_at_desc", "createdAfter=2025-07-12T10:30:00Z", "createdBefore=2025-07-12T10:30:00.123456-05:30", "createdAfter=2025-07-12t10:30:00z",
+      "createdBefore=2016-12-31T23:59:60Z",
     ];
     for (const query of accepted) {
       const page = await listPage(f, key, query);
@@ -367,6 +371,19 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
     const page = await listPage(f, owner.key);
     assert.is(page.total, 1);
     assert.equal(page.items[0], submission);
+  });
+
+  t("auth: a key sent as Authorization: Bearer, or as x-api-key in the URL, is pointed to the x-api-key header", async () => {
+    const owner = await f.account();
+    for (const [method, path, options] of everyRoute(MISSING_ID)) {
+      const bearer = { ...options, headers: { authorization: `Bearer ${owner.key}` } };
+      expectError(await f.call(method, path, bearer), 401, "API key is required: send it in the x-api-key header (the Authorization header is not read)");
+    }
+    const publishable = await createApiKey(f.store, { account: "account-url-key", kind: "publishable", domains: ["shop.example.com"] });
+    f.keys.push(publishable.key);
+    for (const name of ["x-api-key", "X-Api-Key"]) {
+      expectError(await f.call("GET", `/api/submission?${name}=${publishable.key}`), 400, /not in the URL$/);
+    }
   });
 
   t("auth: an unknown or garbled key is 401 'Invalid API key' on every route", async () => {
@@ -502,7 +519,19 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
     assert.is(submission.userAgent, long.slice(0, 1024));
     assert.is(submission.device, "mobile");
     const refused = await f.call("POST", "/api/submission", { key, json: { popupId: "p", data: { a: 1 }, userAgent: long } });
-    expectError(refused, 400, /^userAgent must be at most length 1024 \(was \d+\)/);
+    expectError(refused, 400, /^userAgent must be at most 1024 characters long \(was \d+\)/);
+  });
+
+  t("create and list: lengths count characters (code points), as JSON Schema's maxLength does", async () => {
+    const { key } = await f.account();
+    // 256 emoji: 256 code points, 512 UTF-16 code units
+    const popupId = "😀".repeat(256);
+    const created = expectSubmission(expectJson(await f.call("POST", "/api/submission", { key, json: { popupId, data: {}, userAgent: "é😀".repeat(512) } }), 201));
+    assert.is(created.popupId, popupId);
+    assert.is((await listPage(f, key, `popupId=${encodeURIComponent(popupId)}`)).total, 1);
+    expectError(await f.call("POST", "/api/submission", { key, json: { popupId: `${popupId}x`, data: {} } }), 400, "popupId must be 1 to 256 characters long (was 257)");
+    expectError(await f.call("GET", `/api/submission?popupId=${encodeURIComponent(`${popupId}😀`)}`, { key }), 400, "popupId must be 1 to 256 characters long (was 257)");
+    expectError(await f.call("POST", "/api/submission", { key, json: { popupId: "", data: {} } }), 400, "popupId must be 1 to 256 characters long (was 0)");
   });
 
   t("create: the id is a UUIDv7 whose timestamp is the submission's createdAt", async () => {
@@ -531,6 +560,7 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
       ["arrays 4 levels deep", '{"popupId":"p","data":{"a":[[[1]]]}}'],
       ["100 fields counted at every depth", JSON.stringify({ popupId: "p", data: { ...fieldsObject(50), nested: fieldsObject(49, "n") } })],
       ["a data key of 128 characters", JSON.stringify({ popupId: "p", data: { ["k".repeat(128)]: 1 } })],
+      ["a data key of 128 emoji (code points, as everywhere)", JSON.stringify({ popupId: "p", data: { ["😀".repeat(128)]: 1 } })],
       ["a domain of 512 characters", JSON.stringify({ popupId: "p", data: {}, domain: "d".repeat(512) })],
       ["a body of exactly 64 KiB", createBodyOfSize(MAX_BODY_BYTES)],
     ];

@@ -39,6 +39,22 @@ pkg("the tarball holds the built package and nothing else: no sources, tests, fi
   assert.equal(unexpected, []);
 });
 
+pkg("installing runs no script: the packed package.json has no install-time lifecycle script (the build runs at prepack)", ({ project, files }) => {
+  const installed = JSON.parse(readFileSync(join(project, "node_modules/formsink/package.json"), "utf8")) as { scripts?: Record<string, string> };
+  const scripts = Object.keys(installed.scripts ?? {});
+  assert.equal(scripts.filter((name) => ["preinstall", "install", "postinstall", "prepare"].includes(name)), []);
+  assert.ok(scripts.includes("prepack"), "the build runs when the tarball is made");
+  assert.not.ok(files.includes("binding.gyp"), "a binding.gyp would make npm run node-gyp");
+});
+
+pkg("the popup script the README embeds is in the package, as it is in examples/, and resolvable by name", ({ project, files }) => {
+  assert.ok(files.includes("dist/popup/formsink-popup.js"));
+  const installed = readFileSync(join(project, "node_modules/formsink/dist/popup/formsink-popup.js"), "utf8");
+  assert.is(installed, readFileSync(join(ROOT, "examples/popup/formsink-popup.js"), "utf8"));
+  const resolved = run("node", ["--input-type=module", "-e", 'console.log(import.meta.resolve("formsink/popup/formsink-popup.js"))'], project).trim();
+  assert.is(resolved, `file://${join(project, "node_modules/formsink/dist/popup/formsink-popup.js")}`);
+});
+
 pkg("every entry point imports in plain Node, and the handler answers", ({ project }) => {
   writeFileSync(
     join(project, "use.mjs"),

@@ -9,13 +9,14 @@ import type { CreateBody } from "./body.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-const KEY = /^[\x21-\x7e]{1,255}$/;
+/** What an Idempotency-Key may be; the OpenAPI document gives this pattern. */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** The request's Idempotency-Key, if it has one: 1 to 255 visible ASCII characters. */
 export function idempotencyKeyOf(request: RequestHead): string | undefined {
   const key = request.headers.get("idempotency-key")?.trim();
   if (key === undefined) return undefined;
-  if (!KEY.test(key)) throw new HttpError(400, "Idempotency-Key must be 1 to 255 visible ASCII characters, such as a UUID");
+  if (!IDEMPOTENCY_KEY.test(key)) throw new HttpError(400, "Idempotency-Key must be 1 to 255 visible ASCII characters, such as a UUID");
   return key;
 }
 

@@ -26,7 +26,7 @@ export async function createSubmission(request: ApiRequest, context: RequestCont
   // buffer anything.
   const formBody = isFormPost(request) ? await readCreateBody(request, context.limits) : undefined;
   const caller = await checkKey(request, context, "create", formBody?.form?.key);
-  const rateLimitFields = await countCreate(context, caller);
+  const rateLimitFields = await countCreate(request, context, caller);
   try {
     const body = formBody ?? (await readCreateBody(request, context.limits));
     const checked = check(body, request, context, caller.principal);

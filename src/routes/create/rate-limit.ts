@@ -1,4 +1,5 @@
 import { HttpError } from "../../http/errors.ts";
+import type { RequestHead } from "../../http/request.ts";
 import { addressBucket } from "../../rate-limit/client-address.ts";
 import type { Caller } from "../access.ts";
 import type { RequestContext } from "../context.ts";
@@ -10,9 +11,10 @@ import type { RequestContext } from "../context.ts";
  * over the limit, a 429 with Retry-After and the same fields. A deployment whose client
  * address is unknown counts all its clients as one.
  */
-export async function countCreate(context: RequestContext, { principal, keyName }: Caller): Promise<Record<string, string>> {
+export async function countCreate(request: RequestHead, context: RequestContext, { principal, keyName }: Caller): Promise<Record<string, string>> {
   const policy = context.rateLimits.policies[principal.kind];
   if (!policy) return {};
+  if (context.clientAddress === undefined) context.warnUnknownClientAddress(request.method, context.url.pathname);
   const windowMs = policy.windowSeconds * 1000;
   const now = Date.now();
   const windowStart = Math.floor(now / windowMs) * windowMs;

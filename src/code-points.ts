@@ -1,0 +1,48 @@
+/**
+ * String lengths in code points, as JSON Schema's `minLength`/`maxLength` count them (RFC 8259
+ * characters; JSON Schema Validation 6.3.1). arktype's length bounds count UTF-16 code units, so
+ * a limit of 256 would refuse 129 emoji that every generated validator lets through.
+ */
+import { type Traversal, type Type, type } from "arktype";
+
+/** The number of code points in `text`; a lone surrogate counts as one. */
+export function codePointLength(text: string): number {
+  let length = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        length--;
+        i++;
+      }
+    }
+  }
+  return length;
+}
+
+/** The JSON Schema bounds a `characters` check stands for: `src/openapi.ts` writes them out. */
+export interface LengthBounds {
+  minLength?: number;
+  maxLength?: number;
+}
+
+const BOUNDS = Symbol("lengthBounds");
+
+/** A string of `min` to `max` code points. */
+export function characters(min: number, max: number): Type<string> {
+  const bounds: LengthBounds = min > 0 ? { minLength: min, maxLength: max } : { maxLength: max };
+  const expected = min > 0 ? `${min} to ${max} characters long` : `at most ${max} characters long`;
+  const check = (text: string, ctx: Traversal): boolean => {
+    // Code points lie between half the code units and all of them: most strings need no count.
+    if (text.length >= 2 * min && text.length <= max) return true;
+    const length = codePointLength(text);
+    return (length >= min && length <= max) || ctx.reject({ expected, actual: String(length) });
+  };
+  return type.string.narrow(Object.assign(check, { [BOUNDS]: bounds }));
+}
+
+/** The bounds of a `characters` check, or undefined for any other predicate. */
+export function lengthBoundsOf(predicate: unknown): LengthBounds | undefined {
+  return (predicate as { [BOUNDS]?: LengthBounds })[BOUNDS];
+}
