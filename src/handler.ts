@@ -1,6 +1,7 @@
 import { Router } from "itty-router";
 import type { Authenticate } from "./auth/principal.ts";
 import { authenticateWithStore } from "./auth/store-authenticate.ts";
+import { MAX_CSV_DATA_COLUMNS } from "./export/export.ts";
 import { type Answer, registerAnswering, toResponse } from "./http/answer.ts";
 import { HttpError, toErrorAnswer } from "./http/errors.ts";
 import { createSubmissionIdGenerator } from "./id.ts";
@@ -12,7 +13,6 @@ import { unknownAddressWarning } from "./rate-limit/unknown-address.ts";
 import { requireKey } from "./routes/access.ts";
 import type { RequestContext, RouteHandler, RouteRequest } from "./routes/context.ts";
 import { allowCrossOrigin, answerPreflight, PREFLIGHT_HEADERS } from "./routes/cors.ts";
-import { MAX_CSV_DATA_COLUMNS } from "./export/export.ts";
 import { exportSubmissions } from "./routes/export.ts";
 import { IDEMPOTENCY_KEY } from "./routes/idempotency.ts";
 import { limitCreateRate } from "./routes/rate-limit.ts";
