@@ -1,6 +1,7 @@
 import { type IRequest, Router } from "itty-router";
 import type { Authenticate } from "./auth/principal.ts";
 import { authenticateWithStore } from "./auth/store-authenticate.ts";
+import { MAX_CSV_DATA_COLUMNS } from "./export/export.ts";
 import { type Answer, toResponse } from "./http/answer.ts";
 import { HttpError, toErrorAnswer } from "./http/errors.ts";
 import { type ApiRequest, fromFetchRequest } from "./http/request.ts";
@@ -16,7 +17,6 @@ import type { RequestContext, RouteHandler } from "./routes/context.ts";
 import { answerPreflight, CROSS_ORIGIN_HEADERS, PREFLIGHT_HEADERS } from "./routes/cors.ts";
 import { IDEMPOTENCY_KEY } from "./routes/create/idempotency.ts";
 import { createSubmission } from "./routes/create/pipeline.ts";
-import { MAX_CSV_DATA_COLUMNS } from "./export/export.ts";
 import { exportSubmissions } from "./routes/export.ts";
 import { checkHealth } from "./routes/health.ts";
 import type { Method, Route } from "./routes/route.ts";

@@ -46,9 +46,13 @@ const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: (limits:
   400: {
     name: "BadRequest",
     description: () =>
-      "Malformed JSON or text that is not valid Unicode (a lone surrogate), a query or body value outside its constraint, an unknown body field, a body nested deeper than its data may be, or a known query parameter given twice or empty. The message names the parameter or field.",
+      "Malformed JSON, a form body that is not valid URL-encoded or multipart UTF-8, text that is not valid Unicode (a lone surrogate), a query or body value outside its constraint, an unknown body field, a body nested deeper than its data may be, or a known query parameter given twice or empty. The message names the parameter or field.",
   },
-  401: { name: "Unauthorized", description: () => "`x-api-key` is missing (`API key is required`), or unknown or revoked (`Invalid API key`)." },
+  401: {
+    name: "Unauthorized",
+    description: () =>
+      "`x-api-key` is missing (`API key is required`, with a pointer to `x-api-key` when an `Authorization` header came instead), or unknown or revoked (`Invalid API key`), or a secret key came outside the header.",
+  },
   403: { name: "Forbidden", description: () => "The key is valid but may not do this (a publishable key on a secret operation)." },
   404: { name: "NotFound", description: () => "No such submission in this account (`Submission not found`); ids that cannot exist are 404 too." },
   413: { name: "PayloadTooLarge", description: (limits) => `The body is larger than ${limits.maxBodyBytes} bytes.` },
@@ -113,7 +117,7 @@ export function openApiDocument(routes: readonly Route[], { basePath, limits }: 
       description:
         "Form submissions collected from website popups. Every operation but this document and the CORS preflight takes an API key in `x-api-key` (a publishable key may only create, from its own domains); a key sees only its own account's submissions. " +
         "Every error is `{\"message\": string}` naming the parameter or field. A known path with another method answers 405 with an `Allow` header. " +
-      "Query parameters an operation does not list are ignored. Query integers are written in digits only (`limit=10`, not `10.0` or `1e1`), so they are documented as strings with a pattern. " +
+        "Keys never go in URLs: a query parameter `_key` or `x-api-key` is 400, a secret key anywhere in the query 401. Query parameters an operation does not list are ignored. Query integers are written in digits only (`limit=10`, not `10.0` or `1e1`), so they are documented as strings with a pattern. " +
         LENGTH_NOTE,
       license: { name: "MIT", identifier: "MIT" },
     },

@@ -22,8 +22,8 @@ const digits = type(/^\d+$/).describe("a whole number written in digits");
 
 /** An RFC 3339 instant (JSON Schema's `date-time`): seconds and a zone are required. */
 const instant = type("string")
-  .configure({ format: "date-time", description: "an RFC 3339 instant with seconds and a zone, such as 2025-07-12T10:30:00Z" })
-  .narrow((text, ctx) => parseInstant(text) !== undefined || ctx.mustBe("an RFC 3339 instant such as 2025-07-12T10:30:00Z"))
+  .configure({ format: "date-time", description: "an RFC 3339 instant (ISO 8601 with seconds and a zone), such as 2025-07-12T10:30:00Z" })
+  .narrow((text, ctx) => parseInstant(text) !== undefined || ctx.mustBe("an ISO 8601 instant such as 2025-07-12T10:30:00Z"))
   .pipe((text) => parseInstant(text)!);
 
 /** The filters and order shared by the list and the export. */

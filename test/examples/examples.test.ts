@@ -123,7 +123,7 @@ examples("node:http: formsink under /forms next to the app's own routes", async 
   await serveAndList([process.execPath, "--import", "tsx", "examples/node-http/server.ts"], db, key, "/forms/api/submission");
 });
 
-examples("Next.js route handler: the exported methods answer under /forms", async ({ db, key }) => {
+examples("Next.js route handler: the exported methods answer under /forms, a rate-limit budget per forwarded client address", async ({ db, key }) => {
   process.env.FORMSINK_DB = db;
   try {
     const route = (await import("../../examples/nextjs/app/forms/[...path]/route.ts")) as Record<string, (request: Request) => Promise<Response>>;
@@ -131,6 +131,19 @@ examples("Next.js route handler: the exported methods answer under /forms", asyn
     assert.is(response.status, 200);
     assert.equal(await response.json(), { items: [], limit: 10, offset: 0, total: 0 });
     assert.equal(Object.keys(route).sort(), ["DELETE", "GET", "OPTIONS", "PATCH", "POST"]);
+    // Behind one proxy: the X-Forwarded-For entry it appended is the client, a budget each.
+    const store = await createLibsqlStore({ url: db });
+    const publishable = (await createApiKey(store, { account: "example", kind: "publishable", domains: ["shop.example"] })).key;
+    await store.close();
+    const createFrom = (forwardedFor: string) =>
+      route.POST!(new Request("http://app.test/forms/api/submission", {
+        method: "POST",
+        headers: { "x-api-key": publishable, origin: SHOP, "content-type": "application/json", "x-forwarded-for": forwardedFor },
+        body: JSON.stringify({ popupId: "newsletter", data: {} }),
+      }));
+    for (let i = 0; i < 30; i++) assert.is((await createFrom("198.51.100.7")).status, 201);
+    assert.is((await createFrom("203.0.113.9, 198.51.100.7")).status, 429, "an entry the client wrote does not buy a new budget");
+    assert.is((await createFrom("198.51.100.8")).status, 201, "another client has its own budget");
   } finally {
     delete process.env.FORMSINK_DB;
   }

@@ -72,7 +72,7 @@ const RULES_IN_WORDS: [rule: string, message: RegExp][] = [
   ["nesting deeper than data may be, text that is not valid Unicode (400's description)", /is nested more than \d+ levels deep|not valid Unicode \(a lone surrogate\)/],
   ["at most so many CSV columns (the export's description)", /too many CSV columns/],
   ["a known query parameter given twice or empty (400's description)", /must be given at most once|must not be empty/],
-  ["a real calendar date (the instant's description)", /must be an RFC 3339 instant/],
+  ["a real calendar date (the instant's description)", /must be an ISO 8601 instant/],
   ["malformed JSON or a body that is not an object (400's description)", /^Request body (is not valid JSON|must be a JSON object)|^Malformed JSON/],
   ["form encoding (400's description: a body value outside its constraint)", /is not valid URL-encoded UTF-8|is not valid UTF-8|^Request body is not valid multipart\/form-data|must be given at most once/],
   ["_redirect on the key's domains (the _redirect field's description)", /_redirect/],
