@@ -175,7 +175,7 @@ data("mistakes: bad flags, unknown accounts, unreadable files, files that are no
     [["export", "--db", source], 2, /export needs --account/],
     [["export", "--account", "acme", "--status", "done", "--db", source], 2, /--status must be "completed" or "pending" \(was "done"\)/],
     [["export", "--account", "acme", "--format", "xml", "--db", source], 2, /--format must be "csv" or "ndjson"/],
-    [["export", "--account", "acme", "--created-after", "yesterday", "--db", source], 2, /--created-after must be an RFC 3339 instant/],
+    [["export", "--account", "acme", "--created-after", "yesterday", "--db", source], 2, /--created-after must be an ISO 8601 instant/],
     [["export", "--account", "nobody", "--db", source], 1, /no account named "nobody"/],
     [["export", "--account", "acme", "--output", join(dir, "missing", "x.csv"), "--db", source], 1, /cannot write .*x\.csv/],
     [["import", "--account", "acme", "--db", target], 2, /import needs at least one FILE/],
