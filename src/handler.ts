@@ -19,10 +19,12 @@ import { IDEMPOTENCY_KEY } from "./routes/create/idempotency.ts";
 import { createSubmission } from "./routes/create/pipeline.ts";
 import { exportSubmissions } from "./routes/export.ts";
 import { checkHealth } from "./routes/health.ts";
+import { eraseSubmissions, getErasure, getRetention, previewRetentionRules, putRetention } from "./routes/privacy.ts";
 import type { Method, Route } from "./routes/route.ts";
 import { deleteSubmission, getSubmission, listSubmissions, updateSubmissionStatus } from "./routes/submissions.ts";
 import {
-  createSubmissionBody, deleteResult, exportQuery, healthOk, healthUnavailable, listQuery, statusUpdateBody, statusUpdateResult, submission, submissionList,
+  createSubmissionBody, deleteResult, erasureBody, erasureReceipt, exportQuery, healthOk, healthUnavailable, listQuery, retentionPreview, retentionRules,
+  statusUpdateBody, statusUpdateResult, submission, submissionList,
 } from "./schemas.ts";
 import type { SubmissionStore } from "./store.ts";
 
@@ -138,6 +140,62 @@ export const ROUTES: readonly Route[] = [
       operationId: "deleteSubmission", summary: "Delete a submission for good",
       responses: { 200: { description: "Deleted", content: { "application/json": deleteResult } } },
       errors: ERRORS_ONE,
+    },
+  },
+  {
+    method: "POST", path: "/api/erasure", access: "secret", handle: eraseSubmissions,
+    doc: {
+      operationId: "eraseSubmissions", summary: "Erase a person: delete every submission of the account whose data[field] is the value, and keep a receipt",
+      description:
+        "`email` is compared ignoring the case of ASCII letters, any other field exactly; only string values match. The field must be one of the deployment's identifying fields (default `email`), " +
+        "which are indexed so that finding the matches does not read the account. The receipt keeps a keyed hash of the value, never the value. " +
+        "`dryRun: true` finds and counts the matches, deletes nothing and keeps no receipt (200, `erasureId: null`). Erasing the same value again finds nothing.",
+      body: { "application/json": erasureBody },
+      responses: {
+        200: { description: "A dry run: what an erasure would delete", content: { "application/json": erasureReceipt } },
+        201: {
+          description: "Done: the receipt",
+          content: { "application/json": erasureReceipt },
+          headers: { Location: { description: "The receipt's URL path", schema: { type: "string" } } },
+        },
+      },
+      errors: [400, 401, 403, 413, 415, 500, 501],
+    },
+  },
+  {
+    method: "GET", path: "/api/erasure/:erasureId", access: "secret", handle: getErasure,
+    doc: {
+      operationId: "getErasure", summary: "Read an erasure receipt (without the value erased)",
+      responses: { 200: { description: "The receipt", content: { "application/json": erasureReceipt } } },
+      errors: [401, 403, 404, 500, 501],
+    },
+  },
+  {
+    method: "GET", path: "/api/retention", access: "secret", handle: getRetention,
+    doc: {
+      operationId: "getRetentionRules", summary: "The account's retention rules",
+      responses: { 200: { description: "The rules (an empty list when there are none)", content: { "application/json": retentionRules } } },
+      errors: [401, 403, 500, 501],
+    },
+  },
+  {
+    method: "PUT", path: "/api/retention", access: "secret", handle: putRetention,
+    doc: {
+      operationId: "setRetentionRules", summary: "Replace the account's retention rules",
+      description:
+        "Each rule deletes the submissions created more than `olderThanDays` days ago, of one popup and of one status when given. " +
+        "The server's background loop (on Workers, the scheduled handler) enforces them. An empty list removes every rule.",
+      body: { "application/json": retentionRules },
+      responses: { 200: { description: "The rules now in force", content: { "application/json": retentionRules } } },
+      errors: [400, 401, 403, 413, 415, 500, 501],
+    },
+  },
+  {
+    method: "GET", path: "/api/retention/preview", access: "secret", handle: previewRetentionRules,
+    doc: {
+      operationId: "previewRetention", summary: "How many submissions each retention rule would delete now (deletes nothing)",
+      responses: { 200: { description: "One count per rule, in the rules' order", content: { "application/json": retentionPreview } } },
+      errors: [401, 403, 500, 501],
     },
   },
   {

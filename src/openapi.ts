@@ -8,7 +8,8 @@ import { lengthBoundsOf } from "./code-points.ts";
 import type { Limits } from "./options.ts";
 import type { Content, ErrorStatus, HeaderDoc, Route, SchemaSource } from "./routes/route.ts";
 import {
-  createSubmissionBody, deleteResult, errorBody, statusUpdateBody, statusUpdateResult, submission, submissionId, submissionList,
+  createSubmissionBody, deleteResult, erasureBody, erasureReceipt, errorBody, retentionPreview, retentionRules, statusUpdateBody, statusUpdateResult,
+  submission, submissionId, submissionList,
 } from "./schemas.ts";
 
 /** The version of the HTTP contract this document describes (not the package's version). */
@@ -25,6 +26,10 @@ const COMPONENT_SCHEMAS: Record<string, SchemaSource> = {
   StatusUpdateResult: statusUpdateResult,
   DeleteResult: deleteResult,
   Error: errorBody,
+  Erasure: erasureBody,
+  ErasureReceipt: erasureReceipt,
+  RetentionRules: retentionRules,
+  RetentionPreview: retentionPreview,
 };
 
 const LENGTH_NOTE = "String lengths count characters (Unicode code points), as JSON Schema's minLength and maxLength do: an emoji counts as 1.";
@@ -54,7 +59,10 @@ const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: (limits:
       "`x-api-key` is missing (`API key is required`, with a pointer to `x-api-key` when an `Authorization` header came instead), or unknown or revoked (`Invalid API key`), or a secret key came outside the header.",
   },
   403: { name: "Forbidden", description: () => "The key is valid but may not do this (a publishable key on a secret operation)." },
-  404: { name: "NotFound", description: () => "No such submission in this account (`Submission not found`); ids that cannot exist are 404 too." },
+  404: {
+    name: "NotFound",
+    description: () => "No such submission (`Submission not found`) or erasure receipt (`Erasure not found`) in this account; ids that cannot exist are 404 too.",
+  },
   413: { name: "PayloadTooLarge", description: (limits) => `The body is larger than ${limits.maxBodyBytes} bytes.` },
   422: {
     name: "UnprocessableContent",
@@ -74,10 +82,12 @@ const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: (limits:
     description: () =>
       "Anything unexpected: `Internal server error`; details only in the server log. In a host app that read the request body before formsink (a body parser mounted first), the message says so.",
   },
+  501: { name: "NotImplemented", description: () => "The deployment's store keeps no erasure receipts or retention rules (a custom store without `PrivacyStore`)." },
 };
 
 const PATH_PARAMETER_DESCRIPTIONS: Record<string, string> = {
   submissionId: "The submission's id. Matched case-insensitively; anything that is not a UUID is a 404 like any unknown id.",
+  erasureId: "The erasure receipt's id, from the answer of `POST /api/erasure`.",
 };
 
 const QUERY_PARAMETER_DESCRIPTIONS: Record<string, string> = {

@@ -129,5 +129,53 @@ export type SubmissionList = typeof submissionList.infer;
 export type StatusUpdateResult = typeof statusUpdateResult.infer;
 export type DeleteResult = typeof deleteResult.infer;
 
+// ---- privacy ------------------------------------------------------------------------------
+
+export const erasureBody = type({
+  field: characters(1, 256),
+  value: characters(1, 4096),
+  "dryRun?": "boolean",
+}).onUndeclaredKey("reject");
+
+export const erasureReceipt = type({
+  erasureId: submissionId.or("null"),
+  field: "string",
+  matched: "number.integer >= 0",
+  deleted: "number.integer >= 0",
+  submissionIds: submissionId.array(),
+  requestedAt: createdAt,
+  completedAt: createdAt,
+  dryRun: "boolean",
+});
+
+/** The most retention rules an account may have. */
+export const MAX_RETENTION_RULES = 20;
+
+const retentionRule = type({
+  "popupId?": popupId,
+  "status?": submissionStatus,
+  olderThanDays: "1 <= number.integer <= 36500",
+}).onUndeclaredKey("reject");
+
+export const retentionRules = type({
+  rules: retentionRule.array().atMostLength(MAX_RETENTION_RULES),
+}).onUndeclaredKey("reject");
+
+export const retentionPreview = type({
+  asOf: createdAt,
+  rules: type({
+    "popupId?": popupId,
+    "status?": submissionStatus,
+    olderThanDays: "number.integer",
+    olderThan: createdAt,
+    matched: "number.integer >= 0",
+  }).array(),
+});
+
+export type ErasureBody = typeof erasureBody.infer;
+export type ErasureReceiptBody = typeof erasureReceipt.infer;
+export type RetentionRules = typeof retentionRules.infer;
+export type RetentionPreviewBody = typeof retentionPreview.infer;
+
 export const healthOk = type({ status: "'ok'" });
 export const healthUnavailable = type({ status: "'unavailable'", message: "string" });

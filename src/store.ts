@@ -1,4 +1,4 @@
-import type { Submission, SubmissionStatus } from "./submission.ts";
+import type { DeletionReason, Submission, SubmissionStatus } from "./submission.ts";
 import { compareByCodePoint } from "./text-order.ts";
 
 /**
@@ -73,6 +73,68 @@ export interface SubmissionStore {
    * Without it, the health check reads a submission that cannot exist.
    */
   ping?(): Promise<void>;
+  /**
+   * Optional: deletes these submissions of the account for good, with their idempotency
+   * records, in one transaction, and returns the ids it deleted (an id the account does not
+   * have is skipped). `reason` says why, for the change log. Every deletion formsink makes on
+   * its own (erasure, retention) goes through here; without it, `deleteSubmission` one by one.
+   */
+  deleteSubmissions?(accountId: string, submissionIds: readonly string[], reason: DeletionReason): Promise<string[]>;
+  /**
+   * Optional: the `data` fields this store indexes for erasure (`identifyingFields`, see
+   * docs/privacy.md). A store with it also has `findSubmissionsByIdentifier`.
+   */
+  readonly identifyingFields?: readonly string[];
+  /**
+   * Optional: the ids of the account's submissions whose `data[field]` is the string `value`
+   * (for `email`, equal ignoring ASCII case: see `identifierKey`), from an index kept in the
+   * transaction of every write, so the cost does not grow with the account. `field` is one of
+   * `identifyingFields`. Without it, erasure walks the whole account (slow at millions).
+   */
+  findSubmissionsByIdentifier?(accountId: string, field: string, value: string): Promise<string[]>;
+}
+
+/**
+ * Erasure receipts, retention rules and the key receipts hash values with: what the privacy
+ * routes (`/api/erasure`, `/api/retention`) and the retention job keep. Without it those routes
+ * answer 501.
+ */
+export interface PrivacyStore {
+  /** Fails when the account already has a receipt with this id. */
+  insertErasureReceipt(accountId: string, receipt: ErasureReceipt): Promise<void>;
+  getErasureReceipt(accountId: string, erasureId: string): Promise<ErasureReceipt | undefined>;
+  /** The account's receipts, oldest first. */
+  listErasureReceipts(accountId: string): Promise<ErasureReceipt[]>;
+  /** Replaces the account's rules (an empty list removes them). */
+  setRetentionRules(accountId: string, rules: readonly RetentionRule[]): Promise<void>;
+  getRetentionRules(accountId: string): Promise<RetentionRule[]>;
+  /** Every account that has rules, with them: what the retention job works through. */
+  listRetentionRules(): Promise<{ accountId: string; rules: RetentionRule[] }[]>;
+  /**
+   * The deployment's secret for hashing erased values: made at random on first use, the same
+   * for every later call and every process on this database.
+   */
+  erasureHashKey(): Promise<string>;
+}
+
+/** A record that an erasure happened: never the value erased, only a keyed hash of it. */
+export interface ErasureReceipt {
+  erasureId: string;
+  field: string;
+  /** Hex HMAC-SHA256 of the normalised value under the deployment's `erasureHashKey`. */
+  valueHash: string;
+  matched: number;
+  deleted: number;
+  submissionIds: string[];
+  requestedAt: string;
+  completedAt: string;
+}
+
+/** Delete the account's submissions older than `olderThanDays` (of one popup, of one status, when given). */
+export interface RetentionRule {
+  popupId?: string;
+  status?: SubmissionStatus;
+  olderThanDays: number;
 }
 
 /** Accounts and their API keys: what the handler's own key check and `formsink keys` use. */
@@ -103,11 +165,64 @@ export interface RateLimitCounters {
 }
 
 /** A store with everything, fast paths included: what the memory, libSQL and D1 stores are. */
-export type CompleteStore = Required<SubmissionStore> & KeyStore & RateLimitCounters;
+export type CompleteStore = Required<SubmissionStore> & KeyStore & RateLimitCounters & PrivacyStore;
 
 /** True when the store keeps accounts and API keys. */
 export function isKeyStore(store: object): store is KeyStore {
   return typeof (store as Partial<KeyStore>).findApiKey === "function";
+}
+
+/** True when the store keeps erasure receipts and retention rules. */
+export function isPrivacyStore(store: object): store is PrivacyStore {
+  return typeof (store as Partial<PrivacyStore>).insertErasureReceipt === "function";
+}
+
+/** `store.deleteSubmissions`, or `deleteSubmission` for each id when the store has no such path. */
+export async function deleteSubmissions(
+  store: SubmissionStore,
+  accountId: string,
+  submissionIds: readonly string[],
+  reason: DeletionReason,
+): Promise<string[]> {
+  if (store.deleteSubmissions) return store.deleteSubmissions(accountId, submissionIds, reason);
+  const deleted: string[] = [];
+  for (const submissionId of submissionIds) if (await store.deleteSubmission(accountId, submissionId)) deleted.push(submissionId);
+  return deleted;
+}
+
+/** The identifying fields every built-in store indexes unless told otherwise. */
+export const DEFAULT_IDENTIFYING_FIELDS: readonly string[] = ["email"];
+
+/**
+ * What an identifying value is compared by: an `email` with ASCII letters lower-cased (as
+ * SQLite's `lower()` does, so that every store agrees), any other field as it is.
+ */
+export function identifierKey(field: string, value: string): string {
+  return field === "email" ? value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : value;
+}
+
+/** Rows a walk reads per page when a store has no identifier index. */
+const IDENTIFIER_WALK_PAGE = 1000;
+
+/**
+ * `store.findSubmissionsByIdentifier`, or for a store without that index, the matches found by
+ * walking every submission of the account (any field then works, at the cost of a full read).
+ */
+export async function findSubmissionsByIdentifier(store: SubmissionStore, accountId: string, field: string, value: string): Promise<string[]> {
+  if (store.findSubmissionsByIdentifier) return store.findSubmissionsByIdentifier(accountId, field, value);
+  const key = identifierKey(field, value);
+  const found: string[] = [];
+  let after: SubmissionCursor | undefined;
+  for (;;) {
+    const page = await store.walkSubmissions(accountId, { order: "asc", limit: IDENTIFIER_WALK_PAGE, after });
+    for (const submission of page) {
+      const candidate = submission.data[field];
+      if (typeof candidate === "string" && identifierKey(field, candidate) === key) found.push(submission.submissionId);
+    }
+    const last = page.at(-1);
+    if (page.length < IDENTIFIER_WALK_PAGE || last === undefined) return found;
+    after = { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId };
+  }
 }
 
 /** `store.walkSubmissionsAsJson`, or the walk's page serialised when the store has no such path. */

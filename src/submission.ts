@@ -3,6 +3,9 @@
 export const SUBMISSION_STATUSES = ["pending", "completed"] as const;
 export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
 
+/** Why a submission was deleted: by an API call, by an erasure request, or by a retention rule. */
+export type DeletionReason = "api" | "erasure" | "retention";
+
 /** What the service derives from a User-Agent; the contract fixes this list. */
 export const DEVICES = ["desktop", "mobile", "tablet", "bot", "unknown"] as const;
 export type Device = (typeof DEVICES)[number];

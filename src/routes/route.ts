@@ -2,7 +2,7 @@ import type { JsonSchema } from "arktype";
 import type { Access } from "./access.ts";
 import type { KeyedContext, RouteHandler } from "./context.ts";
 
-export type Method = "GET" | "POST" | "PATCH" | "DELETE" | "OPTIONS";
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
 
 /** Anything arktype can describe as JSON Schema: the schemas the handler validates with. */
 export interface SchemaSource {
@@ -10,7 +10,7 @@ export interface SchemaSource {
 }
 
 /** The statuses an operation can answer with an error, each described once in the document. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 413 | 415 | 422 | 429 | 500;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 413 | 415 | 422 | 429 | 500 | 501;
 
 /** Media type to schema: an arktype schema, or plain JSON Schema for what has none. */
 export type Content = Record<string, SchemaSource | JsonSchema>;

@@ -3,4 +3,4 @@
  * lists from sorted indexes with maintained counts, so it stays fast at millions of
  * submissions (see README, "The memory store"); `memory/` holds how.
  */
-export { createMemoryStore } from "./memory/store.ts";
+export { createMemoryStore, type MemoryStoreOptions } from "./memory/store.ts";

@@ -4,12 +4,14 @@
  */
 import { suite } from "uvu";
 import type { CompleteStore } from "../../src/store.ts";
-import { testKeyStore, testRateLimitCounters, testSubmissionStore } from "../../src/testing/index.ts";
+import { testKeyStore, testPrivacyStore, testRateLimitCounters, testSubmissionStore } from "../../src/testing/index.ts";
 
-export function testCompleteStore(name: string, open: () => Promise<CompleteStore>): void {
+/** `open` gives a fresh store; with `identifyingFields`, one that indexes those. */
+export function testCompleteStore(name: string, open: (options?: { identifyingFields?: readonly string[] }) => Promise<CompleteStore>): void {
   const test = suite(`store conformance: ${name}`);
   testSubmissionStore({ test, open });
   testKeyStore({ test, open });
   testRateLimitCounters({ test, open });
+  testPrivacyStore({ test, open });
   test.run();
 }

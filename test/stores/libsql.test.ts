@@ -14,18 +14,18 @@ import type { Submission } from "../../src/submission.ts";
 import { startHranaServer } from "../support/hrana-server.ts";
 import { testCompleteStore } from "./complete-store.ts";
 
-testCompleteStore("libSQL :memory:", () => createLibsqlStore({ url: ":memory:" }));
+testCompleteStore("libSQL :memory:", (options) => createLibsqlStore({ url: ":memory:", ...options }));
 
-testCompleteStore("libSQL file", async () => {
+testCompleteStore("libSQL file", async (options) => {
   const dir = mkdtempSync(join(tmpdir(), "formsink-store-"));
-  return removingAfterClose(await createLibsqlStore({ url: `file:${join(dir, "test.db")}` }), async () => rmSync(dir, { recursive: true, force: true }));
+  return removingAfterClose(await createLibsqlStore({ url: `file:${join(dir, "test.db")}`, ...options }), async () => rmSync(dir, { recursive: true, force: true }));
 });
 
 const TOKEN = "test-token-3f1c";
 
-testCompleteStore("libSQL remote (HTTP + auth token)", async () => {
+testCompleteStore("libSQL remote (HTTP + auth token)", async (options) => {
   const server = await startHranaServer(TOKEN);
-  return removingAfterClose(await createLibsqlStore({ url: server.url, authToken: TOKEN }), () => server.close());
+  return removingAfterClose(await createLibsqlStore({ url: server.url, authToken: TOKEN, ...options }), () => server.close());
 });
 
 /** The store, whose `close` also removes what it used once the store is closed. */

@@ -1,4 +1,4 @@
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import { testCompleteStore } from "./complete-store.ts";
 
-testCompleteStore("memory", async () => createMemoryStore());
+testCompleteStore("memory", async (options) => createMemoryStore(options));

@@ -4,7 +4,7 @@
  */
 import type { CompleteStore } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "../sql/driver.ts";
-import { createSqlStore } from "../sql/store.ts";
+import { createSqlStore, type SqlStoreOptions } from "../sql/store.ts";
 
 /**
  * The part of a D1 binding the store uses, so that this module needs no Workers types: a real
@@ -26,8 +26,8 @@ export interface D1Result {
 }
 
 /** Opens (and migrates) the D1 database behind a binding as a submission store. */
-export function createD1Store(database: D1Database): Promise<CompleteStore> {
-  return createSqlStore(d1Driver(database));
+export function createD1Store(database: D1Database, options: SqlStoreOptions = {}): Promise<CompleteStore> {
+  return createSqlStore(d1Driver(database), undefined, options);
 }
 
 /** A `SqlDriver` over a D1 binding. A D1 batch is one transaction, whatever its mode. */

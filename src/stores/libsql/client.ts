@@ -5,14 +5,14 @@
 import type { Client, ResultSet } from "@libsql/client";
 import type { CompleteStore } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlStatement } from "../sql/driver.ts";
-import { createSqlStore } from "../sql/store.ts";
+import { createSqlStore, type SqlStoreOptions } from "../sql/store.ts";
 
 /** A store over `client`; closing the store closes the client when `ownsClient`. */
-export async function createLibsqlClientStore(client: Client, ownsClient: boolean): Promise<CompleteStore> {
+export async function createLibsqlClientStore(client: Client, ownsClient: boolean, options: SqlStoreOptions = {}): Promise<CompleteStore> {
   try {
     return await createSqlStore(libsqlDriver(client), () => {
       if (ownsClient) client.close();
-    });
+    }, options);
   } catch (error) {
     if (ownsClient) client.close();
     throw error;

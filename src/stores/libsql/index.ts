@@ -16,17 +16,17 @@ export { DEFAULT_DATABASE_URL, isInMemory, type LibsqlStoreOptions } from "./opt
 
 /** Opens (and migrates) a libSQL database as a submission store. */
 export async function createLibsqlStore(options: LibsqlStoreOptions = {}): Promise<CompleteStore> {
-  if (options.client !== undefined) return createLibsqlClientStore(options.client, false);
+  if (options.client !== undefined) return createLibsqlClientStore(options.client, false, options);
   const url = options.url ?? DEFAULT_DATABASE_URL;
   const path = localPath(url);
   if (path === undefined) {
     // Loaded only for remote databases: it is most of the start-up time of a server on a file.
     const { createClient } = await import("@libsql/client");
-    return createLibsqlClientStore(createClient({ url, authToken: options.authToken }), true);
+    return createLibsqlClientStore(createClient({ url, authToken: options.authToken }), true, options);
   }
   const connection = openLibsqlFile(path);
   try {
-    return await createSqlStore(connection.driver, connection.close);
+    return await createSqlStore(connection.driver, connection.close, options);
   } catch (error) {
     connection.close();
     throw error;

@@ -1,7 +1,8 @@
 /** What both libSQL entry points (./index.ts for servers, ./web.ts for Workers) take and share. */
 import type { Client } from "@libsql/client";
+import type { SqlStoreOptions } from "../sql/store.ts";
 
-export interface LibsqlStoreOptions {
+export interface LibsqlStoreOptions extends SqlStoreOptions {
   /** `file:path.db` (default `file:formsink.db`), `:memory:`, `libsql://...`, `https://...`. */
   url?: string;
   /** For remote databases (Turso). */

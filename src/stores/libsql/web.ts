@@ -12,10 +12,10 @@ export { DEFAULT_DATABASE_URL, isInMemory, type LibsqlStoreOptions } from "./opt
 
 /** Opens (and migrates) a remote libSQL database as a submission store. */
 export async function createLibsqlStore(options: LibsqlStoreOptions = {}): Promise<CompleteStore> {
-  if (options.client !== undefined) return createLibsqlClientStore(options.client, false);
+  if (options.client !== undefined) return createLibsqlClientStore(options.client, false, options);
   const url = options.url ?? DEFAULT_DATABASE_URL;
   if (localPath(url) !== undefined) {
     throw new TypeError(`${url} is a local database, which needs Node, Bun or Deno; here, use a remote libSQL URL (Turso) or D1`);
   }
-  return createLibsqlClientStore(createClient({ url, authToken: options.authToken }), true);
+  return createLibsqlClientStore(createClient({ url, authToken: options.authToken }), true, options);
 }

@@ -8,6 +8,7 @@
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import { SortedSlots, type Probe, type SlotOrder } from "./sorted-slots.ts";
+import { IdentifierIndex } from "./identifiers.ts";
 import { detached } from "./strings.ts";
 import { submissionToText, textToSubmission } from "./submission-text.ts";
 import { TupleIndex } from "./tuples.ts";
@@ -23,6 +24,11 @@ export class AccountRows implements SlotOrder {
   private readonly dataKeysByPopup: Array<Set<string>> = [];
   readonly all = new SortedSlots(this);
   readonly index = new TupleIndex(this);
+  readonly identifiers: IdentifierIndex;
+
+  constructor(identifyingFields: readonly string[]) {
+    this.identifiers = new IdentifierIndex(identifyingFields);
+  }
 
   get size(): number {
     return this.slotById.size;
@@ -75,6 +81,7 @@ export class AccountRows implements SlotOrder {
     this.all.insert(slot);
     this.index.tuples[tuple]!.rows.insert(slot);
     this.noteDataKeys(this.index.tuples[tuple]!.popup, submission.data);
+    this.identifiers.add(id, submission.data);
   }
 
   /** False when there is no such row. */
@@ -97,6 +104,7 @@ export class AccountRows implements SlotOrder {
   delete(submissionId: string): boolean {
     const slot = this.slotById.get(submissionId);
     if (slot === undefined) return false;
+    this.identifiers.remove(submissionId, textToSubmission(this.texts[slot]!).data);
     this.all.remove(slot);
     this.index.tuples[this.tupleOfSlot[slot]!]!.rows.remove(slot);
     this.slotById.delete(submissionId);

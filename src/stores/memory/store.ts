@@ -1,5 +1,8 @@
 import { createMemoryRateLimiter } from "../../rate-limit/limiter.ts";
-import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, CompleteStore, SubmissionWalk } from "../../store.ts";
+import {
+  type Account, type ApiKeyListing, type ApiKeyRecord, type CompleteStore, DEFAULT_IDENTIFYING_FIELDS, type ErasureReceipt, type RetentionRule,
+  type SubmissionPage, type SubmissionWalk,
+} from "../../store.ts";
 import type { Submission } from "../../submission.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import { AccountRows } from "./account-rows.ts";
@@ -7,7 +10,16 @@ import { IdempotencyRecords } from "./idempotency.ts";
 import { pageOf, spansOf, totalOf } from "./pages.ts";
 import { textToSubmission } from "./submission-text.ts";
 
-export function createMemoryStore(): CompleteStore {
+export interface MemoryStoreOptions {
+  /** The `data` fields erasure finds submissions by, from an index kept with every write; default `["email"]`. */
+  identifyingFields?: readonly string[];
+}
+
+export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteStore {
+  const identifyingFields = [...new Set(options.identifyingFields ?? DEFAULT_IDENTIFYING_FIELDS)].sort(compareByCodePoint);
+  const receiptsByAccount = new Map<string, Map<string, ErasureReceipt>>();
+  const rulesByAccount = new Map<string, RetentionRule[]>();
+  const erasureHashKey = Array.from(crypto.getRandomValues(new Uint8Array(32)), (byte) => byte.toString(16).padStart(2, "0")).join("");
   const accountsByName = new Map<string, Account>();
   const rowsByAccount = new Map<string, AccountRows>();
   const keys = new Map<string, ApiKeyRecord>();
@@ -26,7 +38,7 @@ export function createMemoryStore(): CompleteStore {
   const writableRowsOf = (accountId: string): AccountRows => {
     open();
     let rows = rowsByAccount.get(accountId);
-    if (!rows) rowsByAccount.set(accountId, (rows = new AccountRows()));
+    if (!rows) rowsByAccount.set(accountId, (rows = new AccountRows(identifyingFields)));
     return rows;
   };
   const idempotencyOf = (accountId: string): IdempotencyRecords => {
@@ -93,6 +105,16 @@ export function createMemoryStore(): CompleteStore {
       if (deleted) idempotencyByAccount.get(accountId)?.forgetSubmission(submissionId);
       return deleted;
     },
+    async deleteSubmissions(accountId, submissionIds, _reason) {
+      const rows = rowsOf(accountId);
+      const deleted = submissionIds.filter((submissionId) => rows?.delete(submissionId) ?? false);
+      for (const submissionId of deleted) idempotencyByAccount.get(accountId)?.forgetSubmission(submissionId);
+      return deleted;
+    },
+    identifyingFields,
+    async findSubmissionsByIdentifier(accountId, field, value) {
+      return rowsOf(accountId)?.identifiers.find(field, value) ?? [];
+    },
     async insertSubmissionOnce(accountId, submission, idempotency, now) {
       const rows = writableRowsOf(accountId);
       const records = idempotencyOf(accountId);
@@ -146,9 +168,47 @@ export function createMemoryStore(): CompleteStore {
       open();
     },
 
+    async insertErasureReceipt(accountId, receipt) {
+      open();
+      let receipts = receiptsByAccount.get(accountId);
+      if (!receipts) receiptsByAccount.set(accountId, (receipts = new Map()));
+      if (receipts.has(receipt.erasureId)) throw new Error(`erasure ${receipt.erasureId} already exists`);
+      receipts.set(receipt.erasureId, copy(receipt));
+    },
+    async getErasureReceipt(accountId, erasureId) {
+      open();
+      const receipt = receiptsByAccount.get(accountId)?.get(erasureId);
+      return receipt && copy(receipt);
+    },
+    async listErasureReceipts(accountId) {
+      open();
+      return [...(receiptsByAccount.get(accountId)?.values() ?? [])]
+        .map(copy)
+        .sort((a, b) => compareByCodePoint(a.requestedAt, b.requestedAt) || compareByCodePoint(a.erasureId, b.erasureId));
+    },
+    async setRetentionRules(accountId, rules) {
+      open();
+      if (rules.length === 0) rulesByAccount.delete(accountId);
+      else rulesByAccount.set(accountId, copy([...rules]));
+    },
+    async getRetentionRules(accountId) {
+      open();
+      return copy(rulesByAccount.get(accountId) ?? []);
+    },
+    async listRetentionRules() {
+      open();
+      return [...rulesByAccount].sort(([a], [b]) => compareByCodePoint(a, b)).map(([accountId, rules]) => ({ accountId, rules: copy(rules) }));
+    },
+    async erasureHashKey() {
+      open();
+      return erasureHashKey;
+    },
+
     async close() {
       closed = true;
       rowsByAccount.clear();
+      receiptsByAccount.clear();
+      rulesByAccount.clear();
       idempotencyByAccount.clear();
     },
   };

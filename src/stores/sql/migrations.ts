@@ -115,4 +115,55 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `DROP INDEX submissions_by_time`,
     `CREATE INDEX submissions_by_time ON submissions (account_id, created_at, id, popup_id, domain, device, status)`,
   ],
+  // 5: privacy. The identifying-field index lets an erasure find a person's submissions without
+  // reading the account: one row per (submission, identifying field with a string value), kept
+  // by triggers in the very transaction of every insert (create, idempotent create, import) and
+  // delete, from the fields listed in identifying_fields (the store's `identifyingFields`). An
+  // email is kept lower-cased. Then erasure receipts (a keyed hash of the value, never the
+  // value), retention rules, and settings (the key of that hash, made once per database).
+  [
+    `CREATE TABLE identifying_fields (field TEXT PRIMARY KEY) WITHOUT ROWID`,
+    `INSERT INTO identifying_fields (field) VALUES ('email')`,
+    `CREATE TABLE submission_identifiers (
+      account_id TEXT NOT NULL,
+      field TEXT NOT NULL,
+      value_key TEXT NOT NULL,
+      submission_id TEXT NOT NULL,
+      PRIMARY KEY (account_id, field, value_key, submission_id)
+    ) WITHOUT ROWID`,
+    `INSERT OR IGNORE INTO submission_identifiers (account_id, field, value_key, submission_id)
+      SELECT submissions.account_id, data_field.key, CASE data_field.key WHEN 'email' THEN lower(data_field.value) ELSE data_field.value END, submissions.id
+      FROM submissions, json_each(submissions.data) AS data_field JOIN identifying_fields ON identifying_fields.field = data_field.key
+      WHERE data_field.type = 'text'`,
+    `CREATE TRIGGER submissions_identified_on_insert AFTER INSERT ON submissions BEGIN
+      INSERT OR IGNORE INTO submission_identifiers (account_id, field, value_key, submission_id)
+        SELECT NEW.account_id, data_field.key, CASE data_field.key WHEN 'email' THEN lower(data_field.value) ELSE data_field.value END, NEW.id
+        FROM json_each(NEW.data) AS data_field JOIN identifying_fields ON identifying_fields.field = data_field.key
+        WHERE data_field.type = 'text';
+    END`,
+    // By primary key, from the deleted row's own data: no index by submission is needed.
+    `CREATE TRIGGER submissions_identified_on_delete AFTER DELETE ON submissions BEGIN
+      DELETE FROM submission_identifiers WHERE (account_id, field, value_key, submission_id) IN (
+        SELECT OLD.account_id, data_field.key, CASE data_field.key WHEN 'email' THEN lower(data_field.value) ELSE data_field.value END, OLD.id
+        FROM json_each(OLD.data) AS data_field WHERE data_field.type = 'text');
+    END`,
+    `CREATE TABLE erasure_receipts (
+      account_id TEXT NOT NULL,
+      id TEXT NOT NULL,
+      field TEXT NOT NULL,
+      value_hash TEXT NOT NULL,
+      matched INTEGER NOT NULL,
+      deleted INTEGER NOT NULL,
+      submission_ids TEXT NOT NULL, -- JSON array
+      requested_at TEXT NOT NULL,
+      completed_at TEXT NOT NULL,
+      PRIMARY KEY (account_id, id)
+    )`,
+    `CREATE INDEX erasure_receipts_by_time ON erasure_receipts (account_id, requested_at)`,
+    `CREATE TABLE retention_rules (
+      account_id TEXT PRIMARY KEY,
+      rules TEXT NOT NULL -- JSON array of {popupId?, status?, olderThanDays}
+    )`,
+    `CREATE TABLE formsink_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  ],
 ];

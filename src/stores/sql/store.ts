@@ -2,26 +2,41 @@
  * The store for any SQLite-speaking database, over a `SqlDriver`: libSQL (a file,
  * `:memory:`, Turso) and Cloudflare D1 share every line of it.
  */
-import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionQuery, CompleteStore } from "../../store.ts";
+import {
+  type Account, type ApiKeyListing, type ApiKeyRecord, type CompleteStore, DEFAULT_IDENTIFYING_FIELDS, type ErasureReceipt, type RetentionRule,
+  type SubmissionPage, type SubmissionQuery,
+} from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { arrayRows, type SqlDriver, type SqlRow, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
+import { useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
 import { dataKeysStatement, listStatements, walkStatement, wholePage } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import { rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, submissionToRow } from "./submission-row.ts";
 
+/** What every SQL-backed store (libSQL, D1) takes beside its connection. */
+export interface SqlStoreOptions {
+  /**
+   * The `data` fields erasure finds submissions by, from an index kept with every write;
+   * default `["email"]`. Every process on one database must name the same fields: a change
+   * re-indexes at open (see docs/privacy.md).
+   */
+  identifyingFields?: readonly string[];
+}
+
 /**
  * A store over `driver`, its schema brought up to date first. `close` runs when the store is
  * closed (a driver that owns its connection closes it there).
  */
-export async function createSqlStore(driver: SqlDriver, close: () => void = () => {}): Promise<CompleteStore> {
+export async function createSqlStore(driver: SqlDriver, close: () => void = () => {}, options: SqlStoreOptions = {}): Promise<CompleteStore> {
   await migrate(driver);
-  return sqlStore(driver, close);
+  const identifyingFields = await useIdentifyingFields(driver, options.identifyingFields ?? DEFAULT_IDENTIFYING_FIELDS);
+  return sqlStore(driver, close, identifyingFields);
 }
 
-function sqlStore(driver: SqlDriver, close: () => void): CompleteStore {
+function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: readonly string[]): CompleteStore {
   const readWholePage = async (statement: SqlStatement, separator: "," | "\n", order: "asc" | "desc"): Promise<string | undefined> => {
     const row = (await driver.execute(wholePage(statement, separator))).rows[0];
     if (row?.page === null || row?.page === undefined) return undefined;
@@ -89,6 +104,30 @@ function sqlStore(driver: SqlDriver, close: () => void): CompleteStore {
         "write",
       );
       return deleted!.rowsAffected > 0;
+    },
+    async deleteSubmissions(accountId, submissionIds, _reason) {
+      if (submissionIds.length === 0) return [];
+      // One batch, so one transaction; each statement within D1's 100 bound values.
+      const statements: SqlStatement[] = [];
+      for (let from = 0; from < submissionIds.length; from += IDS_PER_STATEMENT) {
+        const ids = submissionIds.slice(from, from + IDS_PER_STATEMENT);
+        const list = ids.map(() => "?").join(", ");
+        statements.push(
+          { sql: `DELETE FROM submissions WHERE account_id = ? AND id IN (${list}) RETURNING id`, args: [accountId, ...ids] },
+          { sql: `DELETE FROM idempotency_keys WHERE account_id = ? AND submission_id IN (${list})`, args: [accountId, ...ids] },
+        );
+      }
+      const results = await driver.batch(statements, "write");
+      return results.filter((_, i) => i % 2 === 0).flatMap((result) => result.rows.map((row) => String(row.id)));
+    },
+    identifyingFields,
+    async findSubmissionsByIdentifier(accountId, field, value) {
+      const { rows } = await driver.execute({
+        sql: `SELECT submission_id FROM submission_identifiers
+              WHERE account_id = ? AND field = ? AND value_key = (CASE ? WHEN 'email' THEN lower(?) ELSE ? END)`,
+        args: [accountId, field, field, value, value],
+      });
+      return rows.map((row) => String(row.submission_id));
     },
     async insertSubmissionOnce(accountId, s, idempotency, now) {
       const record = [accountId, idempotency.key] as const;
@@ -197,6 +236,57 @@ function sqlStore(driver: SqlDriver, close: () => void): CompleteStore {
       await driver.execute({ sql: "SELECT 1" });
     },
 
+    async insertErasureReceipt(accountId, receipt) {
+      await driver.execute({
+        sql: `INSERT INTO erasure_receipts (account_id, id, field, value_hash, matched, deleted, submission_ids, requested_at, completed_at)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        args: [
+          accountId, receipt.erasureId, receipt.field, receipt.valueHash, receipt.matched, receipt.deleted,
+          JSON.stringify(receipt.submissionIds), receipt.requestedAt, receipt.completedAt,
+        ],
+      });
+    },
+    async getErasureReceipt(accountId, erasureId) {
+      const { rows } = await driver.execute({ sql: "SELECT * FROM erasure_receipts WHERE account_id = ? AND id = ?", args: [accountId, erasureId] });
+      return rows[0] && toErasureReceipt(rows[0]);
+    },
+    async listErasureReceipts(accountId) {
+      const { rows } = await driver.execute({
+        sql: "SELECT * FROM erasure_receipts WHERE account_id = ? ORDER BY requested_at, id",
+        args: [accountId],
+      });
+      return rows.map(toErasureReceipt);
+    },
+    async setRetentionRules(accountId, rules) {
+      await driver.execute(
+        rules.length === 0
+          ? { sql: "DELETE FROM retention_rules WHERE account_id = ?", args: [accountId] }
+          : {
+              sql: "INSERT INTO retention_rules (account_id, rules) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET rules = excluded.rules",
+              args: [accountId, JSON.stringify(rules)],
+            },
+      );
+    },
+    async getRetentionRules(accountId) {
+      const { rows } = await driver.execute({ sql: "SELECT rules FROM retention_rules WHERE account_id = ?", args: [accountId] });
+      return rows[0] ? (JSON.parse(String(rows[0].rules)) as RetentionRule[]) : [];
+    },
+    async listRetentionRules() {
+      const { rows } = await driver.execute({ sql: "SELECT account_id, rules FROM retention_rules ORDER BY account_id" });
+      return rows.map((row) => ({ accountId: String(row.account_id), rules: JSON.parse(String(row.rules)) as RetentionRule[] }));
+    },
+    async erasureHashKey() {
+      // The first process to ask makes the key; every other one reads that one.
+      const [, selected] = await driver.batch(
+        [
+          { sql: "INSERT OR IGNORE INTO formsink_settings (name, value) VALUES ('erasure_hash_key', ?)", args: [randomHex(32)] },
+          { sql: "SELECT value FROM formsink_settings WHERE name = 'erasure_hash_key'" },
+        ],
+        "write",
+      );
+      return String(selected!.rows[0]!.value);
+    },
+
     async close() {
       close();
     },
@@ -217,6 +307,26 @@ function keepDataKeys(accountId: string, s: Submission, when?: { sql: string; ar
 /** The values of an INSERT INTO submissions (account_id, SUBMISSION_COLUMNS). */
 function submissionValues(accountId: string, s: Submission): SqlValue[] {
   return [accountId, ...submissionToRow(s)];
+}
+
+/** Ids per DELETE: with the account id, within the 100 bound values D1 allows a statement. */
+const IDS_PER_STATEMENT = 90;
+
+function randomHex(bytes: number): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function toErasureReceipt(row: SqlRow): ErasureReceipt {
+  return {
+    erasureId: String(row.id),
+    field: String(row.field),
+    valueHash: String(row.value_hash),
+    matched: Number(row.matched),
+    deleted: Number(row.deleted),
+    submissionIds: JSON.parse(String(row.submission_ids)) as string[],
+    requestedAt: String(row.requested_at),
+    completedAt: String(row.completed_at),
+  };
 }
 
 const PLACEHOLDERS = Array(SUBMISSION_COLUMN_COUNT + 1).fill("?").join(", ");

@@ -8,5 +8,5 @@ import { httpSuite } from "../../http/suite.ts";
 import { testCompleteStore } from "../../stores/complete-store.ts";
 
 httpSuite("bun server, libSQL :memory:", overSocket(serve), { createStore: () => createLibsqlStore({ url: ":memory:" }) });
-testCompleteStore("libSQL :memory: under Bun", () => createLibsqlStore({ url: ":memory:" }));
+testCompleteStore("libSQL :memory: under Bun", (options) => createLibsqlStore({ url: ":memory:", ...options }));
 clientSuite("bun server", clientTarget(serve));

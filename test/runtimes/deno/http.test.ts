@@ -8,5 +8,5 @@ import { httpSuite } from "../../http/suite.ts";
 import { testCompleteStore } from "../../stores/complete-store.ts";
 
 httpSuite("deno server, libSQL :memory:", overSocket(serve), { createStore: () => createLibsqlStore({ url: ":memory:" }) });
-testCompleteStore("libSQL :memory: under Deno", () => createLibsqlStore({ url: ":memory:" }));
+testCompleteStore("libSQL :memory: under Deno", (options) => createLibsqlStore({ url: ":memory:", ...options }));
 clientSuite("deno server", clientTarget(serve));

@@ -55,14 +55,14 @@ const servedByThisWorker: StartHttpTarget = async (handler) => {
 };
 
 /** The D1 database emptied (every table dropped) and migrated again: a fresh store. */
-async function freshD1Store(): Promise<CompleteStore> {
+async function freshD1Store(options?: { identifyingFields?: readonly string[] }): Promise<CompleteStore> {
   // Newest first, so that a table goes before the tables its foreign keys point at (D1 enforces them).
   const { results } = await env.DB.prepare(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY rowid DESC",
   ).all();
   const tables = (results as { name: string }[]).map(({ name }) => env.DB.prepare(`DROP TABLE "${name}"`));
   if (tables.length > 0) await env.DB.batch(tables);
-  return createD1Store(env.DB);
+  return createD1Store(env.DB, options);
 }
 
 httpSuite("workerd, memory store", servedByThisWorker);
