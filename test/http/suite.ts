@@ -12,6 +12,7 @@ import { readCsvRows } from "../../src/import/csv-reader.ts";
 import type { LogEntry, RequestLogEntry } from "../../src/options.ts";
 import type { CompleteStore, SubmissionStore } from "../../src/store.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
+import { createRetentionJob } from "../../src/privacy/retention.ts";
 import type { Submission } from "../../src/submission.ts";
 import { browserIngestSuite } from "./browser-suite.ts";
 import {
@@ -193,6 +194,97 @@ export function httpSuite(target: string, start: StartHttpTarget, options: HttpS
   healthSuite(target, start, createStore);
   requestIdSuite(target, start, createStore);
   browserIngestSuite(target, start, createStore);
+  privacySuite(target, start, createStore);
+}
+
+function privacySuite(target: string, start: StartHttpTarget, createStore: () => Promise<CompleteStore>): void {
+  const t = suite(`${target}: privacy`);
+  let f: Fixture;
+  t.before(async () => {
+    f = await mount(start, createStore);
+  });
+  t.after(async () => {
+    await (f as Fixture | undefined)?.stop();
+  });
+  const create = async (key: string, popupId: string, data: object) =>
+    expectSubmission(expectJson(await f.call("POST", "/api/submission", { key, json: { popupId, data } }), 201));
+
+  t("erasure: deletes every submission with the email, any case, across popups; the receipt reads back; again it finds nothing", async () => {
+    const { key } = await f.account();
+    const other = await f.account();
+    const jane = [await create(key, "popup_a", { email: "jane@example.com" }), await create(key, "popup_b", { email: "Jane@Example.com", name: "Jane" })];
+    const kept = await create(key, "popup_a", { email: "john@example.com" });
+    const foreign = await create(other.key, "popup_a", { email: "jane@example.com" });
+
+    const dry = expectJson(await f.call("POST", "/api/erasure", { key, json: { field: "email", value: "JANE@example.com", dryRun: true } }), 200) as Record<string, unknown>;
+    assert.equal([dry.erasureId, dry.matched, dry.deleted, dry.dryRun], [null, 2, 0, true]);
+    assert.is(await totalOf(f, key), 3, "a dry run deletes nothing");
+
+    const reply = await f.call("POST", "/api/erasure", { key, json: { field: "email", value: "JANE@example.com" } });
+    const receipt = expectJson(reply, 201) as Record<string, unknown>;
+    assert.is(reply.headers.get("location"), `/api/erasure/${receipt.erasureId}`);
+    assert.equal([receipt.field, receipt.matched, receipt.deleted, receipt.dryRun], ["email", 2, 2, false]);
+    assert.equal((receipt.submissionIds as string[]).sort(), ids(jane).sort());
+    assert.equal(Object.keys(receipt).sort(), ["completedAt", "deleted", "dryRun", "erasureId", "field", "matched", "requestedAt", "submissionIds"]);
+    for (const gone of jane) expectError(await f.call("GET", `/api/submission/${gone.submissionId}`, { key }), 404, "Submission not found");
+    assert.equal((await listPage(f, key)).items, [kept]);
+    assert.equal((await listPage(f, other.key)).items, [foreign], "another account is untouched");
+
+    const readBack = await f.call("GET", `/api/erasure/${receipt.erasureId}`, { key });
+    assert.equal(expectJson(readBack, 200), receipt);
+    assert.not.ok(readBack.text.toLowerCase().includes("jane@"), "the receipt never holds the value");
+    expectError(await f.call("GET", `/api/erasure/${receipt.erasureId}`, { key: other.key }), 404, "Erasure not found");
+    expectError(await f.call("GET", `/api/erasure/${MISSING_ID}`, { key }), 404, "Erasure not found");
+
+    const again = expectJson(await f.call("POST", "/api/erasure", { key, json: { field: "email", value: "jane@example.com" } }), 201) as Record<string, unknown>;
+    assert.equal([again.matched, again.deleted, again.submissionIds], [0, 0, []]);
+  });
+
+  t("erasure: bad bodies are 400 naming the field; a field that is not indexed names the ones that are", async () => {
+    const { key } = await f.account();
+    const cases: [object, RegExp][] = [
+      [{ value: "a@example.com" }, /field/],
+      [{ field: "email" }, /value/],
+      [{ field: "", value: "x" }, /field/],
+      [{ field: "email", value: "" }, /value/],
+      [{ field: "email", value: "x", dryRun: "yes" }, /dryRun/],
+      [{ field: "email", value: "x", extra: 1 }, /extra/],
+      [{ field: "phone", value: "+1 555" }, /field must be one of the identifying fields this deployment indexes: email \(was "phone"\)/],
+    ];
+    for (const [json, message] of cases) assert.match(expectError(await f.call("POST", "/api/erasure", { key, json }), 400), message, JSON.stringify(json));
+    expectError(await f.call("POST", "/api/erasure", { json: { field: "email", value: "x" } }), 401, "API key is required");
+  });
+
+  t("retention: rules are replaced and read back; the preview counts per rule and deletes nothing; the job deletes what it counted", async () => {
+    const { key, accountId } = await f.account();
+    const day = 24 * 60 * 60_000;
+    const at = (daysAgo: number, popupId: string, status: "pending" | "completed"): Submission => ({
+      submissionId: crypto.randomUUID(), popupId, data: { email: `${daysAgo}@example.com` }, domain: "example.com", userAgent: "ua",
+      device: "desktop", status, createdAt: new Date(Date.now() - daysAgo * day).toISOString(),
+    });
+    await f.store.importSubmissions(accountId, [at(100, "popup_a", "completed"), at(95, "popup_a", "pending"), at(10, "popup_a", "completed"), at(40, "popup_b", "pending")]);
+
+    assert.equal(expectJson(await f.call("GET", "/api/retention", { key }), 200), { rules: [] });
+    const rules = [{ status: "completed", olderThanDays: 90 }, { popupId: "popup_b", olderThanDays: 30 }];
+    assert.equal(expectJson(await f.call("PUT", "/api/retention", { key, json: { rules } }), 200), { rules });
+    assert.equal(expectJson(await f.call("GET", "/api/retention", { key }), 200), { rules });
+
+    const preview = expectJson(await f.call("GET", "/api/retention/preview", { key }), 200) as { rules: { matched: number }[] };
+    assert.equal(preview.rules.map((rule) => rule.matched), [1, 1]);
+    assert.is(await totalOf(f, key), 4, "a preview deletes nothing");
+    await createRetentionJob(f.store).runOnce();
+    assert.is(await totalOf(f, key), 2);
+    const after = expectJson(await f.call("GET", "/api/retention/preview", { key }), 200) as { rules: { matched: number }[] };
+    assert.equal(after.rules.map((rule) => rule.matched), [0, 0]);
+
+    for (const json of [{}, { rules: [{ olderThanDays: 0 }] }, { rules: [{ olderThanDays: 1.5 }] }, { rules: [{ olderThanDays: 30, status: "done" }] }, { rules: [{ days: 30 }] }]) {
+      assert.match(expectError(await f.call("PUT", "/api/retention", { key, json }), 400), /rules|olderThanDays|status|days/, JSON.stringify(json));
+    }
+    await f.call("PUT", "/api/retention", { key, json: { rules: [] } });
+    assert.equal(expectJson(await f.call("GET", "/api/retention", { key }), 200), { rules: [] });
+  });
+
+  t.run();
 }
 
 function mainSuite(target: string, start: StartHttpTarget, createStore: () => Promise<CompleteStore>): void {

@@ -14,6 +14,7 @@ import type { SubmissionQuery } from "../../src/store.ts";
 import { createLibsqlStore, libsqlDriver } from "../../src/stores/libsql/index.ts";
 import type { SqlStatement } from "../../src/stores/sql/driver.ts";
 import { listStatements, walkStatement } from "../../src/stores/sql/list-query.ts";
+import { identifierLookup } from "../../src/stores/sql/identifying-fields.ts";
 import { migrate } from "../../src/stores/sql/migrate.ts";
 import { MIGRATIONS } from "../../src/stores/sql/migrations.ts";
 
@@ -81,6 +82,29 @@ plans("every filter combination, date bound and order is an index walk: no table
         // a walk's page starts where the last one ended, inside the index: not by skipping rows
         if (what === "walk") assert.ok(lookup.includes(`(created_at,id)${query.order === "asc" ? ">" : "<"}(?,?)`), context);
       }
+    }
+  } finally {
+    client.close();
+  }
+});
+
+plans("an erasure's lookup, and the index rows a delete removes, are found by the index's key, not by a scan", async () => {
+  const client = createClient({ url: ":memory:" });
+  try {
+    await migrate(libsqlDriver(client));
+    const lookup = identifierLookup("account", "email", "Jane@Example.com");
+    // The delete trigger's statement, with its OLD values bound
+    const triggerDelete = {
+      sql: `DELETE FROM submission_identifiers WHERE (account_id, field, value_key, submission_id) IN (
+              SELECT ?, data_field.key, CASE data_field.key WHEN 'email' THEN lower(data_field.value) ELSE data_field.value END, ?
+              FROM json_each(?) AS data_field WHERE data_field.type = 'text')`,
+      args: ["account", "id", '{"email":"a@example.com"}'],
+    };
+    for (const statement of [lookup, triggerDelete]) {
+      const { rows } = await client.execute({ sql: `EXPLAIN QUERY PLAN ${statement.sql}`, args: [...statement.args!] });
+      const plan = rows.map((row) => String(row.detail)).join(" | ");
+      assert.ok(/SEARCH submission_identifiers USING PRIMARY KEY/.test(plan), plan);
+      assert.not.ok(/SCAN submission_identifiers/.test(plan), plan);
     }
   } finally {
     client.close();
@@ -217,6 +241,42 @@ migrations("migration 4 counts the rows an older database already has, and the c
     assert.equal([await total({}), await total({ popupId: "popup_a" }), await total({ status: "completed" }), await total({ popupId: "popup_b", status: "pending" })], [6, 5, 4, 0]);
   } finally {
     await store.close();
+  }
+});
+
+migrations("migration 5 indexes the emails an older database already has", async ({ url }) => {
+  const client = createClient({ url });
+  try {
+    await applyVersion1(client);
+    const insert = "INSERT INTO submissions (account_id, id, popup_id, domain, device, user_agent, status, created_at, data) VALUES (?, ?, 'popup', '', 'unknown', '', 'pending', 0, ?)";
+    await client.execute({ sql: insert, args: ["acct", "id-1", '{"email":"Old@Example.com"}'] });
+    await client.execute({ sql: insert, args: ["acct", "id-2", '{"email":"other@example.com","phone":"1"}'] });
+    await client.execute({ sql: insert, args: ["else", "id-1", '{"email":"old@example.com"}'] });
+  } finally {
+    client.close();
+  }
+  const store = await createLibsqlStore({ url });
+  try {
+    assert.equal(await store.findSubmissionsByIdentifier("acct", "email", "old@EXAMPLE.com"), ["id-1"]);
+  } finally {
+    await store.close();
+  }
+});
+
+migrations("changing identifyingFields re-indexes at open: an added field finds existing rows, a removed one is dropped", async ({ url }) => {
+  const first = await createLibsqlStore({ url });
+  const row = (id: string, data: Record<string, string>) => ({
+    submissionId: id, popupId: "p", data, domain: "", userAgent: "", device: "unknown" as const, status: "pending" as const, createdAt: "2025-07-12T10:30:00.000Z",
+  });
+  await first.insertSubmission("acct", row("0193f5c2-7b8e-7cc1-9a1e-4f1f9d6f0c11", { email: "a@example.com", phone: "+1 555" }));
+  await first.close();
+  const second = await createLibsqlStore({ url, identifyingFields: ["phone"] });
+  try {
+    assert.equal(second.identifyingFields, ["phone"]);
+    assert.equal(await second.findSubmissionsByIdentifier("acct", "phone", "+1 555"), ["0193f5c2-7b8e-7cc1-9a1e-4f1f9d6f0c11"]);
+    assert.equal(await second.findSubmissionsByIdentifier("acct", "email", "a@example.com"), []);
+  } finally {
+    await second.close();
   }
 });
 

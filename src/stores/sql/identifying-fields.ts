@@ -5,7 +5,16 @@
  * index rows along. Both in one transaction.
  */
 import { compareByCodePoint } from "../../text-order.ts";
-import type { SqlDriver } from "./driver.ts";
+import type { SqlDriver, SqlStatement } from "./driver.ts";
+
+/** The ids of the account's submissions whose `field` holds `value`: one index range, whatever the account's size. */
+export function identifierLookup(accountId: string, field: string, value: string): SqlStatement {
+  return {
+    sql: `SELECT submission_id FROM submission_identifiers
+          WHERE account_id = ? AND field = ? AND value_key = (CASE ? WHEN 'email' THEN lower(?) ELSE ? END)`,
+    args: [accountId, field, field, value, value],
+  };
+}
 
 /** Makes `fields` the database's identifying fields and returns them, sorted and distinct. */
 export async function useIdentifyingFields(driver: SqlDriver, fields: readonly string[]): Promise<readonly string[]> {

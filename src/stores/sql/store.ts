@@ -9,7 +9,7 @@ import {
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { arrayRows, type SqlDriver, type SqlRow, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
-import { useIdentifyingFields } from "./identifying-fields.ts";
+import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
 import { dataKeysStatement, listStatements, walkStatement, wholePage } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
@@ -122,11 +122,7 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
     },
     identifyingFields,
     async findSubmissionsByIdentifier(accountId, field, value) {
-      const { rows } = await driver.execute({
-        sql: `SELECT submission_id FROM submission_identifiers
-              WHERE account_id = ? AND field = ? AND value_key = (CASE ? WHEN 'email' THEN lower(?) ELSE ? END)`,
-        args: [accountId, field, field, value, value],
-      });
+      const { rows } = await driver.execute(identifierLookup(accountId, field, value));
       return rows.map((row) => String(row.submission_id));
     },
     async insertSubmissionOnce(accountId, s, idempotency, now) {
