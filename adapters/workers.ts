@@ -8,7 +8,8 @@
  */
 import { createSubmissionsHandler, type SubmissionsHandler } from "../src/handler.ts";
 import type { SubmissionsHandlerOptions } from "../src/options.ts";
-import type { SubmissionStore } from "../src/store.ts";
+import { createRetentionJob } from "../src/privacy/retention.ts";
+import { isPrivacyStore, type SubmissionStore } from "../src/store.ts";
 import { createD1Store, type D1Database } from "../src/stores/d1/index.ts";
 import { createLibsqlClientStore } from "../src/stores/libsql/client.ts";
 import { internalError, reportError } from "./server.ts";
@@ -28,6 +29,8 @@ export interface WorkerOptions<Env> extends SubmissionsHandlerOptions {
 
 export interface Worker<Env> {
   fetch(request: Request, env: Env): Promise<Response>;
+  /** Run by a Cron Trigger: enforces the retention rules (docs/privacy.md). */
+  scheduled(controller: unknown, env: Env): Promise<void>;
 }
 
 export function createWorker<Env extends object = WorkerEnv>(options: WorkerOptions<Env> = {}): Worker<Env> {
@@ -44,6 +47,14 @@ export function createWorker<Env extends object = WorkerEnv>(options: WorkerOpti
         handler = undefined;
         reportError(error);
         return internalError();
+      }
+    },
+    async scheduled(_controller, env) {
+      const opened = await store(env);
+      try {
+        if (isPrivacyStore(opened)) await createRetentionJob(opened).runOnce();
+      } finally {
+        await opened.close();
       }
     },
   };

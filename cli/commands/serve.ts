@@ -1,4 +1,5 @@
 import { createSubmissionsHandler } from "../../src/handler.ts";
+import { createRetentionJob } from "../../src/privacy/retention.ts";
 import { forwardedForAddress } from "../../src/rate-limit/client-address.ts";
 import { storeRateLimiter } from "../../src/rate-limit/limiter.ts";
 import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/options.ts";
@@ -153,7 +154,14 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     );
   }
 
+  // Retention rules are enforced from here, hourly (see docs/privacy.md).
+  const retention = createRetentionJob(store, {
+    log: (entry) => (entry.type === "retention" ? log.info(`retention: deleted ${entry.deleted} submissions`) : log.warn(`retention failed: ${String(entry.error)}`)),
+  });
+  retention.start();
+
   await stopped;
+  await retention.stop();
   await store.close();
   return EXIT_OK;
 }

@@ -44,6 +44,44 @@ export interface CreateSubmission {
   userAgent?: string;
 }
 
+/** An erasure's body: the schema `erasureBody`. */
+export interface Erasure {
+  field: string;
+  value: string;
+  dryRun?: boolean;
+}
+
+/** What an erasure answers and its receipt reads back: the schema `erasureReceipt`. */
+export interface ErasureReceipt {
+  /** Null for a dry run, which keeps no receipt. */
+  erasureId: string | null;
+  field: string;
+  matched: number;
+  deleted: number;
+  submissionIds: string[];
+  requestedAt: string;
+  completedAt: string;
+  dryRun: boolean;
+}
+
+/** One retention rule: delete the submissions older than `olderThanDays` (of this popup, of this status). */
+export interface RetentionRule {
+  popupId?: string;
+  status?: SubmissionStatus;
+  olderThanDays: number;
+}
+
+/** The schema `retentionRules`. */
+export interface RetentionRules {
+  rules: RetentionRule[];
+}
+
+/** The schema `retentionPreview`: per rule, how many submissions it would delete now. */
+export interface RetentionPreview {
+  asOf: string;
+  rules: (RetentionRule & { olderThan: string; matched: number })[];
+}
+
 /** An instant as ISO 8601 text (`2025-07-12T10:30:00Z`) or a Date. */
 export type Instant = string | Date;
 
@@ -117,6 +155,13 @@ export interface FormsinkClient {
    * anything.
    */
   listAll(filters?: SubmissionFilters, request?: RequestOptions & { pageSize?: number }): AsyncGenerator<Submission, void, undefined>;
+  /** Deletes every submission whose `data[field]` is the value (or with `dryRun`, counts them) and returns the receipt. */
+  erase(erasure: Erasure, request?: RequestOptions): Promise<ErasureReceipt>;
+  getErasure(erasureId: string, request?: RequestOptions): Promise<ErasureReceipt>;
+  getRetention(request?: RequestOptions): Promise<RetentionRules>;
+  /** Replaces the account's retention rules; `[]` removes them. */
+  setRetention(rules: RetentionRule[], request?: RequestOptions): Promise<RetentionRules>;
+  previewRetention(request?: RequestOptions): Promise<RetentionPreview>;
 }
 
 export function createClient(options: ClientOptions): FormsinkClient {
@@ -158,6 +203,11 @@ export function createClient(options: ClientOptions): FormsinkClient {
       json("POST", "api/submission", { body, signal, headers: idempotencyKey ? { "idempotency-key": idempotencyKey } : {} }),
     updateStatus: (submissionId, status, { signal } = {}) => json("PATCH", item(submissionId), { body: { status }, signal }),
     delete: (submissionId, { signal } = {}) => json("DELETE", item(submissionId), { signal }),
+    erase: (body, { signal } = {}) => json("POST", "api/erasure", { body, signal }),
+    getErasure: (erasureId, { signal } = {}) => json("GET", `api/erasure/${encodeURIComponent(erasureId)}`, { signal }),
+    getRetention: ({ signal } = {}) => json("GET", "api/retention", { signal }),
+    setRetention: (rules, { signal } = {}) => json("PUT", "api/retention", { body: { rules }, signal }),
+    previewRetention: ({ signal } = {}) => json("GET", "api/retention/preview", { signal }),
 
     async *export(filters = {}, { signal } = {}) {
       const response = await send("GET", "api/submission/export", { query: { ...filters, format: "ndjson" }, signal, headers: { accept: "application/x-ndjson" } });

@@ -89,6 +89,24 @@ export function clientSuite(name: string, start: StartClientTarget, options: { b
     assert.is(gone.message, "Submission not found");
   });
 
+  t("erase, getErasure, setRetention, getRetention, previewRetention: each answers what the API does", async ({ target }) => {
+    const client = await clientFor(target);
+    const created = await client.create({ popupId: "popup_1", data: { email: "Jane@Example.com" } });
+    const dry = await client.erase({ field: "email", value: "jane@example.com", dryRun: true });
+    assert.equal([dry.erasureId, dry.matched, dry.deleted, dry.submissionIds], [null, 1, 0, [created.submissionId]]);
+    const receipt = await client.erase({ field: "email", value: "jane@example.com" });
+    assert.equal([receipt.matched, receipt.deleted, receipt.submissionIds], [1, 1, [created.submissionId]]);
+    assert.equal(await client.getErasure(receipt.erasureId!), receipt);
+    assert.is((await rejection(client.get(created.submissionId))).status, 404);
+    const refused = await rejection(client.erase({ field: "phone", value: "1" }));
+    assert.is(refused.status, 400);
+
+    assert.equal(await client.setRetention([{ status: "completed", olderThanDays: 90 }]), { rules: [{ status: "completed", olderThanDays: 90 }] });
+    assert.equal(await client.getRetention(), { rules: [{ status: "completed", olderThanDays: 90 }] });
+    const preview = await client.previewRetention();
+    assert.equal(preview.rules.map(({ olderThanDays, matched }) => [olderThanDays, matched]), [[90, 0]]);
+  });
+
   t("errors are FormsinkErrors carrying the status and the API's message", async ({ target }) => {
     const client = await clientFor(target);
     const tooMany = await rejection(client.list({ limit: 101 }));

@@ -4,11 +4,12 @@
  * the typecheck if the line below it stops being an error. Nothing here runs.
  */
 import {
-  createClient, type CreateSubmission, type DeleteResult, type ListOptions, type StatusUpdateResult, type Submission,
-  type SubmissionFilters, type SubmissionList,
+  createClient, type CreateSubmission, type DeleteResult, type Erasure, type ErasureReceipt, type ListOptions, type RetentionPreview,
+  type RetentionRules, type StatusUpdateResult, type Submission, type SubmissionFilters, type SubmissionList,
 } from "../../src/client/index.ts";
 import type {
-  createSubmissionBody, deleteResult, exportQuery, listQuery, statusUpdateResult, submission, submissionList,
+  createSubmissionBody, deleteResult, erasureBody, erasureReceipt, exportQuery, listQuery, retentionPreview, retentionRules, statusUpdateResult,
+  submission, submissionList,
 } from "../../src/schemas.ts";
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -20,6 +21,10 @@ export const types: true[] = [
   true satisfies Same<StatusUpdateResult, typeof statusUpdateResult.infer>,
   true satisfies Same<DeleteResult, typeof deleteResult.infer>,
   true satisfies Same<CreateSubmission, typeof createSubmissionBody.infer>,
+  true satisfies Same<Erasure, typeof erasureBody.infer>,
+  true satisfies Same<ErasureReceipt, typeof erasureReceipt.infer>,
+  true satisfies Same<RetentionRules, typeof retentionRules.infer>,
+  true satisfies Same<RetentionPreview, typeof retentionPreview.infer>,
   // the query schemas take text; the client takes the same names, numbers for integers, Dates for instants
   true satisfies Same<WithoutInstants<SubmissionFilters>, WithoutInstants<Omit<typeof exportQuery.inferIn, "format">>>,
   true satisfies Same<keyof ListOptions, keyof typeof listQuery.inferIn>,

@@ -103,6 +103,20 @@ adapter("takes its store from a D1 binding named DB, migrated on first use", asy
   assert.equal(await response.json(), { items: [], limit: 10, offset: 0, total: 0 });
 });
 
+adapter("its scheduled handler enforces the retention rules on D1", async () => {
+  const store = await freshD1Store();
+  const { record } = await createApiKey(store, { account: "retention-account" });
+  const at = (daysAgo: number) => ({
+    submissionId: crypto.randomUUID(), popupId: "popup_r", data: {}, domain: "", userAgent: "", device: "unknown" as const, status: "pending" as const,
+    createdAt: new Date(Date.now() - daysAgo * 24 * 60 * 60_000).toISOString(),
+  });
+  const kept = at(5);
+  await store.importSubmissions(record.accountId, [at(40), at(31), kept]);
+  await store.setRetentionRules(record.accountId, [{ olderThanDays: 30 }]);
+  await createWorker().scheduled({}, { DB: env.DB });
+  assert.equal((await store.listSubmissions(record.accountId, { order: "asc", limit: 10, offset: 0 })).items, [kept]);
+});
+
 adapter("without D1, takes a remote libSQL database from FORMSINK_DB and its token", async () => {
   const remote = { FORMSINK_DB: env.HRANA_URL, FORMSINK_DB_AUTH_TOKEN: env.HRANA_TOKEN };
   const store = await createLibsqlStore({ url: remote.FORMSINK_DB, authToken: remote.FORMSINK_DB_AUTH_TOKEN });
