@@ -1,5 +1,6 @@
 import { DatabaseError } from "./database.ts";
 import { backupCommand, restoreCommand } from "./commands/backup.ts";
+import { eraseCommand, erasuresCommand } from "./commands/erase.ts";
 import { exportCommand } from "./commands/export.ts";
 import { healthCommand } from "./commands/health.ts";
 import { importCommand } from "./commands/import.ts";
@@ -17,6 +18,8 @@ Usage:
   formsink keys revoke PREFIX-OR-ID
   formsink export --account NAME [--format csv|ndjson] [--output FILE] [filters]
   formsink import --account NAME [--skip-invalid] FILE...
+  formsink erase --account NAME --field email --value VALUE [--dry-run]
+  formsink erasures list --account NAME [--field email --value VALUE]
   formsink backup --output FILE [--db URL] [--force]
   formsink restore --input FILE [--db URL] [--force]
   formsink health [--url URL] [--timeout SECONDS]
@@ -29,6 +32,8 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   keys: keysCommand,
   export: exportCommand,
   import: importCommand,
+  erase: eraseCommand,
+  erasures: erasuresCommand,
   backup: backupCommand,
   restore: restoreCommand,
   health: healthCommand,

@@ -7,6 +7,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createClient } from "@libsql/client";
 import { collect, waitForOutput } from "../support/process.ts";
+import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { MIGRATIONS } from "../../src/stores/sql/migrations.ts";
 import { FORMSINK, run, runHere } from "./run.ts";
 
@@ -27,7 +28,7 @@ cli("in a checkout, `npx formsink` runs the built command (as the README's quick
 });
 
 cli("--help works on every command and exits 0", async () => {
-  for (const args of [["--help"], ["serve", "--help"], ["health", "--help"], ["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "-h"], ["keys", "revoke", "--help"], ["export", "--help"], ["import", "-h"], ["backup", "--help"], ["restore", "-h"]]) {
+  for (const args of [["--help"], ["serve", "--help"], ["health", "--help"], ["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "-h"], ["keys", "revoke", "--help"], ["export", "--help"], ["import", "-h"], ["backup", "--help"], ["restore", "-h"], ["erase", "--help"], ["erasures", "--help"], ["erasures", "list", "-h"]]) {
     const result = await runHere(args);
     assert.is(result.code, 0, args.join(" "));
     assert.match(result.stdout, /Usage:/, args.join(" "));
@@ -134,6 +135,42 @@ cli("keys create prints the key alone on stdout and the rest on stderr", async (
   assert.match(result.stdout.trim(), KEY);
   assert.match(result.stderr, /shown only this once/);
   assert.not.match(result.stderr, result.stdout.trim());
+});
+
+cli("erase deletes a person's submissions and prints the receipt; erasures list finds it again by the value", async ({ db }) => {
+  assert.is((await runHere(["keys", "create", "--account", "acme", "--db", db])).code, 0);
+  const store = await createLibsqlStore({ url: db });
+  const account = (await store.findAccount("acme"))!;
+  const row = (email: string) => ({
+    submissionId: crypto.randomUUID(), popupId: "p", data: { email }, domain: "", userAgent: "", device: "unknown" as const, status: "pending" as const,
+    createdAt: "2025-07-12T10:30:00.000Z",
+  });
+  const jane = row("Jane@Example.com");
+  await store.importSubmissions(account.id, [jane, row("john@example.com")]);
+  await store.close();
+
+  const dry = await runHere(["erase", "--account", "acme", "--field", "email", "--value", "jane@example.com", "--dry-run", "--db", db]);
+  assert.is(dry.code, 0, dry.stderr);
+  assert.equal(JSON.parse(dry.stdout).submissionIds, [jane.submissionId]);
+  const done = await runHere(["erase", "--account", "acme", "--field", "email", "--value", "jane@example.com", "--db", db]);
+  assert.is(done.code, 0, done.stderr);
+  const receipt = JSON.parse(done.stdout);
+  assert.equal([receipt.matched, receipt.deleted, receipt.submissionIds], [1, 1, [jane.submissionId]]);
+
+  const all = await runHere(["erasures", "list", "--account", "acme", "--db", db]);
+  assert.equal(all.stdout.trim().split("\n").map((line) => JSON.parse(line)), [receipt]);
+  const found = await runHere(["erasures", "list", "--account", "acme", "--field", "email", "--value", "JANE@example.com", "--db", db]);
+  assert.equal(JSON.parse(found.stdout), receipt);
+  const other = await runHere(["erasures", "list", "--account", "acme", "--field", "email", "--value", "john@example.com", "--db", db]);
+  assert.is(other.stdout.trim(), "");
+  const file = readFileSync(db.slice("file:".length)).toString("latin1").toLowerCase();
+  assert.not.ok(file.includes("jane@example.com"), "the database file no longer holds the value, in any case");
+  assert.ok(file.includes("john@example.com"), "what was not erased is there to be found");
+
+  const refused = await runHere(["erase", "--account", "acme", "--field", "phone", "--value", "1", "--db", db]);
+  assert.is(refused.code, 2);
+  assert.match(refused.stderr, /identifying fields this deployment indexes: email/);
+  assert.is((await runHere(["erase", "--account", "nobody", "--field", "email", "--value", "x", "--db", db])).code, 1);
 });
 
 cli("keys list shows prefixes, never keys, and filters by account", async ({ db }) => {

@@ -278,6 +278,12 @@ migrations("changing identifyingFields re-indexes at open: an added field finds 
   } finally {
     await second.close();
   }
+  const third = await createLibsqlStore({ url });
+  try {
+    assert.equal(third.identifyingFields, ["phone"], "a store opened without the option keeps the database's fields");
+  } finally {
+    await third.close();
+  }
 });
 
 migrations.run();

@@ -36,6 +36,9 @@ export function openLibsqlFile(path: string): FileConnection {
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = FULL");
   }
+  // Deleted rows are overwritten with zeros, not left in free space: an erased person's data
+  // must not stay readable in the file (docs/privacy.md, "What remains on disk").
+  db.exec("PRAGMA secure_delete = ON");
   // Whether a statement returns rows is asked of the binding once, not on every run. Raw mode
   // (rows as arrays) is a state of the prepared statement, so each mode has its own.
   const prepared = new Map<string, { statement: PreparedStatement; reader: boolean }>();

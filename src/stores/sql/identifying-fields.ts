@@ -1,8 +1,9 @@
 /**
  * Which `data` fields the identifier index of a SQL database holds (migration 5): the table
- * `identifying_fields`, which the index's triggers read, brought in line with the store's
- * option at open. A field added is indexed from every existing row; a field removed takes its
- * index rows along. Both in one transaction.
+ * `identifying_fields`, which the index's triggers read. The database remembers them (`email`
+ * from the start); a store opened with the option brings the table in line with it: a field
+ * added is indexed from every existing row, a field removed takes its index rows along, both in
+ * one transaction. A store opened without the option (the CLI, say) keeps what is there.
  */
 import { compareByCodePoint } from "../../text-order.ts";
 import type { SqlDriver, SqlStatement } from "./driver.ts";
@@ -16,11 +17,11 @@ export function identifierLookup(accountId: string, field: string, value: string
   };
 }
 
-/** Makes `fields` the database's identifying fields and returns them, sorted and distinct. */
-export async function useIdentifyingFields(driver: SqlDriver, fields: readonly string[]): Promise<readonly string[]> {
-  const wanted = [...new Set(fields)].sort(compareByCodePoint);
+/** Makes `fields` (when given) the database's identifying fields and returns them, sorted and distinct. */
+export async function useIdentifyingFields(driver: SqlDriver, fields: readonly string[] | undefined): Promise<readonly string[]> {
   const { rows } = await driver.execute({ sql: "SELECT field FROM identifying_fields" });
   const current = new Set(rows.map((row) => String(row.field)));
+  const wanted = [...new Set(fields ?? current)].sort(compareByCodePoint);
   const added = wanted.filter((field) => !current.has(field));
   const removed = [...current].filter((field) => !wanted.includes(field));
   if (added.length === 0 && removed.length === 0) return wanted;

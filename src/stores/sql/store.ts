@@ -3,7 +3,7 @@
  * `:memory:`, Turso) and Cloudflare D1 share every line of it.
  */
 import {
-  type Account, type ApiKeyListing, type ApiKeyRecord, type CompleteStore, DEFAULT_IDENTIFYING_FIELDS, type ErasureReceipt, type RetentionRule,
+  type Account, type ApiKeyListing, type ApiKeyRecord, type CompleteStore, type ErasureReceipt, type RetentionRule,
   type SubmissionPage, type SubmissionQuery,
 } from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
@@ -19,9 +19,9 @@ import { rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, submissio
 /** What every SQL-backed store (libSQL, D1) takes beside its connection. */
 export interface SqlStoreOptions {
   /**
-   * The `data` fields erasure finds submissions by, from an index kept with every write;
-   * default `["email"]`. Every process on one database must name the same fields: a change
-   * re-indexes at open (see docs/privacy.md).
+   * The `data` fields erasure finds submissions by, from an index kept with every write. The
+   * database remembers them (`["email"]` at first): given, they replace what it has and the
+   * index is rebuilt for the change at open; not given, the database's stay (docs/privacy.md).
    */
   identifyingFields?: readonly string[];
 }
@@ -32,7 +32,7 @@ export interface SqlStoreOptions {
  */
 export async function createSqlStore(driver: SqlDriver, close: () => void = () => {}, options: SqlStoreOptions = {}): Promise<CompleteStore> {
   await migrate(driver);
-  const identifyingFields = await useIdentifyingFields(driver, options.identifyingFields ?? DEFAULT_IDENTIFYING_FIELDS);
+  const identifyingFields = await useIdentifyingFields(driver, options.identifyingFields);
   return sqlStore(driver, close, identifyingFields);
 }
 
