@@ -14,6 +14,13 @@ export { apiKeyPrefix } from "./auth/api-key.ts";
 export { HttpError } from "./http/errors.ts";
 export type { ApiRequest, RequestHead } from "./http/request.ts";
 export type { Answer } from "./http/answer.ts";
+export {
+  createRetentionJob, previewRetention, type RetentionJob, type RetentionJobOptions, type RetentionPreview, type RetentionRun,
+} from "./privacy/retention.ts";
+export { erase, type ErasureRequest, type ErasureResult } from "./privacy/erasure.ts";
+export { DEFAULT_IDENTIFYING_FIELDS, identifierKey, isPrivacyStore } from "./store.ts";
+export type { PrivacyStore, ErasureReceipt, RetentionRule } from "./store.ts";
+export type { DeletionReason } from "./submission.ts";
 export type {
   SubmissionStore, KeyStore, RateLimitCounters, CompleteStore, SubmissionFilter, SubmissionWalk, SubmissionCursor, SubmissionQuery, SubmissionPage, Account, ApiKeyKind, ApiKeyRecord, ApiKeyListing,
   IdempotencyRecord, IdempotentInsert,

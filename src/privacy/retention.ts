@@ -57,8 +57,8 @@ export interface RetentionJob {
   stop(): Promise<void>;
 }
 
-export const DEFAULT_RETENTION_BATCH_SIZE = 200;
-export const DEFAULT_RETENTION_PAUSE_MS = 5;
+export const DEFAULT_RETENTION_BATCH_SIZE = 50;
+export const DEFAULT_RETENTION_PAUSE_MS = 20;
 export const DEFAULT_RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
 export function createRetentionJob(store: SubmissionStore & PrivacyStore, options: RetentionJobOptions = {}): RetentionJob {

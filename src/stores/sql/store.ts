@@ -45,6 +45,8 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
   };
   // Creates arrive many at a time: they share commits (see group-commit.ts).
   const writeGrouped = groupCommit(driver);
+  // Made once per database and never changed: read once per store.
+  let hashKey: Promise<string> | undefined;
   return {
     async insertSubmission(accountId, s) {
       // One transaction: the row and its data keys (for CSV columns) go in together or not at all.
@@ -271,16 +273,12 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
       const { rows } = await driver.execute({ sql: "SELECT account_id, rules FROM retention_rules ORDER BY account_id" });
       return rows.map((row) => ({ accountId: String(row.account_id), rules: JSON.parse(String(row.rules)) as RetentionRule[] }));
     },
-    async erasureHashKey() {
-      // The first process to ask makes the key; every other one reads that one.
-      const [, selected] = await driver.batch(
-        [
-          { sql: "INSERT OR IGNORE INTO formsink_settings (name, value) VALUES ('erasure_hash_key', ?)", args: [randomHex(32)] },
-          { sql: "SELECT value FROM formsink_settings WHERE name = 'erasure_hash_key'" },
-        ],
-        "write",
-      );
-      return String(selected!.rows[0]!.value);
+    erasureHashKey() {
+      hashKey ??= readOrMakeHashKey(driver).catch((error: unknown) => {
+        hashKey = undefined;
+        throw error;
+      });
+      return hashKey;
     },
 
     async close() {
@@ -307,6 +305,18 @@ function submissionValues(accountId: string, s: Submission): SqlValue[] {
 
 /** Ids per DELETE: with the account id, within the 100 bound values D1 allows a statement. */
 const IDS_PER_STATEMENT = 90;
+
+/** The first process to ask makes the key; every other one reads that one. */
+async function readOrMakeHashKey(driver: SqlDriver): Promise<string> {
+  const [, selected] = await driver.batch(
+    [
+      { sql: "INSERT OR IGNORE INTO formsink_settings (name, value) VALUES ('erasure_hash_key', ?)", args: [randomHex(32)] },
+      { sql: "SELECT value FROM formsink_settings WHERE name = 'erasure_hash_key'" },
+    ],
+    "write",
+  );
+  return String(selected!.rows[0]!.value);
+}
 
 function randomHex(bytes: number): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, "0")).join("");
