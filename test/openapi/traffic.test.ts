@@ -79,6 +79,7 @@ const RULES_IN_WORDS: [rule: string, message: RegExp][] = [
   ["_key and x-api-key name one key (the _key field's description)", /_key field and the x-api-key header/],
   ["keys never in the URL (the operation's description)", /not in the URL/],
   ["Idempotency-Key text (its description)", /^Idempotency-Key must be/],
+  ["erasure only by an identifying field (the erasure's description)", /^field must be one of the identifying fields/],
 ];
 
 const t = suite("OpenAPI: a third-party validator over the HTTP suite's traffic");
