@@ -5,6 +5,7 @@
  * constant time. The secret part carries 238 bits of randomness, so a plain (fast) hash is
  * enough: there is nothing to brute-force.
  */
+import { toHex } from "../hex.ts";
 import type { ApiKeyKind } from "../store.ts";
 
 const KIND_CODES: Record<ApiKeyKind, string> = { secret: "sk", publishable: "pk" };
@@ -41,7 +42,7 @@ export function apiKeyPrefix(kind: ApiKeyKind, id: string): string {
 
 export async function hashApiKey(key: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return toHex(digest);
 }
 
 /** Compares two strings in time that depends only on their length, never on where they differ. */

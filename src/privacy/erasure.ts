@@ -3,6 +3,7 @@
  * value is deleted, and a receipt says so later without keeping the value (only its HMAC under
  * the deployment's key: see docs/privacy.md for what that protects against).
  */
+import { toHex } from "../hex.ts";
 import { HttpError } from "../http/errors.ts";
 import {
   deleteSubmissions, type ErasureReceipt, findSubmissionsByIdentifier, identifierKey, type PrivacyStore, type SubmissionStore,
@@ -80,5 +81,5 @@ export async function erasureValueHash(store: PrivacyStore, field: string, value
   const keyBytes = new Uint8Array(keyHex.match(/../g)!.map((byte) => parseInt(byte, 16)));
   const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${field}\n${identifierKey(field, value)}`));
-  return Array.from(new Uint8Array(mac), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return toHex(mac);
 }

@@ -3,6 +3,7 @@
  * same key and the same body within 24 hours gets the first answer instead of a duplicate; the
  * same key with another body is 422, as that draft says, because it is the client's mistake.
  */
+import { toHex } from "../../hex.ts";
 import { HttpError } from "../../http/errors.ts";
 import type { RequestHead } from "../../http/request.ts";
 import type { CreateBody } from "./body.ts";
@@ -27,7 +28,7 @@ export async function requestFingerprint(body: CreateBody): Promise<string> {
   whole.set(type);
   whole.set(body.bytes, type.byteLength);
   const digest = await crypto.subtle.digest("SHA-256", whole);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return toHex(digest);
 }
 
 export function reusedKey(): HttpError {

@@ -1,3 +1,4 @@
+import { randomHex } from "../../hex.ts";
 import { createMemoryRateLimiter } from "../../rate-limit/limiter.ts";
 import {
   type Account, type ApiKeyListing, type ApiKeyRecord, type CompleteStore, DEFAULT_IDENTIFYING_FIELDS, type ErasureReceipt, type RetentionRule,
@@ -19,7 +20,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
   const identifyingFields = [...new Set(options.identifyingFields ?? DEFAULT_IDENTIFYING_FIELDS)].sort(compareByCodePoint);
   const receiptsByAccount = new Map<string, Map<string, ErasureReceipt>>();
   const rulesByAccount = new Map<string, RetentionRule[]>();
-  const erasureHashKey = Array.from(crypto.getRandomValues(new Uint8Array(32)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  const erasureHashKey = randomHex(32);
   const accountsByName = new Map<string, Account>();
   const rowsByAccount = new Map<string, AccountRows>();
   const keys = new Map<string, ApiKeyRecord>();

@@ -13,6 +13,7 @@ import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts"
 import { importStatements } from "./import.ts";
 import { dataKeysStatement, listStatements, walkStatement, wholePage } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
+import { randomHex } from "../../hex.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import { rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, submissionToRow } from "./submission-row.ts";
 
@@ -316,10 +317,6 @@ async function readOrMakeHashKey(driver: SqlDriver): Promise<string> {
     "write",
   );
   return String(selected!.rows[0]!.value);
-}
-
-function randomHex(bytes: number): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 function toErasureReceipt(row: SqlRow): ErasureReceipt {
