@@ -59,7 +59,7 @@ async function idleServer(): Promise<{ afterRequest: ProcessMemory; settled: Pro
       let seen = "";
       server.stdout!.on("data", (chunk: Buffer) => {
         seen += chunk.toString();
-        const match = /formsink serving (\S+)/.exec(seen);
+        const match = /formsink \S+ serving (\S+)/.exec(seen);
         if (match) resolve(match[1]!);
       });
       server.once("exit", (code) => reject(new Error(`formsink serve exited with ${code}`)));

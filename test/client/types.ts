@@ -12,7 +12,8 @@ import type {
   submission, submissionList,
 } from "../../src/schemas.ts";
 
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// Both ways assignable, and the same keys: an optional field on one side only is a difference too.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? ([keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false) : false) : false;
 type WithoutInstants<T> = Omit<T, "createdAfter" | "createdBefore">;
 
 export const types: true[] = [
@@ -20,7 +21,8 @@ export const types: true[] = [
   true satisfies Same<SubmissionList, typeof submissionList.infer>,
   true satisfies Same<StatusUpdateResult, typeof statusUpdateResult.infer>,
   true satisfies Same<DeleteResult, typeof deleteResult.infer>,
-  true satisfies Same<CreateSubmission, typeof createSubmissionBody.infer>,
+  // `_gotcha` is the honeypot a form's hidden field fills: not for a client to send.
+  true satisfies Same<CreateSubmission, Omit<typeof createSubmissionBody.infer, "_gotcha">>,
   true satisfies Same<Erasure, typeof erasureBody.infer>,
   true satisfies Same<ErasureReceipt, typeof erasureReceipt.infer>,
   true satisfies Same<RetentionRules, typeof retentionRules.infer>,
