@@ -57,7 +57,7 @@ export interface RetentionJob {
   stop(): Promise<void>;
 }
 
-export const DEFAULT_RETENTION_BATCH_SIZE = 50;
+export const DEFAULT_RETENTION_BATCH_SIZE = 25;
 export const DEFAULT_RETENTION_PAUSE_MS = 20;
 export const DEFAULT_RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
