@@ -22,6 +22,14 @@ export class HttpError {
   }
 }
 
+/**
+ * A body that stopped arriving (the client aborted its upload or lost its connection): the
+ * client's doing, so a 400 that nobody may receive, never a logged server error.
+ */
+export function bodyCutShort(): HttpError {
+  return new HttpError(400, "The request body ended before it was complete");
+}
+
 export const INTERNAL_ERROR_MESSAGE = "Internal server error";
 
 /**

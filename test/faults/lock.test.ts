@@ -24,7 +24,7 @@ lock("a write that waits past the lock's timeout gets 503 with Retry-After; read
   const key = await newKey(db);
   const server = await serve(["--db", db]);
   try {
-    const first = await (await create(server.url, key, "before@example.com")).json();
+    const first = (await (await create(server.url, key, "before@example.com")).json()) as { submissionId: string };
     const held = await holdWriteLock(path, HOLD_MS);
     let writeAnswered = false;
     const waiting = create(server.url, key, "during@example.com").finally(() => (writeAnswered = true));
@@ -38,12 +38,12 @@ lock("a write that waits past the lock's timeout gets 503 with Retry-After; read
     const refused = await waiting;
     assert.is(refused.status, 503);
     assert.is(refused.headers.get("retry-after"), "5");
-    assert.match((await refused.json()).message, /locked by another process/);
+    assert.match(((await refused.json()) as { message: string }).message, /locked by another process/);
     await held.released;
 
     const created = await create(server.url, key, "after@example.com");
     assert.is(created.status, 201, await created.clone().text());
-    const { submissionId } = await created.json();
+    const { submissionId } = (await created.json()) as { submissionId: string };
     const patched = await fetch(`${server.url}/api/submission/${submissionId}`, {
       method: "PATCH",
       headers: { "x-api-key": key, "content-type": "application/json" },
@@ -54,8 +54,8 @@ lock("a write that waits past the lock's timeout gets 503 with Retry-After; read
     assert.is(deleted.status, 200);
     const after = await fetch(`${server.url}/api/submission?popupId=p1`, { headers: { "x-api-key": key } });
     assert.is(after.status, 200);
-    const page = await after.json();
-    assert.equal(page.items.map((row: { data: { email: string } }) => row.data.email), ["after@example.com"]);
+    const page = (await after.json()) as { items: { data: { email: string } }[] };
+    assert.equal(page.items.map((row) => row.data.email), ["after@example.com"]);
   } finally {
     await server.stop();
   }
