@@ -60,6 +60,8 @@ export async function serve(handler: NodeHandler, options: ServeOptions = {}): P
   // which a silent client never does.
   server.setTimeout(idleTimeoutMs, (socket) => socket.destroy());
   server.on("clientError", answerClientError);
+  // CONNECT never reaches the request listener: Node hands over the socket, for a proxy.
+  server.on("connect", (_req: IncomingMessage, socket: Duplex) => answerOnSocket(socket, 501, "Method CONNECT is not supported"));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? DEFAULT_PORT, options.hostname ?? DEFAULT_HOSTNAME, () => {
@@ -98,7 +100,18 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const [status, message] =
     error.code === "HPE_HEADER_OVERFLOW" ? [431, "Request headers are too large"]
     : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? [408, "The request took too long to arrive"]
+    : error.code === "HPE_INVALID_METHOD" && FETCH_FORBIDDEN_METHODS.has(requestMethod(error)) ? [501, `Method ${requestMethod(error)} is not supported`]
     : [400, "Malformed HTTP request"];
+  answerOnSocket(socket, status, message);
+}
+
+/** The method of a request Node's parser refused (TRACK is not one it knows), from its first bytes. */
+function requestMethod(error: Error & { rawPacket?: Buffer }): string {
+  return error.rawPacket?.toString("latin1", 0, 16).split(" ", 1)[0] ?? "";
+}
+
+/** An answer written straight to a socket that is then closed. */
+function answerOnSocket(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ message });
   // Destroyed once the answer is out: ended only, the socket would stay open (and keep its
   // descriptor) for as long as the client keeps its side open.
