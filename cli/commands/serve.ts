@@ -135,6 +135,12 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   const { runtime, serve } = await runtimeServer();
   // Schema upgrades are announced in the server's log, in its format.
   const store = await openDatabase(url, { env: io.env, stderr: log.info });
+  // Read before listening: a database that fails its first query (a corrupt page) is refused
+  // at start, not after the server said it was serving.
+  const noKeys = await (isInMemory(url) ? Promise.resolve(false) : store.listApiKeys().then((keys) => keys.length === 0)).catch(async (error) => {
+    await store.close();
+    throw error;
+  });
   const handler = createSubmissionsHandler(metrics ? metrics.timeStore(store) : store, {
     log: metrics
       ? (entry) => {
@@ -170,7 +176,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
         "process (such as `formsink keys create`) can reach it. Embed the handler to use it with\n" +
         "keys made in code, or serve a file: URL (the default) to keep data and make keys.",
     );
-  } else if ((await store.listApiKeys()).length === 0) {
+  } else if (noKeys) {
     const dbFlag = url === DEFAULT_DATABASE_URL ? "" : ` --db ${displayUrl(url)}`;
     log.warn(
       "No API keys yet. Create your first one (it is printed once - keep it):\n" +
