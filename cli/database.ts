@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync } from "node:fs";
+import { accessSync, constants, existsSync, type Stats, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { type CompleteStore, StoreUnavailable } from "../src/store.ts";
 import { libsqlDriver } from "../src/stores/libsql/client.ts";
@@ -133,11 +133,35 @@ export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr">):
 
 async function connect(url: string, authToken: string | undefined): Promise<{ driver: SqlDriver; close: () => void }> {
   const path = localPath(url);
-  if (path !== undefined) return openLibsqlFile(path);
+  if (path === ":memory:") return openLibsqlFile(path);
+  if (path !== undefined) {
+    let opened: Stats | undefined;
+    const connection = openLibsqlFile(path, { beforeWrite: () => refuseIfReplaced(path, opened) });
+    opened = statSync(path);
+    return connection;
+  }
   // Loaded only for remote databases: it is most of the start-up time of a server on a file.
   const { createClient } = await import("@libsql/client");
   const client = createClient({ url, authToken });
   return { driver: libsqlDriver(client), close: () => client.close() };
+}
+
+/**
+ * Throws when the file at `path` is no longer the one opened (`opened`): deleted, or replaced
+ * by another (a restore copied over it). SQLite would go on writing into the open, unlinked
+ * file, and every write would be gone at the next start.
+ */
+function refuseIfReplaced(path: string, opened: Stats | undefined): void {
+  if (opened === undefined) return;
+  let now: Stats | undefined;
+  try {
+    now = statSync(path);
+  } catch {
+    now = undefined;
+  }
+  if (now?.ino !== opened.ino || now.dev !== opened.dev) {
+    throw new StoreUnavailable("replaced", "The database file was deleted or replaced while the server was running; writes are refused until it is restarted");
+  }
 }
 
 /** The URL without its query, which may carry an `authToken`; a local file as its absolute path. */

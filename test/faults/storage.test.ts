@@ -1,7 +1,7 @@
 // Storage that fails under the server: a full disk, a read-only database, a database file
 // deleted while serving. Each gets its own answer; nothing acknowledged is lost.
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suite } from "uvu";
@@ -57,6 +57,29 @@ storage("a full disk: writes get 507 with a clear message, reads still work, and
     }
   } finally {
     execFileSync("umount", ["-l", mount]);
+  }
+});
+
+storage("the database file deleted or replaced while serving: writes get 503 and an error in the log, never an acknowledgement into a lost file", async ({ dir }) => {
+  for (const fault of ["deleted", "replaced"] as const) {
+    const path = join(dir, `${fault}.db`);
+    const key = await newKey(`file:${path}`);
+    const server = await serve(["--db", `file:${path}`, "--log-format", "json"]);
+    let log = "";
+    try {
+      assert.is((await create(server.url, key, "before@example.com")).status, 201);
+      if (fault === "deleted") rmSync(path);
+      else {
+        writeFileSync(`${path}.new`, "");
+        renameSync(`${path}.new`, path);
+      }
+      const refused = await create(server.url, key, "after@example.com");
+      assert.is(refused.status, 503, `${fault}: ${await refused.clone().text()}`);
+      assert.match(((await refused.json()) as { message: string }).message, /deleted or replaced/);
+    } finally {
+      log = (await server.stop()).stderr;
+    }
+    assert.match(log, /"level":50.*deleted or replaced/, log);
   }
 });
 

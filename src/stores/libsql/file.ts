@@ -43,7 +43,16 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * the event loop: SQLite's own busy handler would sleep in the only thread, stopping every
  * request, so it is off and a busy statement is tried again on a timer until `LOCK_WAIT_MS`.
  */
-export function openLibsqlFile(path: string): FileConnection {
+export interface FileOptions {
+  /**
+   * Runs before each write and throws to refuse it: the CLI's server checks there that the
+   * file at `path` is still the one it opened (a deleted or replaced file would take writes
+   * that are lost at the next start). The core cannot look at files itself.
+   */
+  beforeWrite?: () => void;
+}
+
+export function openLibsqlFile(path: string, options: FileOptions = {}): FileConnection {
   // Opening may wait for the lock (switching to WAL): nothing is served yet, so waiting in the
   // binding is fine; from then on SQLite answers SQLITE_BUSY at once.
   const db = new Database(path, { timeout: LOCK_WAIT_MS });
@@ -77,6 +86,7 @@ export function openLibsqlFile(path: string): FileConnection {
   // failed with SQLITE_BUSY stays "in progress" until it is run again, and every later COMMIT
   // then fails ("SQL statements in progress"), which broke the store for good.
   const transaction = (statements: readonly SqlStatement[], mode: "read" | "write"): SqlResult[] => {
+    if (mode === "write") options.beforeWrite?.();
     db.exec(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
     try {
       const results = statements.map(run);
