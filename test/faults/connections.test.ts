@@ -1,13 +1,11 @@
 // Connections that misbehave: idle sockets past the open-file limit, an endless upload past the
 // body limit, an upload the client abandons. The server recovers by itself and says nothing
 // wrong about itself.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { connect, type Socket } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { newKey, serve } from "./support.ts";
+import { newKey, serve, suiteWithDir } from "./support.ts";
 
 const PRLIMIT = "/usr/bin/prlimit";
 /** The server's open-file limit in the idle-socket test, and how many idle sockets exceed it. */
@@ -16,12 +14,7 @@ const IDLE_SOCKETS = 400;
 /** Seconds: the server's idle timeout in these tests. */
 const IDLE_TIMEOUT = 1;
 
-const connections = suite<{ dir: string }>("misbehaving connections");
-
-connections.before.each((context) => {
-  context.dir = mkdtempSync(join(tmpdir(), "formsink-connections-"));
-});
-connections.after.each((context) => rmSync(context.dir, { recursive: true, force: true }));
+const connections = suiteWithDir("misbehaving connections");
 
 function open(url: string): Promise<Socket> {
   const { hostname, port } = new URL(url);

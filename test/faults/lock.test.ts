@@ -1,22 +1,15 @@
 // Another process holding the database's write lock past formsink's wait: the waiting request
 // is answered 503, every other request is answered meanwhile, and the store works again as
 // soon as the lock is gone.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+
 import { join } from "node:path";
-import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { create, holdWriteLock, newKey, serve } from "./support.ts";
+import { create, holdWriteLock, newKey, serve, suiteWithDir } from "./support.ts";
 
 /** Past the store's wait for the lock (5 s), so that a write waiting for it gives up. */
 const HOLD_MS = 6000;
 
-const lock = suite<{ dir: string }>("lock held by another process");
-
-lock.before.each((context) => {
-  context.dir = mkdtempSync(join(tmpdir(), "formsink-lock-"));
-});
-lock.after.each((context) => rmSync(context.dir, { recursive: true, force: true }));
+const lock = suiteWithDir("lock held by another process");
 
 lock("a write that waits past the lock's timeout gets 503 with Retry-After; reads and health are answered meanwhile; everything works after the release", async ({ dir }) => {
   const path = join(dir, "live.db");

@@ -1,24 +1,17 @@
 // Commands started on a database they cannot use: one clear line on stderr, exit code 3, no
 // stack trace, and `serve` never says it is serving.
 import { execFileSync, spawn } from "node:child_process";
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { FORMSINK, runHere } from "../cli/run.ts";
 import { collect, type Run, waitForOutput } from "../support/process.ts";
-import { newKey } from "./support.ts";
+import { newKey, suiteWithDir } from "./support.ts";
 
 const EXIT_STORAGE = 3;
 const COMMANDS = [["serve", "--port", "0"], ["keys", "list"], ["export", "--account", "acme"]];
 
-const start = suite<{ dir: string }>("commands on a database they cannot use");
-
-start.before.each((context) => {
-  context.dir = mkdtempSync(join(tmpdir(), "formsink-start-"));
-});
-start.after.each((context) => rmSync(context.dir, { recursive: true, force: true }));
+const start = suiteWithDir("commands on a database they cannot use");
 
 function serveRefused(db: string): Promise<Run> {
   const child = spawn(process.execPath, [...FORMSINK, "serve", "--port", "0", "--db", db]);

@@ -1,19 +1,12 @@
-// Storage that fails under the server: a full disk, a read-only database, a database file
-// deleted while serving. Each gets its own answer; nothing acknowledged is lost.
+// Storage that fails under the server: a full disk, a database file deleted or replaced while
+// serving. Each gets its own answer; nothing acknowledged is lost.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { create, newKey, serve } from "./support.ts";
+import { create, newKey, serve, suiteWithDir } from "./support.ts";
 
-const storage = suite<{ dir: string }>("storage faults");
-
-storage.before.each((context) => {
-  context.dir = mkdtempSync(join(tmpdir(), "formsink-storage-"));
-});
-storage.after.each((context) => rmSync(context.dir, { recursive: true, force: true }));
+const storage = suiteWithDir("storage faults");
 
 /** Fills the file system holding `dir` to the last byte; returns the filler file, to delete. */
 function fill(dir: string): string {

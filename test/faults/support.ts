@@ -1,11 +1,25 @@
 /** Running `formsink serve` as a real process for the fault tests, and faults made by real processes. */
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { suite, type Test } from "uvu";
 import * as assert from "uvu/assert";
 import { FORMSINK, runHere } from "../cli/run.ts";
 import { collect, type Run, waitForOutput } from "../support/process.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** A suite whose every test gets a fresh temporary directory (`dir`), removed after it. */
+export function suiteWithDir(name: string): Test<{ dir: string }> {
+  const tests = suite<{ dir: string }>(name);
+  tests.before.each((context) => {
+    context.dir = mkdtempSync(join(tmpdir(), "formsink-faults-"));
+  });
+  tests.after.each((context) => rmSync(context.dir, { recursive: true, force: true }));
+  return tests;
+}
 
 export interface Server {
   url: string;
