@@ -3,7 +3,7 @@
  * this only adds the shared options and a graceful close.
  */
 import {
-  DEFAULT_HOSTNAME, DEFAULT_PORT, type FetchHandler, internalError, reportError, type RunningServer,
+  DEFAULT_HOSTNAME, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_PORT, type FetchHandler, internalError, reportError, type RunningServer,
   type ServeOptions, serverUrl,
 } from "./server.ts";
 
@@ -18,6 +18,7 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
   const server = Bun.serve({
     port: options.port ?? DEFAULT_PORT,
     hostname: options.hostname ?? DEFAULT_HOSTNAME,
+    idleTimeout: Math.min(255, Math.ceil((options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS) / 1000)),
     fetch: (request, server) => handler(request, { clientAddress: server.requestIP(request)?.address }),
     error(error) {
       onError(error);

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { finished } from "node:stream";
+import { bodyCutShort } from "../src/http/errors.ts";
 import type { ApiRequest } from "../src/http/request.ts";
 
 export interface RequestTarget {
@@ -77,21 +78,20 @@ function readWhole(req: IncomingMessage, maxBytes: number): Promise<Uint8Array<A
       }
       resolve(whole);
     };
-    const onError = (error: Error) => {
+    const onError = () => {
       stop();
-      reject(error);
+      reject(bodyCutShort());
     };
-    const onAborted = () => onError(new Error("the client went away while sending the body"));
     const stop = () => {
       req.off("data", onData);
       req.off("end", onEnd);
       req.off("error", onError);
-      req.off("aborted", onAborted);
+      req.off("aborted", onError);
     };
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", onError);
-    req.on("aborted", onAborted);
+    req.on("aborted", onError);
   });
 }
 

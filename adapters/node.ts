@@ -12,7 +12,8 @@ import { INTERNAL_ERROR_MESSAGE } from "../src/http/errors.ts";
 import { bodyAlreadyRead, CONSUMED_BODY_MESSAGE, consumedBodyError, originalUrl } from "./node-consumed-body.ts";
 import { apiRequest, fetchRequest, type RequestTarget } from "./node-request.ts";
 import {
-  DEFAULT_HOSTNAME, DEFAULT_PORT, type FetchHandler, reportError, type RunningServer, type ServeOptions, serverUrl,
+  DEFAULT_HOSTNAME, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_PORT, type FetchHandler, reportError, type RunningServer,
+  type ServeOptions, serverUrl,
 } from "./server.ts";
 
 export type { ConnectionInfo, FetchHandler, RunningServer, ServeOptions } from "./server.ts";
@@ -44,8 +45,23 @@ export async function serve(handler: NodeHandler, options: ServeOptions = {}): P
       res.once("finish", () => server.closeIdleConnections());
     },
   });
-  const server = createServer(listener);
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const server = createServer(
+    {
+      // Headers come in one go from any real client; a body is at most 64 KiB (src/http/body.ts).
+      headersTimeout: Math.min(idleTimeoutMs, 30_000),
+      requestTimeout: 60_000,
+      keepAliveTimeout: Math.min(idleTimeoutMs, 5_000),
+    },
+    listener,
+  );
+  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  // Destroyed, not ended: an ended socket keeps its descriptor until the client closes its side,
+  // which a silent client never does.
+  server.setTimeout(idleTimeoutMs, (socket) => socket.destroy());
   server.on("clientError", answerClientError);
+  // CONNECT never reaches the request listener: Node hands over the socket, for a proxy.
+  server.on("connect", (_req: IncomingMessage, socket: Duplex) => answerOnSocket(socket, 501, "Method CONNECT is not supported"));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? DEFAULT_PORT, options.hostname ?? DEFAULT_HOSTNAME, () => {
@@ -84,11 +100,25 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const [status, message] =
     error.code === "HPE_HEADER_OVERFLOW" ? [431, "Request headers are too large"]
     : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? [408, "The request took too long to arrive"]
+    : error.code === "HPE_INVALID_METHOD" && FETCH_FORBIDDEN_METHODS.has(requestMethod(error)) ? [501, `Method ${requestMethod(error)} is not supported`]
     : [400, "Malformed HTTP request"];
+  answerOnSocket(socket, status, message);
+}
+
+/** The method of a request Node's parser refused (TRACK is not one it knows), from its first bytes. */
+function requestMethod(error: Error & { rawPacket?: Buffer }): string {
+  return error.rawPacket?.toString("latin1", 0, 16).split(" ", 1)[0] ?? "";
+}
+
+/** An answer written straight to a socket that is then closed. */
+function answerOnSocket(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ message });
+  // Destroyed once the answer is out: ended only, the socket would stay open (and keep its
+  // descriptor) for as long as the client keeps its side open.
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
   );
 }
 
@@ -116,6 +146,9 @@ export function createRequestListener(handler: NodeHandler, hooks: ListenerHooks
   let consumedBodyReported = false;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (afterRespond) res.once("finish", afterRespond);
+    res.once("finish", () => {
+      if (!req.complete) closePastDrainLimit(req);
+    });
     const target = requestTarget(req);
     let answer: Answer | Response;
     if (!("url" in target)) {
@@ -142,6 +175,23 @@ export function createRequestListener(handler: NodeHandler, hooks: ListenerHooks
       res.destroy();
     });
   };
+}
+
+/**
+ * The most of a body left unread by the answer (a 413, a 401) that is read and dropped so that
+ * the connection serves the client's next request; past it, the connection is closed, so that
+ * an endless upload cannot keep the server reading.
+ */
+const MAX_DRAINED_BYTES = 1024 * 1024;
+
+function closePastDrainLimit(req: IncomingMessage): void {
+  let drained = 0;
+  const count = (chunk: Buffer) => {
+    drained += chunk.byteLength;
+    if (drained > MAX_DRAINED_BYTES) req.socket.destroy();
+  };
+  req.on("data", count);
+  req.once("end", () => req.off("data", count));
 }
 
 /** The API's error shape, for the few answers the adapter gives itself. */

@@ -14,7 +14,21 @@ export interface ServeOptions {
   hostname?: string;
   /** Told about a failure the handler did not turn into a response (a bug); default: stderr. */
   onError?: (error: unknown) => void;
+  /**
+   * A connection that sends and receives nothing for this long is closed, so that silent or
+   * stalled clients cannot hold the server's file descriptors. Node and Bun (Bun rounds to whole
+   * seconds, at most 255). Default 30 s.
+   */
+  idleTimeoutMs?: number;
+  /**
+   * Connections open at once; past it, a new connection is closed at once, so that the server
+   * keeps descriptors for its database and its other clients. Node only. Default 1000.
+   */
+  maxConnections?: number;
 }
+
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_CONNECTIONS = 1000;
 
 export interface RunningServer {
   /** `http://host:port` it listens on. */

@@ -1,5 +1,6 @@
-import { join, resolve } from "node:path";
-import type { CompleteStore } from "../src/store.ts";
+import { accessSync, constants, existsSync, type Stats, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { type CompleteStore, StoreUnavailable } from "../src/store.ts";
 import { libsqlDriver } from "../src/stores/libsql/client.ts";
 import { openLibsqlFile } from "../src/stores/libsql/file.ts";
 import { DEFAULT_DATABASE_URL, localPath } from "../src/stores/libsql/options.ts";
@@ -53,6 +54,55 @@ export function databaseUrl(flag: string | undefined, env: Record<string, string
 
 export class DatabaseError extends Error {
   override name = "DatabaseError";
+  /** The storage is at fault (exit code 3), not the schema or the command. */
+  readonly storage: boolean;
+
+  constructor(message: string, options: { storage?: boolean } = {}) {
+    super(message);
+    this.storage = options.storage ?? false;
+  }
+}
+
+/** SQLite's codes for storage that cannot be used, with what to tell the operator. */
+const STORAGE_CODES: Record<string, string> = {
+  SQLITE_CORRUPT: "the database file is corrupt; restore it from a backup (formsink restore)",
+  SQLITE_NOTADB: "the file is not a SQLite database",
+  SQLITE_CANTOPEN: "the database file cannot be opened",
+  SQLITE_FULL: "the disk is full",
+  SQLITE_READONLY: "the database cannot be written (read-only file or directory)",
+  SQLITE_IOERR: "the disk failed to read or write",
+};
+
+/**
+ * What to tell the operator when `error` is storage at fault (a corrupt file, a full disk, a
+ * lock held too long), else undefined: a command reports it in one line, exit code 3.
+ */
+export function storageProblem(error: unknown): string | undefined {
+  if (error instanceof StoreUnavailable) return error.message;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !(code in STORAGE_CODES)) return undefined;
+  return `${STORAGE_CODES[code]} (${(error as Error).message})`;
+}
+
+/**
+ * Why a database file at `path` cannot be used, before SQLite tries: its directory must exist
+ * and be writable, since SQLite makes the -wal and -shm files next to it, and so must the file.
+ */
+function unwritable(path: string): string | undefined {
+  const file = resolve(path);
+  const dir = dirname(file);
+  if (!existsSync(dir)) return `the directory ${dir} does not exist`;
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    return `the directory ${dir} is not writable (SQLite creates the database's -wal and -shm files there)`;
+  }
+  try {
+    if (existsSync(file)) accessSync(file, constants.W_OK);
+  } catch {
+    return `the file ${file} is read-only`;
+  }
+  return undefined;
 }
 
 /**
@@ -60,6 +110,9 @@ export class DatabaseError extends Error {
  * did it (of several processes starting at once, only the one that migrated says it).
  */
 export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr">): Promise<CompleteStore> {
+  const path = localPath(url);
+  const problem = path === undefined || path === ":memory:" ? undefined : unwritable(path);
+  if (problem !== undefined) throw new DatabaseError(`cannot open database ${displayUrl(url)}: ${problem}`, { storage: true });
   try {
     const { driver, close } = await connect(url, io.env.FORMSINK_DB_AUTH_TOKEN);
     try {
@@ -73,17 +126,42 @@ export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr">):
       throw error;
     }
   } catch (error) {
-    throw new DatabaseError(`cannot open database ${displayUrl(url)}: ${error instanceof Error ? error.message : String(error)}`);
+    const storage = storageProblem(error);
+    throw new DatabaseError(`cannot open database ${displayUrl(url)}: ${storage ?? (error instanceof Error ? error.message : String(error))}`, { storage: storage !== undefined });
   }
 }
 
 async function connect(url: string, authToken: string | undefined): Promise<{ driver: SqlDriver; close: () => void }> {
   const path = localPath(url);
-  if (path !== undefined) return openLibsqlFile(path);
+  if (path === ":memory:") return openLibsqlFile(path);
+  if (path !== undefined) {
+    let opened: Stats | undefined;
+    const connection = openLibsqlFile(path, { beforeWrite: () => refuseIfReplaced(path, opened) });
+    opened = statSync(path);
+    return connection;
+  }
   // Loaded only for remote databases: it is most of the start-up time of a server on a file.
   const { createClient } = await import("@libsql/client");
   const client = createClient({ url, authToken });
   return { driver: libsqlDriver(client), close: () => client.close() };
+}
+
+/**
+ * Throws when the file at `path` is no longer the one opened (`opened`): deleted, or replaced
+ * by another (a restore copied over it). SQLite would go on writing into the open, unlinked
+ * file, and every write would be gone at the next start.
+ */
+function refuseIfReplaced(path: string, opened: Stats | undefined): void {
+  if (opened === undefined) return;
+  let now: Stats | undefined;
+  try {
+    now = statSync(path);
+  } catch {
+    now = undefined;
+  }
+  if (now?.ino !== opened.ino || now.dev !== opened.dev) {
+    throw new StoreUnavailable("replaced", "The database file was deleted or replaced while the server was running; writes are refused until it is restarted");
+  }
 }
 
 /** The URL without its query, which may carry an `authToken`; a local file as its absolute path. */

@@ -1,4 +1,4 @@
-import { DatabaseError } from "./database.ts";
+import { DatabaseError, storageProblem } from "./database.ts";
 import { backupCommand, restoreCommand } from "./commands/backup.ts";
 import { eraseCommand, erasuresCommand } from "./commands/erase.ts";
 import { exportCommand } from "./commands/export.ts";
@@ -6,7 +6,7 @@ import { healthCommand } from "./commands/health.ts";
 import { importCommand } from "./commands/import.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { serveCommand } from "./commands/serve.ts";
-import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type Io, UsageError, VERSION } from "./usage.ts";
+import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_STORAGE, EXIT_USAGE, type Io, UsageError, VERSION } from "./usage.ts";
 
 const HELP = `formsink - form submissions from website popups
 
@@ -61,7 +61,13 @@ export async function main(args: string[], io: Io = processIo()): Promise<number
     }
     if (error instanceof DatabaseError || error instanceof CommandError) {
       io.stderr(`formsink: ${error.message}`);
-      return EXIT_FAILURE;
+      return error instanceof DatabaseError && error.storage ? EXIT_STORAGE : EXIT_FAILURE;
+    }
+    // The database failing after it opened (a corrupt page that only a query reaches).
+    const storage = storageProblem(error);
+    if (storage !== undefined) {
+      io.stderr(`formsink: database error: ${storage}`);
+      return EXIT_STORAGE;
     }
     throw error;
   }

@@ -29,6 +29,8 @@ export interface Io {
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** The database cannot be used: its directory or file cannot be written, it is corrupt, the disk is full. */
+export const EXIT_STORAGE = 3;
 
 /** The version of this formsink, from package.json (bundled into dist/cli/bin.js and the binary). */
 export const VERSION: string = packageJson.version;

@@ -24,6 +24,8 @@ export type { DeletionReason } from "./submission.ts";
 export type {
   SubmissionStore, KeyStore, RateLimitCounters, CompleteStore, SubmissionFilter, SubmissionWalk, SubmissionCursor, SubmissionQuery, SubmissionPage, Account, ApiKeyKind, ApiKeyRecord, ApiKeyListing,
   IdempotencyRecord, IdempotentInsert,
+  StoreFaultKind,
 } from "./store.ts";
+export { StoreUnavailable } from "./store.ts";
 export type { Submission, SubmissionStatus, SubmissionData, Device, JsonValue } from "./submission.ts";
 export { SUBMISSION_STATUSES, DEVICES } from "./submission.ts";

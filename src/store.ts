@@ -327,3 +327,26 @@ export interface ApiKeyRecord {
 export interface ApiKeyListing extends Omit<ApiKeyRecord, "hash"> {
   accountName: string;
 }
+
+/**
+ * Why a store cannot take a request now, through no fault of the request: `"busy"` (another
+ * process held the write lock past the store's wait), `"full"` (no space left for the write),
+ * `"read-only"` (the database or its directory cannot be written), `"replaced"` (the database
+ * file was deleted or replaced while open, so writes would be lost).
+ */
+export type StoreFaultKind = "busy" | "full" | "read-only" | "replaced";
+
+/**
+ * Thrown by a store for a storage fault; the handler answers it with its own status and
+ * message (503, or 507 for `"full"`) instead of a bare 500, so clients know to retry later and
+ * operators know what to fix. The message is shown to clients: it names the fault, never a path.
+ */
+export class StoreUnavailable extends Error {
+  override name = "StoreUnavailable";
+  readonly kind: StoreFaultKind;
+
+  constructor(kind: StoreFaultKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.kind = kind;
+  }
+}

@@ -1,3 +1,4 @@
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from "../../adapters/server.ts";
 import { createSubmissionsHandler } from "../../src/handler.ts";
 import { createRetentionJob } from "../../src/privacy/retention.ts";
 import { forwardedForAddress } from "../../src/rate-limit/client-address.ts";
@@ -80,6 +81,30 @@ export const SERVE_SETTINGS = {
     help: "serve Prometheus metrics at http://host:port/metrics, a listener apart from\nthe API's (host defaults to 127.0.0.1)",
     parse: metricsAddress,
   }),
+  idleTimeout: setting({
+    flag: "idle-timeout",
+    env: "FORMSINK_IDLE_TIMEOUT",
+    valueName: "<s>",
+    default: () => DEFAULT_IDLE_TIMEOUT_MS / 1000,
+    defaultText: String(DEFAULT_IDLE_TIMEOUT_MS / 1000),
+    help: "seconds a connection may send and receive nothing before it is closed\n(Node and Bun)",
+    parse: (text) => {
+      if (!/^\d{1,3}$/.test(text) || Number(text) < 1) throw new BadValue("must be a whole number of seconds from 1 to 999");
+      return Number(text);
+    },
+  }),
+  maxConnections: setting({
+    flag: "max-connections",
+    env: "FORMSINK_MAX_CONNECTIONS",
+    valueName: "<n>",
+    default: () => DEFAULT_MAX_CONNECTIONS,
+    defaultText: String(DEFAULT_MAX_CONNECTIONS),
+    help: "connections open at once; more are closed at once (Node). Keep it below\nthe open-file limit (ulimit -n), which the database needs too",
+    parse: (text) => {
+      if (!/^\d{1,7}$/.test(text) || Number(text) < 1) throw new BadValue("must be a whole number of connections, such as 1000");
+      return Number(text);
+    },
+  }),
 };
 
 const HELP = `Serve the formsink HTTP API on an embedded libSQL database (or a remote one), with
@@ -104,13 +129,19 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     io.stdout(HELP);
     return EXIT_OK;
   }
-  const { port, host: hostname, db: url, trustProxy: trustedProxies, rateLimits, logFormat, metrics: metricsAt } = settings.values;
+  const { port, host: hostname, db: url, trustProxy: trustedProxies, rateLimits, logFormat, metrics: metricsAt, idleTimeout, maxConnections } = settings.values;
   const log = createServerLog(logFormat ?? (io.stderrTerminal !== undefined ? "pretty" : "json"), io.stderr);
   const metrics = metricsAt && createServerMetrics();
 
   const { runtime, serve } = await runtimeServer();
   // Schema upgrades are announced in the server's log, in its format.
   const store = await openDatabase(url, { env: io.env, stderr: log.info });
+  // Read before listening: a database that fails its first query (a corrupt page) is refused
+  // at start, not after the server said it was serving.
+  const noKeys = await (isInMemory(url) ? Promise.resolve(false) : store.listApiKeys().then((keys) => keys.length === 0)).catch(async (error) => {
+    await store.close();
+    throw error;
+  });
   const handler = createSubmissionsHandler(metrics ? metrics.timeStore(store) : store, {
     log: metrics
       ? (entry) => {
@@ -121,7 +152,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     clientAddress: trustedProxies > 0 ? forwardedForAddress(trustedProxies) : undefined,
     rateLimit: { limiter: rateLimits === "database" ? storeRateLimiter(store) : undefined },
   });
-  const server = await serve(handler, { port, hostname }).catch(async (error: NodeJS.ErrnoException) => {
+  const server = await serve(handler, { port, hostname, idleTimeoutMs: idleTimeout * 1000, maxConnections }).catch(async (error: NodeJS.ErrnoException) => {
     await store.close();
     throw new UsageError(`cannot listen on ${hostname}:${port}: ${error.code ?? error.message}`);
   });
@@ -146,7 +177,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
         "process (such as `formsink keys create`) can reach it. Embed the handler to use it with\n" +
         "keys made in code, or serve a file: URL (the default) to keep data and make keys.",
     );
-  } else if ((await store.listApiKeys()).length === 0) {
+  } else if (noKeys) {
     const dbFlag = url === DEFAULT_DATABASE_URL ? "" : ` --db ${displayUrl(url)}`;
     log.warn(
       "No API keys yet. Create your first one (it is printed once - keep it):\n" +

@@ -5,7 +5,7 @@
  * A submission is one row: its top-level fields, then one `data.<key>` column per data key.
  * Cells are written so that reading them back gives exactly what was written:
  * - against formula injection, a cell that a spreadsheet would run as a formula (it starts with
- *   `=`, `+`, `-`, `@`, tab or CR) gets a leading `'`, and so does a cell that starts with `'`,
+ *   `=`, `+`, `-`, `@`, their fullwidth forms, tab or CR) gets a leading `'`, and so does a cell that starts with `'`,
  *   so that a reader can always drop one; a plain number such as `-12.5` is left alone (a
  *   spreadsheet reads it as that number, which runs nothing);
  * - a data value that is a string is written as it is when it cannot be taken for anything
@@ -36,13 +36,14 @@ export const OPTIONAL_FIELD_COLUMNS: ReadonlySet<string> = new Set(schemaFields.
 
 export const DATA_COLUMN_PREFIX = "data.";
 
-const FORMULA_START = /^[=+\-@\t\r]/;
+// With the fullwidth ＝ ＋ － ＠, which some spreadsheets take for their ASCII twins.
+const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 /** Most cells: nothing to neutralise, nothing to quote. One test lets them through as they are. */
-const PLAIN_CELL = /^(?![=+\-@\t\r'])[^",\r\n]*$/;
+const PLAIN_CELL = /^(?![=+\-@\t\r'\uFF1D\uFF0B\uFF0D\uFF20])[^",\r\n]*$/;
 /** Strings that might read as JSON or a number: the rest are plain text without a closer look. */
 const MAYBE_NOT_TEXT = /^(?:$|[-\d"[{tfn])/;
 /** A data string that is its own cell as it is: plain text (see MAYBE_NOT_TEXT) and a plain cell (PLAIN_CELL). */
-const PLAIN_TEXT_CELL = /^(?![-\d"[{tfn=+@\t\r'])[^",\r\n]+$/;
+const PLAIN_TEXT_CELL = /^(?![-\d"[{tfn=+@\t\r'\uFF1D\uFF0B\uFF0D\uFF20])[^",\r\n]+$/;
 const PLAIN_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 /** Data cells that are JSON rather than plain text. */
 const JSON_CELL = /^(?:["[{]|true$|false$|null$)/;

@@ -1,4 +1,5 @@
 import type { Answer } from "./answer.ts";
+import { StoreUnavailable } from "../store.ts";
 import { jsonAnswer } from "./json.ts";
 
 /**
@@ -21,12 +22,32 @@ export class HttpError {
   }
 }
 
+/**
+ * A body that stopped arriving (the client aborted its upload or lost its connection): the
+ * client's doing, so a 400 that nobody may receive, never a logged server error.
+ */
+export function bodyCutShort(): HttpError {
+  return new HttpError(400, "The request body ended before it was complete");
+}
+
 export const INTERNAL_ERROR_MESSAGE = "Internal server error";
 
-/** The answer for anything thrown while handling a request; unexpected errors become a bare 500. */
+/**
+ * How long a client is told to wait after a storage fault: long enough for a lock held by
+ * another process or an operator's fix, short enough that a popup's retry still succeeds.
+ */
+const STORE_RETRY_AFTER_SECONDS = "5";
+
+/**
+ * The answer for anything thrown while handling a request: a storage fault gets its own status
+ * (507 when the disk is full, else 503) and message; unexpected errors become a bare 500.
+ */
 export function toErrorAnswer(error: unknown): Answer {
   if (error instanceof HttpError) {
     return jsonAnswer({ message: error.message }, error.status, error.headers);
+  }
+  if (error instanceof StoreUnavailable) {
+    return jsonAnswer({ message: error.message }, error.kind === "full" ? 507 : 503, { "retry-after": STORE_RETRY_AFTER_SECONDS });
   }
   return jsonAnswer({ message: INTERNAL_ERROR_MESSAGE }, 500);
 }

@@ -4,6 +4,7 @@
  * `Request`. Nothing else of a request is read, so an adapter that never makes Fetch objects
  * (formsink/node) answers without their cost.
  */
+import { bodyCutShort } from "./errors.ts";
 
 /** Method, URL and headers: what hooks such as `authenticate` and `clientAddress` are given. */
 export interface RequestHead {
@@ -46,7 +47,7 @@ async function readStream(request: Request, maxBytes: number): Promise<Uint8Arra
   const chunks: Uint8Array[] = [];
   let received = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => Promise.reject(bodyCutShort()));
     if (done) break;
     received += value.byteLength;
     if (received > maxBytes) {

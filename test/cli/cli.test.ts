@@ -37,7 +37,7 @@ cli("--help works on every command and exits 0", async () => {
 
 cli("a real process: exit codes reach the shell", async ({ dir }) => {
   assert.is((await run(["keys", "list", "--bogus"])).code, 2);
-  assert.is((await run(["keys", "list", "--db", `file:${join(dir, "no", "such", "x.db")}`])).code, 1);
+  assert.is((await run(["keys", "list", "--db", `file:${join(dir, "no", "such", "x.db")}`])).code, 3);
 });
 
 cli("several processes opening one fresh database at once all succeed, and migrate it once", async ({ db }) => {
@@ -202,7 +202,7 @@ cli("bad flags, bad values and bad database URLs exit non-zero with a clear mess
     [["keys", "create", "--account", "a", "--kind", "publishable", "--domain", "not a host", "--db", db], 2, /not a host name/],
     [["keys", "create", "--account", "a b", "--db", db], 2, /account name/],
     [["keys", "list", "--db", "postgres://x"], 2, /--db must be a libSQL URL/],
-    [["keys", "list", "--db", `file:${join(dir, "missing", "dir", "x.db")}`], 1, /cannot open database/],
+    [["keys", "list", "--db", `file:${join(dir, "missing", "dir", "x.db")}`], 3, /cannot open database .*: the directory .* does not exist$/m],
     [["serve", "--port", "99999", "--db", db], 2, /--port must be a whole number/],
     [["serve", "--trust-proxy", "yes", "--db", db], 2, /--trust-proxy must be a whole number of proxies/],
     [["serve", "--rate-limits", "redis", "--db", db], 2, /--rate-limits must be memory or database/],

@@ -20,6 +20,8 @@ const BAD: Record<keyof typeof SERVE_SETTINGS, string[]> = {
   rateLimits: ["redis", "Memory", ""],
   logFormat: ["xml", "JSON", ""],
   metrics: ["everywhere", "99999", "host:", ""],
+  idleTimeout: ["0", "1.5", "1000", "soon", ""],
+  maxConnections: ["0", "-5", "many", ""],
 };
 
 const config = suite<{ dir: string }>("serve settings");
@@ -96,9 +98,9 @@ config("precedence: flag, then env var, then config file, then default", ({ dir 
   const file = join(dir, "config.json");
   writeFileSync(file, JSON.stringify({ port: 7000, host: "0.0.0.0", "trust-proxy": 2, "rate-limits": "database" }));
   const { values } = resolveSettings(SERVE_SETTINGS, ["--port", "9000", "--config", file], { PORT: "8000", HOST: "::1", FORMSINK_DATA_DIR: dir });
-  assert.equal(values, { port: 9000, host: "::1", db: `file:${join(dir, "formsink.db")}`, trustProxy: 2, rateLimits: "database", logFormat: undefined, metrics: undefined });
+  assert.equal(values, { port: 9000, host: "::1", db: `file:${join(dir, "formsink.db")}`, trustProxy: 2, rateLimits: "database", logFormat: undefined, metrics: undefined, idleTimeout: 30, maxConnections: 1000 });
   const defaults = resolveSettings(SERVE_SETTINGS, [], {});
-  assert.equal(defaults.values, { port: 8787, host: "127.0.0.1", db: "file:formsink.db", trustProxy: 0, rateLimits: "memory", logFormat: undefined, metrics: undefined });
+  assert.equal(defaults.values, { port: 8787, host: "127.0.0.1", db: "file:formsink.db", trustProxy: 0, rateLimits: "memory", logFormat: undefined, metrics: undefined, idleTimeout: 30, maxConnections: 1000 });
 });
 
 config("a switch setting: on as a bare flag, true/false in env and file, anything else refused", ({ dir }) => {

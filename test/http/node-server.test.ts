@@ -345,6 +345,8 @@ t("requests Fetch cannot carry or Node cannot parse get a JSON error, never a 50
   try {
     const cases: [string, number, RegExp][] = [
       ["TRACE /api/submission HTTP/1.1\r\nHost: x\r\n\r\n", 501, /Method TRACE is not supported/],
+      ["TRACK /api/submission HTTP/1.1\r\nHost: x\r\n\r\n", 501, /Method TRACK is not supported/],
+      ["CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", 501, /Method CONNECT is not supported/],
       ["GET /api/submission HTTP/1.1\r\nHost: x:99999\r\nConnection: close\r\n\r\n", 401, /^API key is required$/],
       ["GET /api/submission HTTP/1.1\r\nHost: evil/../x\r\nConnection: close\r\n\r\n", 401, /^API key is required$/],
       ["GET http://other.test/api/submission HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 401, /^API key is required$/],

@@ -28,6 +28,17 @@ writing("formula injection: a cell that starts with = + - @ tab or CR gets a lea
   assert.ok(row.endsWith(`,'@x,-5,"""-5"""\r\n`), row);
 });
 
+writing("formula injection: the fullwidth ＝ ＋ － ＠ that some spreadsheets take for = + - @ are neutralised too, and read back", () => {
+  for (const text of ["＝1+1", "＋1", "－1", "＠SUM(A1)"]) {
+    assert.is(neutralise(text), `'${text}`, JSON.stringify(text));
+    assert.is(unneutralise(neutralise(text)), text);
+  }
+  const row = csvRecord({ ...awkwardSubmissions()[0]!, userAgent: "＝HYPERLINK(1)", data: { a: "＝1+1" } }, ["a"]);
+  assert.match(row, /,'＝HYPERLINK\(1\),/);
+  assert.ok(row.endsWith(",'＝1+1\r\n"), row);
+  assert.is(decodeDataValue(unneutralise("'＝1+1")), "＝1+1");
+});
+
 writing("data values: plain text when it reads back as itself, JSON otherwise, empty when absent", () => {
   const cases: [unknown, string][] = [
     ["jane@example.com", "jane@example.com"], ["", '""'], ["1", '"1"'], ["true", '"true"'], ["null", '"null"'], ['"q"', '"\\"q\\""'],

@@ -7,6 +7,7 @@ import * as assert from "uvu/assert";
 import { openLibsqlFile } from "../../src/stores/libsql/file.ts";
 import type { SqlDriver } from "../../src/stores/sql/driver.ts";
 import { createSqlStore } from "../../src/stores/sql/store.ts";
+import { StoreUnavailable } from "../../src/store.ts";
 import type { Submission } from "../../src/submission.ts";
 
 const test = suite("SQL store: group commit");
@@ -63,6 +64,31 @@ test("a create that fails in a group fails alone: the others are stored", async 
     const page = await store.listSubmissions("acct", { order: "asc", limit: 10, offset: 0 });
     assert.equal(page.items.map((s) => s.data.i), [1, 2, 3, 4]);
     assert.is(page.total, 4);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a storage fault fails the whole group at once, without a try per create", async () => {
+  const connection = openLibsqlFile(":memory:");
+  let writes = 0;
+  let failing = false;
+  const driver: SqlDriver = {
+    execute: (statement) => connection.driver.execute(statement),
+    batch: async (statements, mode) => {
+      if (mode === "write" && failing) {
+        writes++;
+        throw new StoreUnavailable("busy", "The database is locked by another process; try again shortly");
+      }
+      return connection.driver.batch(statements, mode);
+    },
+  };
+  const store = await createSqlStore(driver, connection.close);
+  try {
+    failing = true;
+    const outcomes = await Promise.all([1, 2, 3, 4].map((i) => store.insertSubmission("acct", row(i)).then(() => undefined, (error: unknown) => error)));
+    assert.ok(outcomes.every((error) => error instanceof StoreUnavailable && error.kind === "busy"));
+    assert.is(writes, 1);
   } finally {
     await store.close();
   }

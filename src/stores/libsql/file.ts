@@ -6,6 +6,7 @@
  * cost more than the queries themselves (bench/README.md).
  */
 import Database from "libsql";
+import { StoreUnavailable } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "../sql/driver.ts";
 
 /** Prepared statements kept per connection; past this many, the cache starts over. */
@@ -25,11 +26,36 @@ export interface FileConnection {
 }
 
 /**
- * Opens `path` (or `:memory:`). Writers of other processes (a `formsink keys` command next to
- * the server) are waited for up to 5 s instead of failing at once with SQLITE_BUSY.
+ * How long a request waits for another process's write lock (a `formsink keys` command, a
+ * `VACUUM`, an operator's `sqlite3` session) before it is answered 503.
  */
-export function openLibsqlFile(path: string): FileConnection {
-  const db = new Database(path, { timeout: 5000 });
+const LOCK_WAIT_MS = 5000;
+/** The longest pause between two tries for the lock: bounds how late a freed lock is noticed. */
+const MAX_RETRY_PAUSE_MS = 25;
+
+/** Statements SQLite refuses inside a transaction. */
+const OUTSIDE_TRANSACTION = /^\s*VACUUM\b/i;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Opens `path` (or `:memory:`). Another process's write lock is waited for without blocking
+ * the event loop: SQLite's own busy handler would sleep in the only thread, stopping every
+ * request, so it is off and a busy statement is tried again on a timer until `LOCK_WAIT_MS`.
+ */
+export interface FileOptions {
+  /**
+   * Runs before each write and throws to refuse it: the CLI's server checks there that the
+   * file at `path` is still the one it opened (a deleted or replaced file would take writes
+   * that are lost at the next start). The core cannot look at files itself.
+   */
+  beforeWrite?: () => void;
+}
+
+export function openLibsqlFile(path: string, options: FileOptions = {}): FileConnection {
+  // Opening may wait for the lock (switching to WAL): nothing is served yet, so waiting in the
+  // binding is fine; from then on SQLite answers SQLITE_BUSY at once.
+  const db = new Database(path, { timeout: LOCK_WAIT_MS });
   if (path !== ":memory:") {
     // WAL: readers never wait for the writer. FULL: each commit is on disk (the WAL fsynced)
     // before it returns, so an acknowledged write survives a power loss (README: durability).
@@ -39,6 +65,7 @@ export function openLibsqlFile(path: string): FileConnection {
   // Deleted rows are overwritten with zeros, not left in free space: an erased person's data
   // must not stay readable in the file (docs/privacy.md, "What remains on disk").
   db.exec("PRAGMA secure_delete = ON");
+  db.exec("PRAGMA busy_timeout = 0");
   // Whether a statement returns rows is asked of the binding once, not on every run. Raw mode
   // (rows as arrays) is a state of the prepared statement, so each mode has its own.
   const prepared = new Map<string, { statement: PreparedStatement; reader: boolean }>();
@@ -58,21 +85,30 @@ export function openLibsqlFile(path: string): FileConnection {
     if (reader) return { rows: statement.all(args as SqlValue[]) as SqlRow[], rowsAffected: 0 };
     return { rows: [], rowsAffected: statement.run(args as SqlValue[]).changes };
   };
-  const batch = (statements: readonly SqlStatement[], mode: "read" | "write"): SqlResult[] => {
-    prepare(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED").statement.run();
+  // BEGIN, COMMIT and ROLLBACK go through `exec`, never a kept statement: a kept statement that
+  // failed with SQLITE_BUSY stays "in progress" until it is run again, and every later COMMIT
+  // then fails ("SQL statements in progress"), which broke the store for good.
+  const transaction = (statements: readonly SqlStatement[], mode: "read" | "write"): SqlResult[] => {
+    if (mode === "write") options.beforeWrite?.();
+    db.exec(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
     try {
       const results = statements.map(run);
-      prepare("COMMIT").statement.run();
+      db.exec("COMMIT");
       return results;
     } catch (error) {
-      if (db.inTransaction) prepare("ROLLBACK").statement.run();
+      if (db.inTransaction) db.exec("ROLLBACK");
       throw error;
     }
   };
+  // A write alone still takes the lock through BEGIN IMMEDIATE, so that only `exec` ever meets
+  // another process's lock; a read in WAL mode does not wait for writers, and VACUUM cannot run
+  // inside a transaction.
+  const execute = (statement: SqlStatement): SqlResult =>
+    prepare(statement.sql, statement.asArrays).reader || OUTSIDE_TRANSACTION.test(statement.sql) ? run(statement) : transaction([statement], "write")[0]!;
   return {
     driver: {
-      execute: async (statement) => run(statement),
-      batch: async (statements, mode) => batch(statements, mode),
+      execute: (statement) => patiently(() => execute(statement)),
+      batch: (statements, mode) => patiently(() => transaction(statements, mode)),
     },
     close: () => {
       prepared.clear();
@@ -86,4 +122,32 @@ export function openLibsqlFile(path: string): FileConnection {
       }
     },
   };
+}
+
+/**
+ * Runs `work` (synchronous, all or nothing) until it is not refused for another process's lock,
+ * pausing on a timer in between; storage faults become `StoreUnavailable`.
+ */
+async function patiently<T>(work: () => T): Promise<T> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let pause = 1; ; pause = Math.min(pause * 2, MAX_RETRY_PAUSE_MS)) {
+    try {
+      return work();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== "SQLITE_BUSY" && code !== "SQLITE_LOCKED") throw storageFault(error);
+      if (Date.now() + pause > deadline) {
+        throw new StoreUnavailable("busy", "The database is locked by another process; try again shortly", { cause: error });
+      }
+      await sleep(pause);
+    }
+  }
+}
+
+/** A storage fault as `StoreUnavailable`, anything else (a constraint, a bug) as it is. */
+function storageFault(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (code === "SQLITE_FULL") return new StoreUnavailable("full", "The database has no space left for this write", { cause: error });
+  if (code === "SQLITE_READONLY") return new StoreUnavailable("read-only", "The database cannot be written (read-only file or directory)", { cause: error });
+  return error;
 }

@@ -6,8 +6,9 @@
  *
  * The shared transaction runs the batches one after another, exactly as if each had committed
  * alone in that order. When it fails (one batch breaks a constraint), every batch of the group
- * runs again on its own, so that only the batch at fault fails.
+ * runs again on its own, so that only the batch at fault fails; a storage fault fails them all.
  */
+import { StoreUnavailable } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlStatement } from "./driver.ts";
 
 /** Most batches per shared transaction: bounds one transaction's size and a batch's wait. */
@@ -44,7 +45,13 @@ export function groupCommit(driver: SqlDriver): (statements: readonly SqlStateme
     let results: SqlResult[];
     try {
       results = await driver.batch(group.flatMap((write) => write.statements), "write");
-    } catch {
+    } catch (error) {
+      // A storage fault (a lock held too long, a full disk) is no one batch's fault: each alone
+      // would meet it again, one wait after another.
+      if (error instanceof StoreUnavailable) {
+        for (const write of group) write.reject(error);
+        return;
+      }
       for (const write of group) await driver.batch(write.statements, "write").then(write.resolve, write.reject);
       return;
     }
