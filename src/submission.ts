@@ -24,3 +24,6 @@ export interface Submission {
   /** ISO 8601 in UTC with milliseconds and a trailing `Z`. */
   createdAt: string;
 }
+
+/** Why a submission was deleted: by a client over the API, by an erasure request, by a retention rule. */
+export type DeletionReason = "api" | "erasure" | "retention";

@@ -4,10 +4,11 @@
  * needs a test library or Node, so they run wherever your store does.
  *
  * A store is done when `testSubmissionStore` passes; run `testKeyStore` and
- * `testRateLimitCounters` too when it implements those interfaces.
+ * `testRateLimitCounters` and `testEventLog` too when it implements those interfaces.
  */
 export { testSubmissionStore } from "./submission-store.ts";
 export { testKeyStore } from "./key-store.ts";
 export { testRateLimitCounters } from "./rate-limit-counters.ts";
+export { testEventLog } from "./event-log.ts";
 export type { RegisterTest, StoreSuiteOptions } from "./suite.ts";
 export { AssertionError } from "./assert.ts";

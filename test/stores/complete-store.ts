@@ -4,12 +4,13 @@
  */
 import { suite } from "uvu";
 import type { CompleteStore } from "../../src/store.ts";
-import { testKeyStore, testRateLimitCounters, testSubmissionStore } from "../../src/testing/index.ts";
+import { testEventLog, testKeyStore, testRateLimitCounters, testSubmissionStore } from "../../src/testing/index.ts";
 
 export function testCompleteStore(name: string, open: () => Promise<CompleteStore>): void {
   const test = suite(`store conformance: ${name}`);
   testSubmissionStore({ test, open });
   testKeyStore({ test, open });
   testRateLimitCounters({ test, open });
+  testEventLog({ test, open });
   test.run();
 }

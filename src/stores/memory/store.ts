@@ -3,6 +3,7 @@ import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, CompleteStor
 import type { Submission } from "../../submission.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import { AccountRows } from "./account-rows.ts";
+import { MemoryEventLog } from "./events.ts";
 import { IdempotencyRecords } from "./idempotency.ts";
 import { pageOf, spansOf, totalOf } from "./pages.ts";
 import { textToSubmission } from "./submission-text.ts";
@@ -13,6 +14,7 @@ export function createMemoryStore(): CompleteStore {
   const keys = new Map<string, ApiKeyRecord>();
   const idempotencyByAccount = new Map<string, IdempotencyRecords>();
   const rateLimiter = createMemoryRateLimiter();
+  const events = new MemoryEventLog();
   let closed = false;
 
   const open = () => {
@@ -47,6 +49,7 @@ export function createMemoryStore(): CompleteStore {
       const rows = writableRowsOf(accountId);
       if (rows.has(submission.submissionId)) throw new Error(`submission ${submission.submissionId} already exists`);
       rows.insert(submission, timeOf(submission));
+      events.created(accountId, submission);
     },
     async getSubmission(accountId, submissionId) {
       const text = rowsOf(accountId)?.textOf(submissionId);
@@ -83,15 +86,28 @@ export function createMemoryStore(): CompleteStore {
         for (const submissionId of inserted) rows.delete(submissionId);
         throw error;
       }
+      for (const submissionId of inserted) events.created(accountId, textToSubmission(rows.textOf(submissionId)!));
       return inserted.length;
     },
     async setSubmissionStatus(accountId, submissionId, status) {
-      return rowsOf(accountId)?.setStatus(submissionId, status) ?? false;
+      const rows = rowsOf(accountId);
+      const text = rows?.textOf(submissionId);
+      if (text === undefined) return false;
+      const before = textToSubmission(text);
+      // Setting the current status changes nothing and appends no event.
+      if (before.status === status) return true;
+      rows!.setStatus(submissionId, status);
+      events.statusChanged(accountId, { ...before, status }, before.status);
+      return true;
     },
-    async deleteSubmission(accountId, submissionId) {
-      const deleted = rowsOf(accountId)?.delete(submissionId) ?? false;
-      if (deleted) idempotencyByAccount.get(accountId)?.forgetSubmission(submissionId);
-      return deleted;
+    async deleteSubmission(accountId, submissionId, reason = "api") {
+      const rows = rowsOf(accountId);
+      const text = rows?.textOf(submissionId);
+      if (text === undefined) return false;
+      rows!.delete(submissionId);
+      idempotencyByAccount.get(accountId)?.forgetSubmission(submissionId);
+      events.deleted(accountId, textToSubmission(text), reason);
+      return true;
     },
     async insertSubmissionOnce(accountId, submission, idempotency, now) {
       const rows = writableRowsOf(accountId);
@@ -101,6 +117,7 @@ export function createMemoryStore(): CompleteStore {
       if (rows.has(submission.submissionId)) throw new Error(`submission ${submission.submissionId} already exists`);
       rows.insert(submission, timeOf(submission));
       records.add(idempotency, submission.submissionId, rows.textOf(submission.submissionId)!);
+      events.created(accountId, submission);
       return { inserted: true };
     },
     async countRateLimitHit(bucket, windowStart, windowEnd) {
@@ -142,6 +159,15 @@ export function createMemoryStore(): CompleteStore {
       return copy(key);
     },
 
+    async readEvents(accountId, query) {
+      open();
+      return events.read(accountId, query);
+    },
+    async pruneEvents(before) {
+      open();
+      return events.prune(before);
+    },
+
     async ping() {
       open();
     },
@@ -150,6 +176,7 @@ export function createMemoryStore(): CompleteStore {
       closed = true;
       rowsByAccount.clear();
       idempotencyByAccount.clear();
+      events.clear();
     },
   };
 }

@@ -115,4 +115,29 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `DROP INDEX submissions_by_time`,
     `CREATE INDEX submissions_by_time ON submissions (account_id, created_at, id, popup_id, domain, device, status)`,
   ],
+  // 5: the change log. `position` is assigned inside each write transaction, and SQLite has one
+  // writer at a time, so positions grow in commit order: a reader never finds a new event at or
+  // before a position it already read. AUTOINCREMENT keeps positions from being reused after the
+  // newest events are pruned. `event_horizons` records, per account, the newest position pruned:
+  // a reader whose cursor is older has missed events (410).
+  [
+    `CREATE TABLE events (
+      position INTEGER PRIMARY KEY AUTOINCREMENT,
+      account_id TEXT NOT NULL,
+      id TEXT NOT NULL,
+      type TEXT NOT NULL,
+      at INTEGER NOT NULL,           -- epoch milliseconds
+      popup_id TEXT NOT NULL,
+      submission_id TEXT NOT NULL,
+      data TEXT NOT NULL             -- the event's data, JSON
+    )`,
+    `CREATE INDEX events_by_account ON events (account_id, position)`,
+    // A deletion scrubs the data out of the submission's created event.
+    `CREATE INDEX events_by_submission ON events (account_id, submission_id)`,
+    `CREATE INDEX events_by_time ON events (at)`,
+    `CREATE TABLE event_horizons (
+      account_id TEXT PRIMARY KEY,
+      pruned_through INTEGER NOT NULL
+    ) WITHOUT ROWID`,
+  ],
 ];

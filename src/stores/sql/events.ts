@@ -1,0 +1,143 @@
+/**
+ * The change log in SQL: the statements each write path adds to its own batch, so that an
+ * event is committed with its change or not at all, and the reads of the log. Every event
+ * statement is guarded by the same condition as its change (an INSERT ... SELECT that selects
+ * nothing when the change does nothing): no interactive transaction is needed.
+ */
+import type { ChangeEvent, EventType } from "../../events.ts";
+import { newEventId } from "../../events.ts";
+import { formatInstant } from "../../instant.ts";
+import type { EventPage, EventQuery } from "../../store.ts";
+import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
+import type { SqlDriver, SqlStatement, SqlValue } from "./driver.ts";
+
+const EVENT_COLUMNS = "account_id, id, type, at, popup_id, submission_id, data";
+
+/** The created event of `s`; with `when`, only if that condition holds when it runs. */
+export function createdEvent(accountId: string, s: Submission, now: number, when?: { sql: string; args: readonly SqlValue[] }): SqlStatement {
+  return {
+    sql: `INSERT INTO events (${EVENT_COLUMNS}) SELECT ?, ?, 'submission.created', ?, ?, ?, ?${when ? ` WHERE ${when.sql}` : ""}`,
+    args: [accountId, newEventId(), now, s.popupId, s.submissionId, JSON.stringify(s), ...(when?.args ?? [])],
+  };
+}
+
+/**
+ * The created events of an import's records that the account does not have yet; runs before
+ * the rows are inserted (in the same batch). `records` holds no id twice.
+ */
+export function importedEvents(accountId: string, records: readonly Submission[], now: number): SqlStatement[] {
+  const entries = records.map((s) => JSON.stringify([newEventId(), s.popupId, s.submissionId, JSON.stringify(s)]));
+  return jsonArrayChunks(entries).map((chunk) => ({
+    sql: `INSERT INTO events (${EVENT_COLUMNS})
+          SELECT ?, json_extract(value, '$[0]'), 'submission.created', ?, json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
+          FROM json_each(?) WHERE NOT EXISTS (SELECT 1 FROM submissions WHERE account_id = ? AND id = json_extract(value, '$[2]'))`,
+    args: [accountId, now, chunk, accountId],
+  }));
+}
+
+/** Largest JSON value per statement: well under the 2 MB D1 allows for a value. */
+const MAX_CHUNK_LENGTH = 512 * 1024;
+
+/** JSON arrays of `entries` (each a JSON text), each at most MAX_CHUNK_LENGTH unless one entry is longer. */
+export function jsonArrayChunks(entries: readonly string[]): string[] {
+  const chunks: string[] = [];
+  let chunk: string[] = [];
+  let length = 0;
+  for (const entry of entries) {
+    if (chunk.length > 0 && length + entry.length > MAX_CHUNK_LENGTH) {
+      chunks.push(`[${chunk.join(",")}]`);
+      chunk = [];
+      length = 0;
+    }
+    chunk.push(entry);
+    length += entry.length + 1;
+  }
+  if (chunk.length > 0) chunks.push(`[${chunk.join(",")}]`);
+  return chunks;
+}
+
+/** The status change event; runs before the UPDATE, and selects nothing when the status is already `status`. */
+export function statusChangedEvent(accountId: string, submissionId: string, status: SubmissionStatus, now: number): SqlStatement {
+  return {
+    sql: `INSERT INTO events (${EVENT_COLUMNS})
+          SELECT account_id, ?, 'submission.status_changed', ?, popup_id, id,
+                 json_object('submissionId', id, 'popupId', popup_id, 'status', ?, 'previousStatus', status)
+          FROM submissions WHERE account_id = ? AND id = ? AND status != ?`,
+    args: [newEventId(), now, status, accountId, submissionId, status],
+  };
+}
+
+/**
+ * The deletion's tombstone, and the scrub of the personal data in the submission's created
+ * event; both run before the DELETE and do nothing when there is no such row.
+ */
+export function deletedEvent(accountId: string, submissionId: string, reason: DeletionReason, now: number): SqlStatement[] {
+  return [
+    {
+      sql: `INSERT INTO events (${EVENT_COLUMNS})
+            SELECT account_id, ?, 'submission.deleted', ?, popup_id, id, json_object('submissionId', id, 'popupId', popup_id, 'reason', ?)
+            FROM submissions WHERE account_id = ? AND id = ?`,
+      args: [newEventId(), now, reason, accountId, submissionId],
+    },
+    {
+      sql: `UPDATE events SET data = json_object('submissionId', submission_id, 'popupId', popup_id)
+            WHERE account_id = ? AND submission_id = ? AND type = 'submission.created'
+              AND EXISTS (SELECT 1 FROM submissions WHERE account_id = ? AND id = ?)`,
+      args: [accountId, submissionId, accountId, submissionId],
+    },
+  ];
+}
+
+/** One page of the log, its horizon and its newest position, from one read snapshot. */
+export async function readEvents(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventPage> {
+  const filters: string[] = [];
+  const args: SqlValue[] = [accountId, query.after ?? 0];
+  if (query.types !== undefined) {
+    filters.push(`AND type IN (${query.types.map(() => "?").join(", ")})`);
+    args.push(...query.types);
+  }
+  if (query.popupId !== undefined) {
+    filters.push("AND popup_id = ?");
+    args.push(query.popupId);
+  }
+  const [horizon, page, newest] = await driver.batch(
+    [
+      { sql: "SELECT pruned_through FROM event_horizons WHERE account_id = ?", args: [accountId] },
+      {
+        sql: `SELECT position, id, type, at, data FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`,
+        args: [...args, query.limit],
+        asArrays: true,
+      },
+      { sql: "SELECT MAX(position) AS newest FROM events WHERE account_id = ?", args: [accountId] },
+    ],
+    "read",
+  );
+  const prunedThrough = Number(horizon!.rows[0]?.pruned_through ?? 0);
+  if (query.after !== undefined && query.after < prunedThrough) return { expired: true };
+  const rows = page!.rows as unknown as [number, string, string, number, string][];
+  const events = rows.map(([, id, type, at, data]) => ({ id, type: type as EventType, timestamp: formatInstant(Number(at)), data: JSON.parse(data) }) as ChangeEvent);
+  const last = rows.at(-1);
+  const cursor =
+    rows.length === query.limit
+      ? Number(last![0])
+      : Math.max(query.after ?? 0, prunedThrough, Number(newest!.rows[0]?.newest ?? 0));
+  return { expired: false, events, cursor };
+}
+
+/** Drops the events stamped before `before`, recording per account the newest position dropped. */
+export async function pruneEvents(driver: SqlDriver, before: number): Promise<number> {
+  const [, pruned] = await driver.batch(
+    [
+      {
+        sql: `INSERT INTO event_horizons (account_id, pruned_through)
+              SELECT account_id, MAX(position) FROM events WHERE at < ? GROUP BY account_id
+              ON CONFLICT (account_id) DO UPDATE SET pruned_through = MAX(pruned_through, excluded.pruned_through)`,
+        args: [before],
+      },
+      // RETURNING, not rowsAffected: D1 counts the rows of triggers too.
+      { sql: "DELETE FROM events WHERE at < ? RETURNING 1 AS pruned", args: [before] },
+    ],
+    "write",
+  );
+  return pruned!.rows.length;
+}
