@@ -17,12 +17,13 @@ import type { RequestContext, RouteHandler } from "./routes/context.ts";
 import { answerPreflight, CROSS_ORIGIN_HEADERS, PREFLIGHT_HEADERS } from "./routes/cors.ts";
 import { IDEMPOTENCY_KEY } from "./routes/create/idempotency.ts";
 import { createSubmission } from "./routes/create/pipeline.ts";
+import { listEvents } from "./routes/events.ts";
 import { exportSubmissions } from "./routes/export.ts";
 import { checkHealth } from "./routes/health.ts";
 import type { Method, Route } from "./routes/route.ts";
 import { deleteSubmission, getSubmission, listSubmissions, updateSubmissionStatus } from "./routes/submissions.ts";
 import {
-  createSubmissionBody, deleteResult, exportQuery, healthOk, healthUnavailable, listQuery, statusUpdateBody, statusUpdateResult, submission, submissionList,
+  createSubmissionBody, deleteResult, eventList, eventsQuery, exportQuery, healthOk, healthUnavailable, listQuery, statusUpdateBody, statusUpdateResult, submission, submissionList,
 } from "./schemas.ts";
 import type { SubmissionStore } from "./store.ts";
 
@@ -138,6 +139,20 @@ export const ROUTES: readonly Route[] = [
       operationId: "deleteSubmission", summary: "Delete a submission for good",
       responses: { 200: { description: "Deleted", content: { "application/json": deleteResult } } },
       errors: ERRORS_ONE,
+    },
+  },
+  {
+    method: "GET", path: "/api/events", access: "secret", handle: listEvents,
+    doc: {
+      operationId: "listEvents", summary: "Read the change log: every create, status change and deletion, in commit order, by cursor",
+      description:
+        "Follow `nextCursor` (as `after`) to see every event exactly once, in commit order: an event never appears later behind a cursor already handed out. " +
+        "Without `after`, reading starts at the oldest event kept. `type` (comma-separated) and `popupId` filter; the cursor still moves past what they skip. " +
+        "Events are kept for a configurable time (30 days by default): a cursor older than that is 410. " +
+        "`data` of `submission.created` is the Submission (of a submission deleted since, only `submissionId` and `popupId`); of `submission.status_changed`, `{submissionId, popupId, status, previousStatus}`; of `submission.deleted`, the tombstone `{submissionId, popupId, reason}`.",
+      query: eventsQuery,
+      responses: { 200: { description: "The page and where the next one starts", content: { "application/json": eventList } } },
+      errors: [400, 401, 403, 410, 500],
     },
   },
   {

@@ -55,6 +55,10 @@ const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: (limits:
   },
   403: { name: "Forbidden", description: () => "The key is valid but may not do this (a publishable key on a secret operation)." },
   404: { name: "NotFound", description: () => "No such submission in this account (`Submission not found`); ids that cannot exist are 404 too." },
+  410: {
+    name: "Gone",
+    description: () => "The events cursor is older than the events kept: export afresh and continue from a new cursor (the message says how).",
+  },
   413: { name: "PayloadTooLarge", description: (limits) => `The body is larger than ${limits.maxBodyBytes} bytes.` },
   422: {
     name: "UnprocessableContent",

@@ -91,7 +91,7 @@ export function testEventLog<S extends Store>(options: StoreSuiteOptions<S>): vo
     assert.equal(ofPopup.events, all.filter((e) => e.data.popupId === popup));
     const end = await readAll(store, ACCOUNT, {}, 100);
     assert.is(deletes.cursor, end.cursor, "every reader at the end of the log holds the same cursor");
-    assert.equal((await store.readEvents(ACCOUNT, { limit: 10, after: end.cursor, types: ["submission.created"] })).events ?? [], []);
+    assert.equal(await store.readEvents(ACCOUNT, { limit: 10, after: end.cursor, types: ["submission.created"] }), { expired: false, events: [], cursor: end.cursor });
   });
 
   test("events: a reader following the cursor during concurrent writes sees every event exactly once, in order", async (store) => {

@@ -14,6 +14,7 @@ import type { CompleteStore, SubmissionStore } from "../../src/store.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import type { Submission } from "../../src/submission.ts";
 import { browserIngestSuite } from "./browser-suite.ts";
+import { eventsSuite } from "./events-suite.ts";
 import {
   type Account, type CallOptions, expectError, expectJson, expectSubmission, type Fixture, GOOGLEBOT_UA, type HttpSuiteOptions,
   IPHONE_UA, listPage, MISSING_ID, mount, type Reply, type StartHttpTarget, totalOf,
@@ -193,6 +194,7 @@ export function httpSuite(target: string, start: StartHttpTarget, options: HttpS
   healthSuite(target, start, createStore);
   requestIdSuite(target, start, createStore);
   browserIngestSuite(target, start, createStore);
+  eventsSuite(target, start, createStore);
 }
 
 function mainSuite(target: string, start: StartHttpTarget, createStore: () => Promise<CompleteStore>): void {
