@@ -16,7 +16,10 @@ export type { ApiRequest, RequestHead } from "./http/request.ts";
 export type { Answer } from "./http/answer.ts";
 export type {
   SubmissionStore, KeyStore, RateLimitCounters, CompleteStore, SubmissionFilter, SubmissionWalk, SubmissionCursor, SubmissionQuery, SubmissionPage, Account, ApiKeyKind, ApiKeyRecord, ApiKeyListing,
-  IdempotencyRecord, IdempotentInsert,
+  IdempotencyRecord, IdempotentInsert, EventLog, EventQuery, EventPage,
 } from "./store.ts";
-export type { Submission, SubmissionStatus, SubmissionData, Device, JsonValue } from "./submission.ts";
+export { isEventLog } from "./store.ts";
+export { type ChangeEvent, type EventType, type StatusChange, type Tombstone, EVENT_TYPES, DEFAULT_EVENT_RETENTION_DAYS } from "./events.ts";
+export { createEventPruner, type EventPruner, type EventPrunerOptions } from "./event-pruning.ts";
+export type { Submission, SubmissionStatus, SubmissionData, Device, JsonValue, DeletionReason } from "./submission.ts";
 export { SUBMISSION_STATUSES, DEVICES } from "./submission.ts";

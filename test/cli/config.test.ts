@@ -20,6 +20,7 @@ const BAD: Record<keyof typeof SERVE_SETTINGS, string[]> = {
   rateLimits: ["redis", "Memory", ""],
   logFormat: ["xml", "JSON", ""],
   metrics: ["everywhere", "99999", "host:", ""],
+  eventRetentionDays: ["0", "thirty", "-1", "1.5", ""],
 };
 
 const config = suite<{ dir: string }>("serve settings");
