@@ -122,6 +122,11 @@ export interface EventLog {
   readEvents(accountId: string, query: EventQuery): Promise<EventPage>;
   /** Drops every event stamped before `before` (epoch milliseconds); returns how many it dropped. */
   pruneEvents(before: number): Promise<number>;
+  /**
+   * Optional: the page `readEvents` gives, each event as the JSON text `JSON.stringify` gives
+   * it, for a store that keeps that text and can hand it out without parsing it.
+   */
+  readEventsAsJson?(accountId: string, query: EventQuery): Promise<EventTextPage>;
 }
 
 export interface EventQuery {
@@ -143,8 +148,10 @@ export type EventPage =
   /** Events after `after` were pruned before this reader got them: it must start afresh. */
   | { expired: true };
 
+export type EventTextPage = { expired: false; events: string[]; cursor: number } | { expired: true };
+
 /** A store with everything, fast paths included: what the memory, libSQL and D1 stores are. */
-export type CompleteStore = Required<SubmissionStore> & KeyStore & RateLimitCounters & EventLog;
+export type CompleteStore = Required<SubmissionStore> & KeyStore & RateLimitCounters & Required<EventLog>;
 
 /** True when the store keeps accounts and API keys. */
 export function isKeyStore(store: object): store is KeyStore {
@@ -160,6 +167,13 @@ export function isEventLog(store: object): store is EventLog {
 export async function walkSubmissionsAsJson(store: SubmissionStore, accountId: string, walk: SubmissionWalk): Promise<string[]> {
   if (store.walkSubmissionsAsJson) return store.walkSubmissionsAsJson(accountId, walk);
   return (await store.walkSubmissions(accountId, walk)).map((submission) => JSON.stringify(submission));
+}
+
+/** `store.readEventsAsJson`, or the page `readEvents` gives, serialised. */
+export async function readEventsAsJson(store: EventLog, accountId: string, query: EventQuery): Promise<EventTextPage> {
+  if (store.readEventsAsJson) return store.readEventsAsJson(accountId, query);
+  const page = await store.readEvents(accountId, query);
+  return page.expired ? page : { ...page, events: page.events.map((event) => JSON.stringify(event)) };
 }
 
 /** Rows a walk reads per page when it looks for data keys itself. */

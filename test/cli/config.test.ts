@@ -96,10 +96,14 @@ config("unknown flags, arguments, config keys and unreadable config files: exit 
 config("precedence: flag, then env var, then config file, then default", ({ dir }) => {
   const file = join(dir, "config.json");
   writeFileSync(file, JSON.stringify({ port: 7000, host: "0.0.0.0", "trust-proxy": 2, "rate-limits": "database" }));
-  const { values } = resolveSettings(SERVE_SETTINGS, ["--port", "9000", "--config", file], { PORT: "8000", HOST: "::1", FORMSINK_DATA_DIR: dir });
-  assert.equal(values, { port: 9000, host: "::1", db: `file:${join(dir, "formsink.db")}`, trustProxy: 2, rateLimits: "database", logFormat: undefined, metrics: undefined });
+  const { values } = resolveSettings(SERVE_SETTINGS, ["--port", "9000", "--config", file], { PORT: "8000", HOST: "::1", FORMSINK_DATA_DIR: dir, FORMSINK_EVENT_RETENTION_DAYS: "7" });
+  assert.equal(values, {
+    port: 9000, host: "::1", db: `file:${join(dir, "formsink.db")}`, trustProxy: 2, rateLimits: "database", logFormat: undefined, metrics: undefined, eventRetentionDays: 7,
+  });
   const defaults = resolveSettings(SERVE_SETTINGS, [], {});
-  assert.equal(defaults.values, { port: 8787, host: "127.0.0.1", db: "file:formsink.db", trustProxy: 0, rateLimits: "memory", logFormat: undefined, metrics: undefined });
+  assert.equal(defaults.values, {
+    port: 8787, host: "127.0.0.1", db: "file:formsink.db", trustProxy: 0, rateLimits: "memory", logFormat: undefined, metrics: undefined, eventRetentionDays: 30,
+  });
 });
 
 config("a switch setting: on as a bare flag, true/false in env and file, anything else refused", ({ dir }) => {

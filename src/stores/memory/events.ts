@@ -6,7 +6,7 @@
  */
 import { type ChangeEvent, newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
-import type { EventPage, EventQuery } from "../../store.ts";
+import type { EventPage, EventQuery, EventTextPage } from "../../store.ts";
 import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
 
 interface StoredEvent {
@@ -54,19 +54,23 @@ export class MemoryEventLog {
   }
 
   read(accountId: string, query: EventQuery): EventPage {
+    const page = this.readTexts(accountId, query);
+    return page.expired ? page : { ...page, events: page.events.map((text) => JSON.parse(text) as ChangeEvent) };
+  }
+
+  readTexts(accountId: string, query: EventQuery): EventTextPage {
     const log = this.logs.get(accountId);
     const after = query.after ?? 0;
     if (!log) return { expired: false, events: [], cursor: after };
     if (query.after !== undefined && query.after < log.prunedThrough) return { expired: true };
     const { events } = log;
     const types = query.types && new Set(query.types);
-    const page: ChangeEvent[] = [];
-    let i = firstAfter(events, after);
-    for (; i < events.length && page.length < query.limit; i++) {
+    const page: string[] = [];
+    for (let i = firstAfter(events, after); i < events.length; i++) {
       const event = events[i]!;
       if (types && !types.has(event.type)) continue;
       if (query.popupId !== undefined && event.popupId !== query.popupId) continue;
-      page.push(JSON.parse(event.text) as ChangeEvent);
+      page.push(event.text);
       if (page.length === query.limit) return { expired: false, events: page, cursor: event.position };
     }
     return { expired: false, events: page, cursor: Math.max(after, log.prunedThrough, events.at(-1)?.position ?? 0) };

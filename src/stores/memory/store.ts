@@ -163,6 +163,10 @@ export function createMemoryStore(): CompleteStore {
       open();
       return events.read(accountId, query);
     },
+    async readEventsAsJson(accountId, query) {
+      open();
+      return events.readTexts(accountId, query);
+    },
     async pruneEvents(before) {
       open();
       return events.prune(before);

@@ -2,22 +2,31 @@
  * The change log in SQL: the statements each write path adds to its own batch, so that an
  * event is committed with its change or not at all, and the reads of the log. Every event
  * statement is guarded by the same condition as its change (an INSERT ... SELECT that selects
- * nothing when the change does nothing): no interactive transaction is needed.
+ * nothing when the change does nothing): no interactive transaction is needed. Each row keeps
+ * the event's whole JSON text, so a page is read out without parsing and re-serialising.
  */
-import type { ChangeEvent, EventType } from "../../events.ts";
+import type { ChangeEvent } from "../../events.ts";
 import { newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
-import type { EventPage, EventQuery } from "../../store.ts";
+import type { EventPage, EventQuery, EventTextPage } from "../../store.ts";
 import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
 import type { SqlDriver, SqlStatement, SqlValue } from "./driver.ts";
 
-const EVENT_COLUMNS = "account_id, id, type, at, popup_id, submission_id, data";
+const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, event";
+
+/** The JSON text of a created event of `s` at `now`. */
+function createdEventText(s: Submission, now: number): string {
+  return `{"id":"${newEventId()}","type":"submission.created","timestamp":"${formatInstant(now)}","data":${JSON.stringify(s)}}`;
+}
+
+/** `json_object` of an event with these id, type, time (bound values) and data (an SQL expression). */
+const eventObject = (type: ChangeEvent["type"], data: string) => `json_object('id', ?, 'type', '${type}', 'timestamp', ?, 'data', ${data})`;
 
 /** The created event of `s`; with `when`, only if that condition holds when it runs. */
 export function createdEvent(accountId: string, s: Submission, now: number, when?: { sql: string; args: readonly SqlValue[] }): SqlStatement {
   return {
-    sql: `INSERT INTO events (${EVENT_COLUMNS}) SELECT ?, ?, 'submission.created', ?, ?, ?, ?${when ? ` WHERE ${when.sql}` : ""}`,
-    args: [accountId, newEventId(), now, s.popupId, s.submissionId, JSON.stringify(s), ...(when?.args ?? [])],
+    sql: `INSERT INTO events (${EVENT_COLUMNS}) SELECT ?, 'submission.created', ?, ?, ?, ?${when ? ` WHERE ${when.sql}` : ""}`,
+    args: [accountId, now, s.popupId, s.submissionId, createdEventText(s, now), ...(when?.args ?? [])],
   };
 }
 
@@ -26,11 +35,11 @@ export function createdEvent(accountId: string, s: Submission, now: number, when
  * the rows are inserted (in the same batch). `records` holds no id twice.
  */
 export function importedEvents(accountId: string, records: readonly Submission[], now: number): SqlStatement[] {
-  const entries = records.map((s) => JSON.stringify([newEventId(), s.popupId, s.submissionId, JSON.stringify(s)]));
+  const entries = records.map((s) => JSON.stringify([s.popupId, s.submissionId, createdEventText(s, now)]));
   return jsonArrayChunks(entries).map((chunk) => ({
     sql: `INSERT INTO events (${EVENT_COLUMNS})
-          SELECT ?, json_extract(value, '$[0]'), 'submission.created', ?, json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
-          FROM json_each(?) WHERE NOT EXISTS (SELECT 1 FROM submissions WHERE account_id = ? AND id = json_extract(value, '$[2]'))`,
+          SELECT ?, 'submission.created', ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]')
+          FROM json_each(?) WHERE NOT EXISTS (SELECT 1 FROM submissions WHERE account_id = ? AND id = json_extract(value, '$[1]'))`,
     args: [accountId, now, chunk, accountId],
   }));
 }
@@ -60,10 +69,10 @@ export function jsonArrayChunks(entries: readonly string[]): string[] {
 export function statusChangedEvent(accountId: string, submissionId: string, status: SubmissionStatus, now: number): SqlStatement {
   return {
     sql: `INSERT INTO events (${EVENT_COLUMNS})
-          SELECT account_id, ?, 'submission.status_changed', ?, popup_id, id,
-                 json_object('submissionId', id, 'popupId', popup_id, 'status', ?, 'previousStatus', status)
+          SELECT account_id, 'submission.status_changed', ?, popup_id, id,
+                 ${eventObject("submission.status_changed", "json_object('submissionId', id, 'popupId', popup_id, 'status', ?, 'previousStatus', status)")}
           FROM submissions WHERE account_id = ? AND id = ? AND status != ?`,
-    args: [newEventId(), now, status, accountId, submissionId, status],
+    args: [now, newEventId(), formatInstant(now), status, accountId, submissionId, status],
   };
 }
 
@@ -75,12 +84,13 @@ export function deletedEvent(accountId: string, submissionId: string, reason: De
   return [
     {
       sql: `INSERT INTO events (${EVENT_COLUMNS})
-            SELECT account_id, ?, 'submission.deleted', ?, popup_id, id, json_object('submissionId', id, 'popupId', popup_id, 'reason', ?)
+            SELECT account_id, 'submission.deleted', ?, popup_id, id,
+                   ${eventObject("submission.deleted", "json_object('submissionId', id, 'popupId', popup_id, 'reason', ?)")}
             FROM submissions WHERE account_id = ? AND id = ?`,
-      args: [newEventId(), now, reason, accountId, submissionId],
+      args: [now, newEventId(), formatInstant(now), reason, accountId, submissionId],
     },
     {
-      sql: `UPDATE events SET data = json_object('submissionId', submission_id, 'popupId', popup_id)
+      sql: `UPDATE events SET event = json_set(event, '$.data', json_object('submissionId', submission_id, 'popupId', popup_id))
             WHERE account_id = ? AND submission_id = ? AND type = 'submission.created'
               AND EXISTS (SELECT 1 FROM submissions WHERE account_id = ? AND id = ?)`,
       args: [accountId, submissionId, accountId, submissionId],
@@ -89,7 +99,7 @@ export function deletedEvent(accountId: string, submissionId: string, reason: De
 }
 
 /** One page of the log, its horizon and its newest position, from one read snapshot. */
-export async function readEvents(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventPage> {
+export async function readEventTexts(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventTextPage> {
   const filters: string[] = [];
   const args: SqlValue[] = [accountId, query.after ?? 0];
   if (query.types !== undefined) {
@@ -104,7 +114,7 @@ export async function readEvents(driver: SqlDriver, accountId: string, query: Ev
     [
       { sql: "SELECT pruned_through FROM event_horizons WHERE account_id = ?", args: [accountId] },
       {
-        sql: `SELECT position, id, type, at, data FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`,
+        sql: `SELECT position, event FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`,
         args: [...args, query.limit],
         asArrays: true,
       },
@@ -114,14 +124,17 @@ export async function readEvents(driver: SqlDriver, accountId: string, query: Ev
   );
   const prunedThrough = Number(horizon!.rows[0]?.pruned_through ?? 0);
   if (query.after !== undefined && query.after < prunedThrough) return { expired: true };
-  const rows = page!.rows as unknown as [number, string, string, number, string][];
-  const events = rows.map(([, id, type, at, data]) => ({ id, type: type as EventType, timestamp: formatInstant(Number(at)), data: JSON.parse(data) }) as ChangeEvent);
-  const last = rows.at(-1);
+  const rows = page!.rows as unknown as [number, string][];
   const cursor =
     rows.length === query.limit
-      ? Number(last![0])
+      ? Number(rows.at(-1)![0])
       : Math.max(query.after ?? 0, prunedThrough, Number(newest!.rows[0]?.newest ?? 0));
-  return { expired: false, events, cursor };
+  return { expired: false, events: rows.map((row) => String(row[1])), cursor };
+}
+
+export async function readEvents(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventPage> {
+  const page = await readEventTexts(driver, accountId, query);
+  return page.expired ? page : { ...page, events: page.events.map((text) => JSON.parse(text) as ChangeEvent) };
 }
 
 /** Drops the events stamped before `before`, recording per account the newest position dropped. */

@@ -124,12 +124,11 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE TABLE events (
       position INTEGER PRIMARY KEY AUTOINCREMENT,
       account_id TEXT NOT NULL,
-      id TEXT NOT NULL,
       type TEXT NOT NULL,
       at INTEGER NOT NULL,           -- epoch milliseconds
       popup_id TEXT NOT NULL,
       submission_id TEXT NOT NULL,
-      data TEXT NOT NULL             -- the event's data, JSON
+      event TEXT NOT NULL            -- the whole event as the API shows it, JSON: read out as is
     )`,
     `CREATE INDEX events_by_account ON events (account_id, position)`,
     // A deletion scrubs the data out of the submission's created event.

@@ -4,7 +4,7 @@
  */
 import type { Account, ApiKeyListing, ApiKeyRecord, SubmissionPage, SubmissionQuery, CompleteStore } from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
-import { createdEvent, deletedEvent, importedEvents, pruneEvents, readEvents, statusChangedEvent } from "./events.ts";
+import { createdEvent, deletedEvent, importedEvents, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
 import { arrayRows, type SqlDriver, type SqlRow, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
 import { importStatements } from "./import.ts";
@@ -209,6 +209,9 @@ function sqlStore(driver: SqlDriver, close: () => void): CompleteStore {
 
     readEvents(accountId, query) {
       return readEvents(driver, accountId, query);
+    },
+    readEventsAsJson(accountId, query) {
+      return readEventTexts(driver, accountId, query);
     },
     pruneEvents(before) {
       return pruneEvents(driver, before);
