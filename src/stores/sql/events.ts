@@ -11,6 +11,7 @@ import { formatInstant } from "../../instant.ts";
 import type { EventPage, EventQuery, EventTextPage } from "../../store.ts";
 import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
 import type { SqlDriver, SqlStatement, SqlValue } from "./driver.ts";
+import { jsonArrayChunks } from "./json-chunks.ts";
 
 const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, event";
 
@@ -42,27 +43,6 @@ export function importedEvents(accountId: string, records: readonly Submission[]
           FROM json_each(?) WHERE NOT EXISTS (SELECT 1 FROM submissions WHERE account_id = ? AND id = json_extract(value, '$[1]'))`,
     args: [accountId, now, chunk, accountId],
   }));
-}
-
-/** Largest JSON value per statement: well under the 2 MB D1 allows for a value. */
-const MAX_CHUNK_LENGTH = 512 * 1024;
-
-/** JSON arrays of `entries` (each a JSON text), each at most MAX_CHUNK_LENGTH unless one entry is longer. */
-export function jsonArrayChunks(entries: readonly string[]): string[] {
-  const chunks: string[] = [];
-  let chunk: string[] = [];
-  let length = 0;
-  for (const entry of entries) {
-    if (chunk.length > 0 && length + entry.length > MAX_CHUNK_LENGTH) {
-      chunks.push(`[${chunk.join(",")}]`);
-      chunk = [];
-      length = 0;
-    }
-    chunk.push(entry);
-    length += entry.length + 1;
-  }
-  if (chunk.length > 0) chunks.push(`[${chunk.join(",")}]`);
-  return chunks;
 }
 
 /** The status change event; runs before the UPDATE, and selects nothing when the status is already `status`. */
