@@ -3,7 +3,8 @@
  * event is committed with its change or not at all, and the reads of the log. Every event
  * statement is guarded by the same condition as its change (an INSERT ... SELECT that selects
  * nothing when the change does nothing): no interactive transaction is needed. Each row keeps
- * the event's whole JSON text, so a page is read out without parsing and re-serialising.
+ * the event's JSON text, so a page is read out without parsing and re-serialising; a created
+ * event's data is the submission's row, read with it (see migration 5).
  */
 import type { ChangeEvent } from "../../events.ts";
 import { newEventId } from "../../events.ts";
@@ -12,13 +13,27 @@ import type { EventPage, EventQuery, EventTextPage } from "../../store.ts";
 import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
 import type { SqlDriver, SqlStatement, SqlValue } from "./driver.ts";
 import { jsonArrayChunks } from "./json-chunks.ts";
+import { submissionJson } from "./submission-row.ts";
 
-const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, event";
+const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event";
 
-/** The JSON text of a created event of `s` at `now`. */
-function createdEventText(s: Submission, now: number): string {
-  return `{"id":"${newEventId()}","type":"submission.created","timestamp":"${formatInstant(now)}","data":${JSON.stringify(s)}}`;
+/** A created event's stored text: the event's JSON up to its data, which is read from the row. */
+function createdEventText(now: number): string {
+  return `{"id":"${newEventId()}","type":"submission.created","timestamp":"${formatInstant(now)}","data":`;
 }
+
+/** The submission row as JSON, with the status its created event holds (the only field that changes). */
+const CREATED_DATA = submissionJson((column) => (column === "status" ? "events.created_status" : `submissions.${column}`));
+
+/**
+ * An event row's JSON text as the API shows it, written by SQLite without parsing any JSON. A
+ * created event's data is the submission as stored, with the status it was created with, or,
+ * once it is deleted, `{submissionId, popupId}`.
+ */
+const EVENT_JSON = `CASE WHEN events.type = 'submission.created' THEN events.event || COALESCE(
+    (SELECT ${CREATED_DATA} FROM submissions WHERE submissions.account_id = events.account_id AND submissions.id = events.submission_id),
+    '{"submissionId":' || json_quote(events.submission_id) || ',"popupId":' || json_quote(events.popup_id) || '}') || '}'
+  ELSE events.event END`;
 
 /** `json_object` of an event with these id, type, time (bound values) and data (an SQL expression). */
 const eventObject = (type: ChangeEvent["type"], data: string) => `json_object('id', ?, 'type', '${type}', 'timestamp', ?, 'data', ${data})`;
@@ -26,8 +41,8 @@ const eventObject = (type: ChangeEvent["type"], data: string) => `json_object('i
 /** The created event of `s`; with `when`, only if that condition holds when it runs. */
 export function createdEvent(accountId: string, s: Submission, now: number, when?: { sql: string; args: readonly SqlValue[] }): SqlStatement {
   return {
-    sql: `INSERT INTO events (${EVENT_COLUMNS}) SELECT ?, 'submission.created', ?, ?, ?, ?${when ? ` WHERE ${when.sql}` : ""}`,
-    args: [accountId, now, s.popupId, s.submissionId, createdEventText(s, now), ...(when?.args ?? [])],
+    sql: `INSERT INTO events (${EVENT_COLUMNS}) SELECT ?, 'submission.created', ?, ?, ?, ?, ?${when ? ` WHERE ${when.sql}` : ""}`,
+    args: [accountId, now, s.popupId, s.submissionId, s.status, createdEventText(now), ...(when?.args ?? [])],
   };
 }
 
@@ -36,10 +51,10 @@ export function createdEvent(accountId: string, s: Submission, now: number, when
  * the rows are inserted (in the same batch). `records` holds no id twice.
  */
 export function importedEvents(accountId: string, records: readonly Submission[], now: number): SqlStatement[] {
-  const entries = records.map((s) => JSON.stringify([s.popupId, s.submissionId, createdEventText(s, now)]));
+  const entries = records.map((s) => JSON.stringify([s.popupId, s.submissionId, s.status, createdEventText(now)]));
   return jsonArrayChunks(entries).map((chunk) => ({
     sql: `INSERT INTO events (${EVENT_COLUMNS})
-          SELECT ?, 'submission.created', ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]')
+          SELECT ?, 'submission.created', ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
           FROM json_each(?) WHERE NOT EXISTS (SELECT 1 FROM submissions WHERE account_id = ? AND id = json_extract(value, '$[1]'))`,
     args: [accountId, now, chunk, accountId],
   }));
@@ -49,33 +64,22 @@ export function importedEvents(accountId: string, records: readonly Submission[]
 export function statusChangedEvent(accountId: string, submissionId: string, status: SubmissionStatus, now: number): SqlStatement {
   return {
     sql: `INSERT INTO events (${EVENT_COLUMNS})
-          SELECT account_id, 'submission.status_changed', ?, popup_id, id,
+          SELECT account_id, 'submission.status_changed', ?, popup_id, id, NULL,
                  ${eventObject("submission.status_changed", "json_object('submissionId', id, 'popupId', popup_id, 'status', ?, 'previousStatus', status)")}
           FROM submissions WHERE account_id = ? AND id = ? AND status != ?`,
     args: [now, newEventId(), formatInstant(now), status, accountId, submissionId, status],
   };
 }
 
-/**
- * The deletion's tombstone, and the scrub of the personal data in the submission's created
- * event; both run before the DELETE and do nothing when there is no such row.
- */
-export function deletedEvent(accountId: string, submissionId: string, reason: DeletionReason, now: number): SqlStatement[] {
-  return [
-    {
-      sql: `INSERT INTO events (${EVENT_COLUMNS})
-            SELECT account_id, 'submission.deleted', ?, popup_id, id,
-                   ${eventObject("submission.deleted", "json_object('submissionId', id, 'popupId', popup_id, 'reason', ?)")}
-            FROM submissions WHERE account_id = ? AND id = ?`,
-      args: [now, newEventId(), formatInstant(now), reason, accountId, submissionId],
-    },
-    {
-      sql: `UPDATE events SET event = json_set(event, '$.data', json_object('submissionId', submission_id, 'popupId', popup_id))
-            WHERE account_id = ? AND submission_id = ? AND type = 'submission.created'
-              AND EXISTS (SELECT 1 FROM submissions WHERE account_id = ? AND id = ?)`,
-      args: [accountId, submissionId, accountId, submissionId],
-    },
-  ];
+/** The deletion's tombstone; runs before the DELETE and does nothing when there is no such row. */
+export function deletedEvent(accountId: string, submissionId: string, reason: DeletionReason, now: number): SqlStatement {
+  return {
+    sql: `INSERT INTO events (${EVENT_COLUMNS})
+          SELECT account_id, 'submission.deleted', ?, popup_id, id, NULL,
+                 ${eventObject("submission.deleted", "json_object('submissionId', id, 'popupId', popup_id, 'reason', ?)")}
+          FROM submissions WHERE account_id = ? AND id = ?`,
+    args: [now, newEventId(), formatInstant(now), reason, accountId, submissionId],
+  };
 }
 
 /** One page of the log, its horizon and its newest position, from one read snapshot. */
@@ -94,7 +98,7 @@ export async function readEventTexts(driver: SqlDriver, accountId: string, query
     [
       { sql: "SELECT pruned_through FROM event_horizons WHERE account_id = ?", args: [accountId] },
       {
-        sql: `SELECT position, event FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`,
+        sql: `SELECT position, ${EVENT_JSON} FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`,
         args: [...args, query.limit],
         asArrays: true,
       },
@@ -117,20 +121,32 @@ export async function readEvents(driver: SqlDriver, accountId: string, query: Ev
   return page.expired ? page : { ...page, events: page.events.map((text) => JSON.parse(text) as ChangeEvent) };
 }
 
-/** Drops the events stamped before `before`, recording per account the newest position dropped. */
+/** Events a prune looks at per batch, oldest first: bounds one write transaction. */
+const PRUNE_BATCH = 10_000;
+
+/**
+ * Drops the events stamped before `before`, oldest position first, a batch at a time, recording
+ * per account the newest position dropped. Positions follow stamps (one clock per write), so what
+ * is older is a prefix of the log; a batch that drops nothing ends the prune.
+ */
 export async function pruneEvents(driver: SqlDriver, before: number): Promise<number> {
-  const [, pruned] = await driver.batch(
-    [
-      {
-        sql: `INSERT INTO event_horizons (account_id, pruned_through)
-              SELECT account_id, MAX(position) FROM events WHERE at < ? GROUP BY account_id
-              ON CONFLICT (account_id) DO UPDATE SET pruned_through = MAX(pruned_through, excluded.pruned_through)`,
-        args: [before],
-      },
-      // RETURNING, not rowsAffected: D1 counts the rows of triggers too.
-      { sql: "DELETE FROM events WHERE at < ? RETURNING 1 AS pruned", args: [before] },
-    ],
-    "write",
-  );
-  return pruned!.rows.length;
+  const oldest = `SELECT position FROM events ORDER BY position LIMIT ${PRUNE_BATCH}`;
+  let total = 0;
+  for (;;) {
+    const [, pruned] = await driver.batch(
+      [
+        {
+          sql: `INSERT INTO event_horizons (account_id, pruned_through)
+                SELECT account_id, MAX(position) FROM events WHERE position IN (${oldest}) AND at < ? GROUP BY account_id
+                ON CONFLICT (account_id) DO UPDATE SET pruned_through = MAX(pruned_through, excluded.pruned_through)`,
+          args: [before],
+        },
+        // RETURNING, not rowsAffected: D1 counts the rows of triggers too.
+        { sql: `DELETE FROM events WHERE position IN (${oldest}) AND at < ? RETURNING 1 AS pruned`, args: [before] },
+      ],
+      "write",
+    );
+    total += pruned!.rows.length;
+    if (pruned!.rows.length === 0) return total;
+  }
 }

@@ -118,8 +118,10 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   // 5: the change log. `position` is assigned inside each write transaction, and SQLite has one
   // writer at a time, so positions grow in commit order: a reader never finds a new event at or
   // before a position it already read. AUTOINCREMENT keeps positions from being reused after the
-  // newest events are pruned. `event_horizons` records, per account, the newest position pruned:
-  // a reader whose cursor is older has missed events (410).
+  // newest events are pruned. A created event keeps no copy of the submission: its data is read
+  // from the row (with the status it was created with), so a deleted submission leaves none of
+  // its data behind. `event_horizons` records, per account, the newest position pruned: a reader
+  // whose cursor is older has missed events (410).
   [
     `CREATE TABLE events (
       position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -128,12 +130,10 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       at INTEGER NOT NULL,           -- epoch milliseconds
       popup_id TEXT NOT NULL,
       submission_id TEXT NOT NULL,
-      event TEXT NOT NULL            -- the whole event as the API shows it, JSON: read out as is
+      created_status TEXT,           -- submission.created: the status it was created with
+      event TEXT NOT NULL            -- the event as the API shows it, JSON; of a created event, the text before its data
     )`,
     `CREATE INDEX events_by_account ON events (account_id, position)`,
-    // A deletion scrubs the data out of the submission's created event.
-    `CREATE INDEX events_by_submission ON events (account_id, submission_id)`,
-    `CREATE INDEX events_by_time ON events (at)`,
     `CREATE TABLE event_horizons (
       account_id TEXT PRIMARY KEY,
       pruned_through INTEGER NOT NULL

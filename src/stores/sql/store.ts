@@ -91,16 +91,15 @@ function sqlStore(driver: SqlDriver, close: () => void): CompleteStore {
       return found!.rows.length > 0;
     },
     async deleteSubmission(accountId, submissionId, reason = "api") {
-      const tombstone = deletedEvent(accountId, submissionId, reason, Date.now());
-      const results = await driver.batch(
+      const [, deleted] = await driver.batch(
         [
-          ...tombstone,
+          deletedEvent(accountId, submissionId, reason, Date.now()),
           { sql: "DELETE FROM submissions WHERE account_id = ? AND id = ?", args: [accountId, submissionId] },
           { sql: "DELETE FROM idempotency_keys WHERE account_id = ? AND submission_id = ?", args: [accountId, submissionId] },
         ],
         "write",
       );
-      return results[tombstone.length]!.rowsAffected > 0;
+      return deleted!.rowsAffected > 0;
     },
     async insertSubmissionOnce(accountId, s, idempotency, now) {
       const record = [accountId, idempotency.key] as const;
