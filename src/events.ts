@@ -17,8 +17,7 @@ export interface StatusChange {
 
 /**
  * A deletion's tombstone: never the deleted personal data. A `submission.created` event of a
- * submission deleted since carries this too (without `reason`): the store scrubs it in the
- * deleting transaction.
+ * submission deleted since carries this too, without `reason`.
  */
 export interface Tombstone {
   submissionId: string;

@@ -107,12 +107,12 @@ export interface RateLimitCounters {
 }
 
 /**
- * The change log (`GET /api/events`, webhooks). A store that is one appends exactly one event
- * for every change its `SubmissionStore` methods make, in the same transaction as the change:
+ * The change log (`GET /api/events`). A store that is one appends exactly one event for every
+ * change its `SubmissionStore` methods make, in the same transaction as the change:
  * `submission.created` for every row inserted (insert, import, idempotent insert),
  * `submission.status_changed` when a status actually changes, `submission.deleted` (a
- * tombstone) for every row deleted, which also scrubs the data out of that submission's
- * `submission.created` event. `testEventLog` (formsink/testing) is the contract as tests.
+ * tombstone) for every row deleted; from then on that submission's `submission.created` event
+ * carries only `{submissionId, popupId}`. `testEventLog` (formsink/testing) is the contract as tests.
  *
  * Positions are whole numbers that grow in commit order: an event never becomes readable at a
  * position at or before one a reader has already been handed.

@@ -61,7 +61,7 @@ export function testEventLog<S extends Store>(options: StoreSuiteOptions<S>): vo
     assert.equal(events[3]!.data, { submissionId: a.submissionId, popupId: a.popupId, status: otherStatus, previousStatus: a.status });
     assert.equal(events[4]!.data, { submissionId: b.submissionId, popupId: b.popupId, reason: "api" });
     assert.equal(events[5]!.data, { submissionId: c.submissionId, popupId: c.popupId, reason: "erasure" });
-    assert.equal(events[1]!.data, { submissionId: b.submissionId, popupId: b.popupId }, "a deletion scrubs the data out of the created event");
+    assert.equal(events[1]!.data, { submissionId: b.submissionId, popupId: b.popupId }, "once deleted, the created event carries no personal data");
     assert.is(new Set(events.map((e) => e.id)).size, events.length, "event ids are unique");
     for (const event of events) {
       assert.ok(/^evt_[0-9A-Za-z_-]+$/.test(event.id), `event id ${event.id}`);
