@@ -5,11 +5,15 @@
  *
  * The handler is built on the first request and kept for the isolate's life; a failed start
  * (say, a migration error) is retried on the next request instead of being cached.
+ *
+ * Its `scheduled` handler (give the worker a Cron Trigger, such as hourly) prunes the change
+ * log to its retention.
  */
+import { createEventPruner } from "../src/event-pruning.ts";
 import { createSubmissionsHandler, type SubmissionsHandler } from "../src/handler.ts";
 import type { SubmissionsHandlerOptions } from "../src/options.ts";
 import { createRetentionJob } from "../src/privacy/retention.ts";
-import { isPrivacyStore, type SubmissionStore } from "../src/store.ts";
+import { isEventLog, isPrivacyStore, type SubmissionStore } from "../src/store.ts";
 import { createD1Store, type D1Database } from "../src/stores/d1/index.ts";
 import { createLibsqlClientStore } from "../src/stores/libsql/client.ts";
 import { internalError, reportError } from "./server.ts";
@@ -25,37 +29,39 @@ export interface WorkerEnv {
 export interface WorkerOptions<Env> extends SubmissionsHandlerOptions {
   /** Where the store comes from; default: `env.DB` (D1), else `env.FORMSINK_DB` (libSQL). */
   store?: (env: Env) => Promise<SubmissionStore>;
+  /** Days the change log keeps events; the scheduled handler prunes older ones. Default 30. */
+  eventRetentionDays?: number;
 }
 
 export interface Worker<Env> {
   fetch(request: Request, env: Env): Promise<Response>;
-  /** Run by a Cron Trigger: enforces the retention rules (docs/privacy.md). */
+  /** Run by a Cron Trigger: enforces the retention rules (docs/privacy.md) and prunes the change log (docs/events.md). */
   scheduled(controller: unknown, env: Env): Promise<void>;
 }
 
 export function createWorker<Env extends object = WorkerEnv>(options: WorkerOptions<Env> = {}): Worker<Env> {
-  const { store = (env: Env) => storeFromEnv(env), ...handlerOptions } = options;
-  const open = async (env: Env) => createSubmissionsHandler(await store(env), handlerOptions);
-  let handler: Promise<SubmissionsHandler> | undefined;
+  const { store = (env: Env) => storeFromEnv(env), eventRetentionDays, ...handlerOptions } = options;
+  let opened: Promise<{ store: SubmissionStore; handler: SubmissionsHandler }> | undefined;
+  const open = (env: Env) =>
+    (opened ??= store(env).then((s) => ({ store: s, handler: createSubmissionsHandler(s, handlerOptions) }))).catch((error: unknown) => {
+      opened = undefined;
+      throw error;
+    });
   return {
     async fetch(request, env) {
       try {
-        handler ??= open(env);
+        const { handler } = await open(env);
         // Cloudflare's edge sets CF-Connecting-IP to the visitor's address, replacing any sent.
-        return await (await handler)(request, { clientAddress: request.headers.get("cf-connecting-ip") ?? undefined });
+        return await handler(request, { clientAddress: request.headers.get("cf-connecting-ip") ?? undefined });
       } catch (error) {
-        handler = undefined;
         reportError(error);
         return internalError();
       }
     },
     async scheduled(_controller, env) {
-      const opened = await store(env);
-      try {
-        if (isPrivacyStore(opened)) await createRetentionJob(opened).runOnce();
-      } finally {
-        await opened.close();
-      }
+      const { store: s } = await open(env);
+      if (isPrivacyStore(s)) await createRetentionJob(s).runOnce();
+      if (isEventLog(s)) await createEventPruner(s, { retentionDays: eventRetentionDays }).runOnce();
     },
   };
 }

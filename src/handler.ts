@@ -17,13 +17,14 @@ import type { RequestContext, RouteHandler } from "./routes/context.ts";
 import { answerPreflight, CROSS_ORIGIN_HEADERS, PREFLIGHT_HEADERS } from "./routes/cors.ts";
 import { IDEMPOTENCY_KEY } from "./routes/create/idempotency.ts";
 import { createSubmission } from "./routes/create/pipeline.ts";
+import { listEvents } from "./routes/events.ts";
 import { exportSubmissions } from "./routes/export.ts";
 import { checkHealth } from "./routes/health.ts";
 import { eraseSubmissions, getErasure, getRetention, previewRetentionRules, putRetention } from "./routes/privacy.ts";
 import type { Method, Route } from "./routes/route.ts";
 import { deleteSubmission, getSubmission, listSubmissions, updateSubmissionStatus } from "./routes/submissions.ts";
 import {
-  createSubmissionBody, deleteResult, erasureBody, erasureReceipt, exportQuery, healthOk, healthUnavailable, listQuery, retentionPreview, retentionRules,
+  createSubmissionBody, deleteResult, erasureBody, erasureReceipt, eventList, eventsQuery, exportQuery, healthOk, healthUnavailable, listQuery, retentionPreview, retentionRules,
   statusUpdateBody, statusUpdateResult, submission, submissionList,
 } from "./schemas.ts";
 import type { SubmissionStore } from "./store.ts";
@@ -196,6 +197,20 @@ export const ROUTES: readonly Route[] = [
       operationId: "previewRetention", summary: "How many submissions each retention rule would delete now (deletes nothing)",
       responses: { 200: { description: "One count per rule, in the rules' order", content: { "application/json": retentionPreview } } },
       errors: [401, 403, 500, 501],
+    },
+  },
+  {
+    method: "GET", path: "/api/events", access: "secret", handle: listEvents,
+    doc: {
+      operationId: "listEvents", summary: "Read the change log: every create, status change and deletion, in commit order, by cursor",
+      description:
+        "Follow `nextCursor` (as `after`) to see every event exactly once, in commit order: an event never appears later behind a cursor already handed out. " +
+        "Without `after`, reading starts at the oldest event kept. `type` (comma-separated) and `popupId` filter; the cursor still moves past what they skip. " +
+        "Events are kept for a configurable time (30 days by default): a cursor older than that is 410. " +
+        "`data` of `submission.created` is the Submission (of a submission deleted since, only `submissionId` and `popupId`); of `submission.status_changed`, `{submissionId, popupId, status, previousStatus}`; of `submission.deleted`, the tombstone `{submissionId, popupId, reason}`.",
+      query: eventsQuery,
+      responses: { 200: { description: "The page and where the next one starts", content: { "application/json": eventList } } },
+      errors: [400, 401, 403, 410, 500],
     },
   },
   {

@@ -20,12 +20,13 @@ export {
 export { erase, type ErasureRequest, type ErasureResult } from "./privacy/erasure.ts";
 export { DEFAULT_IDENTIFYING_FIELDS, identifierKey, isPrivacyStore } from "./store.ts";
 export type { PrivacyStore, ErasureReceipt, RetentionRule } from "./store.ts";
-export type { DeletionReason } from "./submission.ts";
 export type {
   SubmissionStore, KeyStore, RateLimitCounters, CompleteStore, SubmissionFilter, SubmissionWalk, SubmissionCursor, SubmissionQuery, SubmissionPage, Account, ApiKeyKind, ApiKeyRecord, ApiKeyListing,
-  IdempotencyRecord, IdempotentInsert,
+  IdempotencyRecord, IdempotentInsert, EventLog, EventQuery, EventPage,
   StoreFaultKind,
 } from "./store.ts";
-export { StoreUnavailable } from "./store.ts";
-export type { Submission, SubmissionStatus, SubmissionData, Device, JsonValue } from "./submission.ts";
+export { isEventLog, StoreUnavailable } from "./store.ts";
+export { type ChangeEvent, type EventType, type StatusChange, type Tombstone, EVENT_TYPES, DEFAULT_EVENT_RETENTION_DAYS } from "./events.ts";
+export { createEventPruner, type EventPruner, type EventPrunerOptions } from "./event-pruning.ts";
+export type { Submission, SubmissionStatus, SubmissionData, Device, JsonValue, DeletionReason } from "./submission.ts";
 export { SUBMISSION_STATUSES, DEVICES } from "./submission.ts";

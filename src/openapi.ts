@@ -63,6 +63,10 @@ const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: (limits:
     name: "NotFound",
     description: () => "No such submission (`Submission not found`) or erasure receipt (`Erasure not found`) in this account; ids that cannot exist are 404 too.",
   },
+  410: {
+    name: "Gone",
+    description: () => "The events cursor is older than the events kept: export afresh and continue from a new cursor (the message says how).",
+  },
   413: { name: "PayloadTooLarge", description: (limits) => `The body is larger than ${limits.maxBodyBytes} bytes.` },
   422: {
     name: "UnprocessableContent",

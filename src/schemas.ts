@@ -7,6 +7,7 @@
 import { type } from "arktype";
 import { characters } from "./code-points.ts";
 import { afterBound, beforeBound, parseInstant } from "./instant.ts";
+import { EVENT_TYPES, type EventType } from "./events.ts";
 import { DEVICES, SUBMISSION_STATUSES, type SubmissionData } from "./submission.ts";
 
 export const submissionStatus = type.enumerated(...SUBMISSION_STATUSES);
@@ -53,13 +54,30 @@ export const exportQuery = type({
   ...filterQuery,
 });
 
+const eventType = type.enumerated(...EVENT_TYPES);
+const EVENT_TYPE_PATTERN = EVENT_TYPES.map((name) => name.replaceAll(".", "\\.")).join("|");
+
+export const eventsQuery = type({
+  "after?": type(/^\d{1,15}$/)
+    .configure({ description: "`nextCursor` of an earlier answer" })
+    .describe("a cursor from an earlier answer's nextCursor")
+    .pipe(Number),
+  limit: digits.pipe(Number).to("1 <= number.integer <= 1000").default("100"),
+  "type?": type(new RegExp(`^(${EVENT_TYPE_PATTERN})(,(${EVENT_TYPE_PATTERN}))*$`))
+    .configure({ description: `comma-separated event types: ${EVENT_TYPES.join(", ")}` })
+    .describe(`comma-separated event types (${EVENT_TYPES.join(", ")})`)
+    .pipe((text) => [...new Set(text.split(","))] as EventType[]),
+  "popupId?": popupId,
+});
+
 /** The names a query schema reads from the URL; any other parameter is ignored. */
-export function queryParameters(schema: typeof listQuery | typeof exportQuery): string[] {
+export function queryParameters(schema: typeof listQuery | typeof exportQuery | typeof eventsQuery): string[] {
   return schema.props.map((prop) => prop.key as string);
 }
 
 export const LIST_QUERY_PARAMETERS = queryParameters(listQuery);
 export const EXPORT_QUERY_PARAMETERS = queryParameters(exportQuery);
+export const EVENTS_QUERY_PARAMETERS = queryParameters(eventsQuery);
 
 /** A JSON object (not an array); its size and shape limits are checked by `checkSubmissionData`. */
 const submissionData = type("Record<string, unknown>")
@@ -119,6 +137,22 @@ export const statusUpdateResult = type({
 
 export const deleteResult = type({ message: "'Submission deleted'", submissionId });
 
+/** An event of the change log, in the Standard Webhooks payload form. */
+export const changeEvent = type({
+  id: type(/^evt_[0-9a-f]{32}$/).describe("an event id: evt_ and 32 hex digits"),
+  type: eventType,
+  timestamp: createdAt,
+  // submission.created: the Submission (of one deleted since: {submissionId, popupId});
+  // submission.status_changed: {submissionId, popupId, status, previousStatus};
+  // submission.deleted: {submissionId, popupId, reason}.
+  data: type({ submissionId, popupId, "[string]": "unknown" }),
+});
+
+export const eventList = type({
+  items: changeEvent.array(),
+  nextCursor: type(/^\d{1,15}$/).describe("where the next read starts: pass it as `after`"),
+});
+
 export const errorBody = type({ message: "string" });
 
 export type ListQuery = typeof listQuery.infer;
@@ -128,6 +162,8 @@ export type StatusUpdateBody = typeof statusUpdateBody.infer;
 export type SubmissionList = typeof submissionList.infer;
 export type StatusUpdateResult = typeof statusUpdateResult.infer;
 export type DeleteResult = typeof deleteResult.infer;
+export type EventsQuery = typeof eventsQuery.inferIn;
+export type EventList = typeof eventList.infer;
 
 // ---- privacy ------------------------------------------------------------------------------
 

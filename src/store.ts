@@ -1,3 +1,4 @@
+import type { ChangeEvent, EventType } from "./events.ts";
 import type { DeletionReason, Submission, SubmissionStatus } from "./submission.ts";
 import { compareByCodePoint } from "./text-order.ts";
 
@@ -25,13 +26,16 @@ export interface SubmissionStore {
    * (keyset paging). No total. Exports read this way, page by page.
    */
   walkSubmissions(accountId: string, walk: SubmissionWalk): Promise<Submission[]>;
-  /** False when the account has no such submission. Setting the current status is a success. */
+  /**
+   * False when the account has no such submission. Setting the current status is a success that
+   * changes nothing (and, in a store that is an `EventLog`, appends no event).
+   */
   setSubmissionStatus(accountId: string, submissionId: string, status: SubmissionStatus): Promise<boolean>;
   /**
    * Removes the row for good, and any idempotency record that would replay it; false when the
-   * account has no such submission.
+   * account has no such submission. `reason` (default `api`) is what its event says.
    */
-  deleteSubmission(accountId: string, submissionId: string): Promise<boolean>;
+  deleteSubmission(accountId: string, submissionId: string, reason?: DeletionReason): Promise<boolean>;
   /**
    * Inserts the submissions whose id the account does not have yet, all or none (one
    * transaction), and returns how many it inserted: importing the same records again changes
@@ -164,8 +168,52 @@ export interface RateLimitCounters {
   countRateLimitHit(bucket: string, windowStart: number, windowEnd: number): Promise<number>;
 }
 
+/**
+ * The change log (`GET /api/events`). A store that is one appends exactly one event for every
+ * change its `SubmissionStore` methods make, in the same transaction as the change:
+ * `submission.created` for every row inserted (insert, import, idempotent insert),
+ * `submission.status_changed` when a status actually changes, `submission.deleted` (a
+ * tombstone) for every row deleted; from then on that submission's `submission.created` event
+ * carries only `{submissionId, popupId}`. `testEventLog` (formsink/testing) is the contract as tests.
+ *
+ * Positions are whole numbers that grow in commit order: an event never becomes readable at a
+ * position at or before one a reader has already been handed.
+ */
+export interface EventLog {
+  /** The account's events after `query.after`, oldest first, at most `query.limit`. */
+  readEvents(accountId: string, query: EventQuery): Promise<EventPage>;
+  /** Drops every event stamped before `before` (epoch milliseconds); returns how many it dropped. */
+  pruneEvents(before: number): Promise<number>;
+  /**
+   * Optional: the page `readEvents` gives, each event as the JSON text `JSON.stringify` gives
+   * it, for a store that keeps that text and can hand it out without parsing it.
+   */
+  readEventsAsJson?(accountId: string, query: EventQuery): Promise<EventTextPage>;
+}
+
+export interface EventQuery {
+  /** A position from an earlier page; without it, from the oldest event kept. */
+  after?: number;
+  limit: number;
+  /** Only events of these types (all when absent). */
+  types?: readonly EventType[];
+  popupId?: string;
+}
+
+export type EventPage =
+  /**
+   * `cursor`: where the next read starts. The position of the page's last event, or, when
+   * the page reached the newest event (fewer than `limit`), the newest position of the
+   * account's log, so that a filtered reader moves past what it does not read.
+   */
+  | { expired: false; events: ChangeEvent[]; cursor: number }
+  /** Events after `after` were pruned before this reader got them: it must start afresh. */
+  | { expired: true };
+
+export type EventTextPage = { expired: false; events: string[]; cursor: number } | { expired: true };
+
 /** A store with everything, fast paths included: what the memory, libSQL and D1 stores are. */
-export type CompleteStore = Required<SubmissionStore> & KeyStore & RateLimitCounters & PrivacyStore;
+export type CompleteStore = Required<SubmissionStore> & KeyStore & RateLimitCounters & PrivacyStore & Required<EventLog>;
 
 /** True when the store keeps accounts and API keys. */
 export function isKeyStore(store: object): store is KeyStore {
@@ -225,10 +273,22 @@ export async function findSubmissionsByIdentifier(store: SubmissionStore, accoun
   }
 }
 
+/** True when the store keeps the change log. */
+export function isEventLog(store: object): store is EventLog {
+  return typeof (store as Partial<EventLog>).readEvents === "function";
+}
+
 /** `store.walkSubmissionsAsJson`, or the walk's page serialised when the store has no such path. */
 export async function walkSubmissionsAsJson(store: SubmissionStore, accountId: string, walk: SubmissionWalk): Promise<string[]> {
   if (store.walkSubmissionsAsJson) return store.walkSubmissionsAsJson(accountId, walk);
   return (await store.walkSubmissions(accountId, walk)).map((submission) => JSON.stringify(submission));
+}
+
+/** `store.readEventsAsJson`, or the page `readEvents` gives, serialised. */
+export async function readEventsAsJson(store: EventLog, accountId: string, query: EventQuery): Promise<EventTextPage> {
+  if (store.readEventsAsJson) return store.readEventsAsJson(accountId, query);
+  const page = await store.readEvents(accountId, query);
+  return page.expired ? page : { ...page, events: page.events.map((event) => JSON.stringify(event)) };
 }
 
 /** Rows a walk reads per page when it looks for data keys itself. */

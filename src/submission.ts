@@ -27,3 +27,4 @@ export interface Submission {
   /** ISO 8601 in UTC with milliseconds and a trailing `Z`. */
   createdAt: string;
 }
+

@@ -1,4 +1,6 @@
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from "../../adapters/server.ts";
+import { createEventPruner } from "../../src/event-pruning.ts";
+import { DEFAULT_EVENT_RETENTION_DAYS } from "../../src/events.ts";
 import { createSubmissionsHandler } from "../../src/handler.ts";
 import { createRetentionJob } from "../../src/privacy/retention.ts";
 import { forwardedForAddress } from "../../src/rate-limit/client-address.ts";
@@ -72,6 +74,18 @@ export const SERVE_SETTINGS = {
     help: '"json": one pino-compatible JSON object per line on stderr; "pretty": short lines',
     parse: parseLogFormat,
   }),
+  eventRetentionDays: setting({
+    flag: "event-retention-days",
+    env: "FORMSINK_EVENT_RETENTION_DAYS",
+    valueName: "<n>",
+    default: () => DEFAULT_EVENT_RETENTION_DAYS,
+    defaultText: String(DEFAULT_EVENT_RETENTION_DAYS),
+    help: "days the change log (GET /api/events) keeps events; older ones are pruned hourly",
+    parse: (text) => {
+      if (!/^\d{1,5}$/.test(text) || Number(text) === 0) throw new BadValue("must be a whole number of days, at least 1");
+      return Number(text);
+    },
+  }),
   metrics: setting({
     flag: "metrics",
     env: "FORMSINK_METRICS",
@@ -129,7 +143,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     io.stdout(HELP);
     return EXIT_OK;
   }
-  const { port, host: hostname, db: url, trustProxy: trustedProxies, rateLimits, logFormat, metrics: metricsAt, idleTimeout, maxConnections } = settings.values;
+  const { port, host: hostname, db: url, trustProxy: trustedProxies, rateLimits, logFormat, metrics: metricsAt, idleTimeout, maxConnections, eventRetentionDays } = settings.values;
   const log = createServerLog(logFormat ?? (io.stderrTerminal !== undefined ? "pretty" : "json"), io.stderr);
   const metrics = metricsAt && createServerMetrics();
 
@@ -160,6 +174,11 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     await Promise.all([server.close(), store.close()]);
     throw new UsageError(`cannot listen on ${metricsAt.hostname}:${metricsAt.port} for --metrics: ${error.code ?? error.message}`);
   }));
+  const pruner = createEventPruner(store, {
+    retentionDays: eventRetentionDays,
+    onError: (error) => log.warn(`pruning old events failed (tried again within the hour): ${error instanceof Error ? error.message : String(error)}`),
+  });
+  pruner.start();
   // Listening from here on: a signal must find its handler even while the lines below print.
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
@@ -193,6 +212,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
 
   await stopped;
   await retention.stop();
+  pruner.stop();
   await store.close();
   return EXIT_OK;
 }

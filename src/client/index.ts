@@ -9,9 +9,27 @@
  * users should not need arktype's), and `test/client/types.ts` checks at compile time that each
  * is exactly the type the server's schema infers (`src/schemas.ts`), so they cannot drift.
  */
-import type { Device, JsonValue, Submission, SubmissionData, SubmissionStatus } from "../submission.ts";
+import type { ChangeEvent, EventType, StatusChange, Tombstone } from "../events.ts";
+import type { DeletionReason, Device, JsonValue, Submission, SubmissionData, SubmissionStatus } from "../submission.ts";
 
-export type { Device, JsonValue, Submission, SubmissionData, SubmissionStatus };
+export type { ChangeEvent, DeletionReason, Device, EventType, JsonValue, StatusChange, Submission, SubmissionData, SubmissionStatus, Tombstone };
+
+/** A page of the change log: the schema `eventList`. */
+export interface EventList {
+  items: ChangeEvent[];
+  /** Pass it as `after` to read on from here. */
+  nextCursor: string;
+}
+
+/** The query of `GET /api/events` (the schema `eventsQuery`). */
+export interface EventsOptions {
+  /** `nextCursor` of an earlier page; without it, from the oldest event kept. */
+  after?: string;
+  /** 1..1000, default 100. */
+  limit?: number;
+  type?: readonly EventType[];
+  popupId?: string;
+}
 
 /** A list page: the schema `submissionList`. */
 export interface SubmissionList {
@@ -162,6 +180,8 @@ export interface FormsinkClient {
   /** Replaces the account's retention rules; `[]` removes them. */
   setRetention(rules: RetentionRule[], request?: RequestOptions): Promise<RetentionRules>;
   previewRetention(request?: RequestOptions): Promise<RetentionPreview>;
+  /** One page of the change log. A cursor older than the events kept is a `FormsinkError` with status 410. */
+  events(options?: EventsOptions, request?: RequestOptions): Promise<EventList>;
 }
 
 export function createClient(options: ClientOptions): FormsinkClient {
@@ -208,6 +228,8 @@ export function createClient(options: ClientOptions): FormsinkClient {
     getRetention: ({ signal } = {}) => json("GET", "api/retention", { signal }),
     setRetention: (rules, { signal } = {}) => json("PUT", "api/retention", { body: { rules }, signal }),
     previewRetention: ({ signal } = {}) => json("GET", "api/retention/preview", { signal }),
+    events: ({ type, ...query } = {}, { signal } = {}) =>
+      json("GET", "api/events", { query: { ...query, type: type?.join(",") }, signal }),
 
     async *export(filters = {}, { signal } = {}) {
       const response = await send("GET", "api/submission/export", { query: { ...filters, format: "ndjson" }, signal, headers: { accept: "application/x-ndjson" } });

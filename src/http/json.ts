@@ -9,5 +9,10 @@ const BASE_HEADERS = {
 
 /** A JSON answer; `headers` (lower-case names) add to or replace the base ones. */
 export function jsonAnswer(body: unknown, status = 200, headers?: Record<string, string>): Answer {
-  return { status, headers: headers ? { ...BASE_HEADERS, ...headers } : { ...BASE_HEADERS }, body: JSON.stringify(body) };
+  return jsonTextAnswer(JSON.stringify(body), status, headers);
+}
+
+/** A JSON answer from JSON text already written. */
+export function jsonTextAnswer(text: string, status = 200, headers?: Record<string, string>): Answer {
+  return { status, headers: headers ? { ...BASE_HEADERS, ...headers } : { ...BASE_HEADERS }, body: text };
 }

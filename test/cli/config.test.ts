@@ -22,6 +22,7 @@ const BAD: Record<keyof typeof SERVE_SETTINGS, string[]> = {
   metrics: ["everywhere", "99999", "host:", ""],
   idleTimeout: ["0", "1.5", "1000", "soon", ""],
   maxConnections: ["0", "-5", "many", ""],
+  eventRetentionDays: ["0", "thirty", "-1", "1.5", ""],
 };
 
 const config = suite<{ dir: string }>("serve settings");
@@ -97,10 +98,16 @@ config("unknown flags, arguments, config keys and unreadable config files: exit 
 config("precedence: flag, then env var, then config file, then default", ({ dir }) => {
   const file = join(dir, "config.json");
   writeFileSync(file, JSON.stringify({ port: 7000, host: "0.0.0.0", "trust-proxy": 2, "rate-limits": "database" }));
-  const { values } = resolveSettings(SERVE_SETTINGS, ["--port", "9000", "--config", file], { PORT: "8000", HOST: "::1", FORMSINK_DATA_DIR: dir });
-  assert.equal(values, { port: 9000, host: "::1", db: `file:${join(dir, "formsink.db")}`, trustProxy: 2, rateLimits: "database", logFormat: undefined, metrics: undefined, idleTimeout: 30, maxConnections: 1000 });
+  const { values } = resolveSettings(SERVE_SETTINGS, ["--port", "9000", "--config", file], { PORT: "8000", HOST: "::1", FORMSINK_DATA_DIR: dir, FORMSINK_EVENT_RETENTION_DAYS: "7" });
+  assert.equal(values, {
+    port: 9000, host: "::1", db: `file:${join(dir, "formsink.db")}`, trustProxy: 2, rateLimits: "database", logFormat: undefined, metrics: undefined,
+    idleTimeout: 30, maxConnections: 1000, eventRetentionDays: 7,
+  });
   const defaults = resolveSettings(SERVE_SETTINGS, [], {});
-  assert.equal(defaults.values, { port: 8787, host: "127.0.0.1", db: "file:formsink.db", trustProxy: 0, rateLimits: "memory", logFormat: undefined, metrics: undefined, idleTimeout: 30, maxConnections: 1000 });
+  assert.equal(defaults.values, {
+    port: 8787, host: "127.0.0.1", db: "file:formsink.db", trustProxy: 0, rateLimits: "memory", logFormat: undefined, metrics: undefined,
+    idleTimeout: 30, maxConnections: 1000, eventRetentionDays: 30,
+  });
 });
 
 config("a switch setting: on as a bare flag, true/false in env and file, anything else refused", ({ dir }) => {

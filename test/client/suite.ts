@@ -107,6 +107,28 @@ export function clientSuite(name: string, start: StartClientTarget, options: { b
     assert.equal(preview.rules.map(({ olderThanDays, matched }) => [olderThanDays, matched]), [[90, 0]]);
   });
 
+  t("events: pages of the change log by cursor, filtered by type and popup", async ({ target }) => {
+    const client = await clientFor(target);
+    const kept = await client.create({ popupId: "popup_1", data: { n: 1 } });
+    const gone = await client.create({ popupId: "popup_2", data: { n: 2 } });
+    await client.updateStatus(kept.submissionId, "completed");
+    await client.delete(gone.submissionId);
+    const first = await client.events({ limit: 2 });
+    assert.equal(first.items.map((e) => e.type), ["submission.created", "submission.created"]);
+    assert.equal(first.items[0]!.data, kept);
+    const rest = await client.events({ after: first.nextCursor });
+    assert.equal(rest.items.map((e) => [e.type, e.data]), [
+      ["submission.status_changed", { submissionId: kept.submissionId, popupId: "popup_1", status: "completed", previousStatus: "pending" }],
+      ["submission.deleted", { submissionId: gone.submissionId, popupId: "popup_2", reason: "api" }],
+    ]);
+    assert.equal((await client.events({ after: rest.nextCursor })).items, []);
+    const deletions = await client.events({ type: ["submission.deleted", "submission.status_changed"], popupId: "popup_2" });
+    assert.equal(deletions.items.map((e) => e.type), ["submission.deleted"]);
+    const malformed = await rejection(client.events({ after: "not-a-cursor" }));
+    assert.is(malformed.status, 400);
+    assert.match(malformed.message, /after/);
+  });
+
   t("errors are FormsinkErrors carrying the status and the API's message", async ({ target }) => {
     const client = await clientFor(target);
     const tooMany = await rejection(client.list({ limit: 101 }));

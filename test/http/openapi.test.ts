@@ -114,7 +114,7 @@ t("servers names the base path it is mounted under", async () => {
   assert.equal((await fixture("/forms")).doc.servers, [{ url: "/forms", description: "where this document was served" }]);
 });
 
-/** Query values the handler takes or refuses, per parameter, for both query routes. */
+/** Query values the handler takes or refuses, per parameter, for every query route. */
 const QUERY_SAMPLES: Record<string, string[]> = {
   limit: ["1", "100", "007", "0", "101", "1e1", "10.0", " 5", "", "-1", "ten"],
   offset: ["0", "5", "9007199254740991", "9007199254740992", "-1", "1.5", "0x1", ""],
@@ -124,6 +124,8 @@ const QUERY_SAMPLES: Record<string, string[]> = {
   status: ["pending", "completed", "done", "PENDING", ""],
   orderBy: ["created_at", "created_at_desc", "created", "createdAt", ""],
   format: ["csv", "ndjson", "xml", "CSV", ""],
+  after: ["0", "12", "123456789012345", "1234567890123456", "-1", "abc", "1.5", ""],
+  type: ["submission.created", "submission.created,submission.deleted", "submission.status_changed", "submission.made", "submissionXcreated", "submission.created,", ""],
 };
 
 t("query parameters: the document's schema accepts a value exactly when the handler does", async () => {

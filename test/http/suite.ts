@@ -15,6 +15,7 @@ import { createMemoryStore } from "../../src/stores/memory.ts";
 import { createRetentionJob } from "../../src/privacy/retention.ts";
 import type { Submission } from "../../src/submission.ts";
 import { browserIngestSuite } from "./browser-suite.ts";
+import { eventsSuite } from "./events-suite.ts";
 import {
   type Account, type CallOptions, expectError, expectJson, expectSubmission, type Fixture, GOOGLEBOT_UA, type HttpSuiteOptions,
   IPHONE_UA, listPage, MISSING_ID, mount, type Reply, type StartHttpTarget, totalOf,
@@ -195,6 +196,7 @@ export function httpSuite(target: string, start: StartHttpTarget, options: HttpS
   requestIdSuite(target, start, createStore);
   browserIngestSuite(target, start, createStore);
   privacySuite(target, start, createStore);
+  eventsSuite(target, start, createStore);
 }
 
 function privacySuite(target: string, start: StartHttpTarget, createStore: () => Promise<CompleteStore>): void {

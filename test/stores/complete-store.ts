@@ -4,7 +4,7 @@
  */
 import { suite } from "uvu";
 import type { CompleteStore } from "../../src/store.ts";
-import { testKeyStore, testPrivacyStore, testRateLimitCounters, testSubmissionStore } from "../../src/testing/index.ts";
+import { testEventLog, testKeyStore, testPrivacyStore, testRateLimitCounters, testSubmissionStore } from "../../src/testing/index.ts";
 
 /** `open` gives a fresh store; with `identifyingFields`, one that indexes those. */
 export function testCompleteStore(name: string, open: (options?: { identifyingFields?: readonly string[] }) => Promise<CompleteStore>): void {
@@ -13,5 +13,6 @@ export function testCompleteStore(name: string, open: (options?: { identifyingFi
   testKeyStore({ test, open });
   testRateLimitCounters({ test, open });
   testPrivacyStore({ test, open });
+  testEventLog({ test, open });
   test.run();
 }

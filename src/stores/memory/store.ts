@@ -4,9 +4,10 @@ import {
   type Account, type ApiKeyListing, type ApiKeyRecord, type CompleteStore, DEFAULT_IDENTIFYING_FIELDS, type ErasureReceipt, type RetentionRule,
   type SubmissionPage, type SubmissionWalk,
 } from "../../store.ts";
-import type { Submission } from "../../submission.ts";
+import type { DeletionReason, Submission } from "../../submission.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import { AccountRows } from "./account-rows.ts";
+import { MemoryEventLog } from "./events.ts";
 import { IdempotencyRecords } from "./idempotency.ts";
 import { pageOf, spansOf, totalOf } from "./pages.ts";
 import { textToSubmission } from "./submission-text.ts";
@@ -26,6 +27,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
   const keys = new Map<string, ApiKeyRecord>();
   const idempotencyByAccount = new Map<string, IdempotencyRecords>();
   const rateLimiter = createMemoryRateLimiter();
+  const events = new MemoryEventLog();
   let closed = false;
 
   const open = () => {
@@ -55,11 +57,23 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
   };
   const copy = <T>(value: T): T => structuredClone(value);
 
+  /** Removes the row, its idempotency record and its index entries, and logs the tombstone: all in one turn. */
+  const deleteOne = (accountId: string, submissionId: string, reason: DeletionReason): boolean => {
+    const rows = rowsOf(accountId);
+    const text = rows?.textOf(submissionId);
+    if (text === undefined) return false;
+    rows!.delete(submissionId);
+    idempotencyByAccount.get(accountId)?.forgetSubmission(submissionId);
+    events.deleted(accountId, textToSubmission(text), reason);
+    return true;
+  };
+
   return {
     async insertSubmission(accountId, submission) {
       const rows = writableRowsOf(accountId);
       if (rows.has(submission.submissionId)) throw new Error(`submission ${submission.submissionId} already exists`);
       rows.insert(submission, timeOf(submission));
+      events.created(accountId, submission);
     },
     async getSubmission(accountId, submissionId) {
       const text = rowsOf(accountId)?.textOf(submissionId);
@@ -96,21 +110,25 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
         for (const submissionId of inserted) rows.delete(submissionId);
         throw error;
       }
+      for (const submissionId of inserted) events.created(accountId, textToSubmission(rows.textOf(submissionId)!));
       return inserted.length;
     },
     async setSubmissionStatus(accountId, submissionId, status) {
-      return rowsOf(accountId)?.setStatus(submissionId, status) ?? false;
-    },
-    async deleteSubmission(accountId, submissionId) {
-      const deleted = rowsOf(accountId)?.delete(submissionId) ?? false;
-      if (deleted) idempotencyByAccount.get(accountId)?.forgetSubmission(submissionId);
-      return deleted;
-    },
-    async deleteSubmissions(accountId, submissionIds, _reason) {
       const rows = rowsOf(accountId);
-      const deleted = submissionIds.filter((submissionId) => rows?.delete(submissionId) ?? false);
-      for (const submissionId of deleted) idempotencyByAccount.get(accountId)?.forgetSubmission(submissionId);
-      return deleted;
+      const text = rows?.textOf(submissionId);
+      if (text === undefined) return false;
+      const before = textToSubmission(text);
+      // Setting the current status changes nothing and appends no event.
+      if (before.status === status) return true;
+      rows!.setStatus(submissionId, status);
+      events.statusChanged(accountId, { ...before, status }, before.status);
+      return true;
+    },
+    async deleteSubmission(accountId, submissionId, reason = "api") {
+      return deleteOne(accountId, submissionId, reason);
+    },
+    async deleteSubmissions(accountId, submissionIds, reason) {
+      return submissionIds.filter((submissionId) => deleteOne(accountId, submissionId, reason));
     },
     identifyingFields,
     async findSubmissionsByIdentifier(accountId, field, value) {
@@ -124,6 +142,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
       if (rows.has(submission.submissionId)) throw new Error(`submission ${submission.submissionId} already exists`);
       rows.insert(submission, timeOf(submission));
       records.add(idempotency, submission.submissionId, rows.textOf(submission.submissionId)!);
+      events.created(accountId, submission);
       return { inserted: true };
     },
     async countRateLimitHit(bucket, windowStart, windowEnd) {
@@ -163,6 +182,19 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
       if (!key) return undefined;
       key.revokedAt ??= revokedAt;
       return copy(key);
+    },
+
+    async readEvents(accountId, query) {
+      open();
+      return events.read(accountId, query);
+    },
+    async readEventsAsJson(accountId, query) {
+      open();
+      return events.readTexts(accountId, query);
+    },
+    async pruneEvents(before) {
+      open();
+      return events.prune(before);
     },
 
     async ping() {
@@ -211,6 +243,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
       receiptsByAccount.clear();
       rulesByAccount.clear();
       idempotencyByAccount.clear();
+      events.clear();
     },
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { Submission } from "../../submission.ts";
 import type { SqlStatement, SqlValue } from "./driver.ts";
+import { jsonArrayChunks } from "./json-chunks.ts";
 import { SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, submissionToRow } from "./submission-row.ts";
 
 const MAX_BOUND_VALUES = 100;
@@ -19,9 +20,6 @@ const FULL_INSERT_SQL = insertSql(ROWS_PER_STATEMENT);
 // The chunk's distinct data keys, as one JSON array of [popupId, key] pairs.
 const KEYS_SQL = `INSERT OR IGNORE INTO submission_data_keys (account_id, popup_id, key)
   SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)`;
-
-/** Largest JSON value of data keys per statement: well under the 2 MB D1 allows for a value. */
-const MAX_KEYS_LENGTH = 512 * 1024;
 
 /**
  * Statements that insert `submissions` into the account, skipping ids it already has: first
@@ -51,18 +49,5 @@ function dataKeyStatements(accountId: string, submissions: readonly Submission[]
     for (const key in s.data) keys.add(key);
   }
   const pairs = [...keysByPopup].flatMap(([popupId, keys]) => [...keys].map((key) => JSON.stringify([popupId, key])));
-  const statements: SqlStatement[] = [];
-  let chunk: string[] = [];
-  let length = 0;
-  for (const pair of [...pairs, undefined]) {
-    if (pair === undefined || length + pair.length > MAX_KEYS_LENGTH) {
-      if (chunk.length > 0) statements.push({ sql: KEYS_SQL, args: [accountId, `[${chunk.join(",")}]`] });
-      chunk = [];
-      length = 0;
-    }
-    if (pair === undefined) break;
-    chunk.push(pair);
-    length += pair.length + 1;
-  }
-  return statements;
+  return jsonArrayChunks(pairs).map((chunk) => ({ sql: KEYS_SQL, args: [accountId, chunk] }));
 }

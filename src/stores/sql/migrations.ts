@@ -166,4 +166,28 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     )`,
     `CREATE TABLE formsink_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
   ],
+  // 6: the change log. `position` is assigned inside each write transaction, and SQLite has one
+  // writer at a time, so positions grow in commit order: a reader never finds a new event at or
+  // before a position it already read. AUTOINCREMENT keeps positions from being reused after the
+  // newest events are pruned. A created event keeps no copy of the submission: its data is read
+  // from the row (with the status it was created with), so a deleted submission leaves none of
+  // its data behind. `event_horizons` records, per account, the newest position pruned: a reader
+  // whose cursor is older has missed events (410).
+  [
+    `CREATE TABLE events (
+      position INTEGER PRIMARY KEY AUTOINCREMENT,
+      account_id TEXT NOT NULL,
+      type TEXT NOT NULL,
+      at INTEGER NOT NULL,           -- epoch milliseconds
+      popup_id TEXT NOT NULL,
+      submission_id TEXT NOT NULL,
+      created_status TEXT,           -- submission.created: the status it was created with
+      event TEXT NOT NULL            -- the event as the API shows it, JSON; of a created event, the text before its data
+    )`,
+    `CREATE INDEX events_by_account ON events (account_id, position)`,
+    `CREATE TABLE event_horizons (
+      account_id TEXT PRIMARY KEY,
+      pruned_through INTEGER NOT NULL
+    ) WITHOUT ROWID`,
+  ],
 ];

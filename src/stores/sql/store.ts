@@ -7,6 +7,7 @@ import {
   type SubmissionPage, type SubmissionQuery,
 } from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
+import { createdEvent, deletedEvent, importedEvents, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
 import { arrayRows, type SqlDriver, type SqlRow, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
@@ -50,10 +51,11 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
   let hashKey: Promise<string> | undefined;
   return {
     async insertSubmission(accountId, s) {
-      // One transaction: the row and its data keys (for CSV columns) go in together or not at all.
+      // One transaction: the row, its data keys (for CSV columns) and its event go in together or not at all.
       await writeGrouped([
         { sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (${PLACEHOLDERS})`, args: submissionValues(accountId, s) },
         keepDataKeys(accountId, s),
+        createdEvent(accountId, s, Date.now()),
       ]);
     },
     async getSubmission(accountId, submissionId) {
@@ -86,21 +88,30 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
     },
     async importSubmissions(accountId, submissions) {
       if (submissions.length === 0) return 0;
-      // One batch: all of it is inserted, or none.
-      const { statements, rowStatements } = importStatements(accountId, submissions);
-      const results = await driver.batch(statements, "write");
-      return results.slice(0, rowStatements).reduce((inserted, result) => inserted + result.rows.length, 0);
+      // One batch: all of it is inserted, or none. The events go first, for the records whose
+      // id the account does not have yet; of two with one id, the first wins, as in the insert.
+      const firsts = [...new Map(submissions.toReversed().map((s) => [s.submissionId, s])).values()].reverse();
+      const events = importedEvents(accountId, firsts, Date.now());
+      const { statements, rowStatements } = importStatements(accountId, firsts);
+      const results = await driver.batch([...events, ...statements], "write");
+      return results.slice(events.length, events.length + rowStatements).reduce((inserted, result) => inserted + result.rows.length, 0);
     },
     async setSubmissionStatus(accountId, submissionId, status: SubmissionStatus) {
-      const result = await driver.execute({
-        sql: "UPDATE submissions SET status = ? WHERE account_id = ? AND id = ?",
-        args: [status, accountId, submissionId],
-      });
-      return result.rowsAffected > 0;
-    },
-    async deleteSubmission(accountId, submissionId) {
-      const [deleted] = await driver.batch(
+      // Setting the current status changes nothing and appends no event.
+      const [, , found] = await driver.batch(
         [
+          statusChangedEvent(accountId, submissionId, status, Date.now()),
+          { sql: "UPDATE submissions SET status = ? WHERE account_id = ? AND id = ? AND status != ?", args: [status, accountId, submissionId, status] },
+          { sql: "SELECT 1 AS found FROM submissions WHERE account_id = ? AND id = ?", args: [accountId, submissionId] },
+        ],
+        "write",
+      );
+      return found!.rows.length > 0;
+    },
+    async deleteSubmission(accountId, submissionId, reason = "api") {
+      const [, deleted] = await driver.batch(
+        [
+          deletedEvent(accountId, submissionId, reason, Date.now()),
           { sql: "DELETE FROM submissions WHERE account_id = ? AND id = ?", args: [accountId, submissionId] },
           { sql: "DELETE FROM idempotency_keys WHERE account_id = ? AND submission_id = ?", args: [accountId, submissionId] },
         ],
@@ -108,19 +119,22 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
       );
       return deleted!.rowsAffected > 0;
     },
-    async deleteSubmissions(accountId, submissionIds, _reason) {
+    async deleteSubmissions(accountId, submissionIds, reason) {
       if (submissionIds.length === 0) return [];
-      // One batch, so one transaction; each statement within D1's 100 bound values.
-      const statements: SqlStatement[] = [];
+      // One batch, so one transaction: each tombstone with its deletion. Each statement within
+      // D1's 100 bound values.
+      const now = Date.now();
+      const tombstones = submissionIds.map((submissionId) => deletedEvent(accountId, submissionId, reason, now));
+      const deletions: SqlStatement[] = [];
       for (let from = 0; from < submissionIds.length; from += IDS_PER_STATEMENT) {
         const ids = submissionIds.slice(from, from + IDS_PER_STATEMENT);
         const list = ids.map(() => "?").join(", ");
-        statements.push(
+        deletions.push(
           { sql: `DELETE FROM submissions WHERE account_id = ? AND id IN (${list}) RETURNING id`, args: [accountId, ...ids] },
           { sql: `DELETE FROM idempotency_keys WHERE account_id = ? AND submission_id IN (${list})`, args: [accountId, ...ids] },
         );
       }
-      const results = await driver.batch(statements, "write");
+      const results = (await driver.batch([...tombstones, ...deletions], "write")).slice(tombstones.length);
       return results.filter((_, i) => i % 2 === 0).flatMap((result) => result.rows.map((row) => String(row.id)));
     },
     identifyingFields,
@@ -130,6 +144,10 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
     },
     async insertSubmissionOnce(accountId, s, idempotency, now) {
       const record = [accountId, idempotency.key] as const;
+      const heldBySubmission = {
+        sql: "EXISTS (SELECT 1 FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ? AND submission_id = ?)",
+        args: [...record, s.submissionId],
+      };
       // One atomic batch, no interactive transaction: the record is inserted unless the key is
       // taken, and the submission only if the record that now holds the key is its own.
       const results = await writeGrouped(
@@ -149,10 +167,8 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
             sql: "SELECT fingerprint, submission_id, submission FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ?",
             args: [...record],
           },
-          keepDataKeys(accountId, s, {
-            sql: "EXISTS (SELECT 1 FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ? AND submission_id = ?)",
-            args: [...record, s.submissionId],
-          }),
+          keepDataKeys(accountId, s, heldBySubmission),
+          createdEvent(accountId, s, now, heldBySubmission),
         ],
       );
       const holder = results[3]!.rows[0]!;
@@ -229,6 +245,16 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
         args: [revokedAt, keyId],
       });
       return rows[0] && toApiKey(rows[0]);
+    },
+
+    readEvents(accountId, query) {
+      return readEvents(driver, accountId, query);
+    },
+    readEventsAsJson(accountId, query) {
+      return readEventTexts(driver, accountId, query);
+    },
+    pruneEvents(before) {
+      return pruneEvents(driver, before);
     },
 
     async ping() {

@@ -63,14 +63,20 @@ export function submissionToRow(submission: Submission): SqlValue[] {
  * strings as JSON.stringify does. `data` goes in as stored (JSON.stringify wrote it, without
  * line breaks); a row edited by hand to hold one is re-serialised, as NDJSON needs one line.
  */
-export const SUBMISSION_JSON = `'{' || ${FIELDS.map((field, i) => {
-  const name = `${i === 0 ? "" : ","}"${field.key}":`;
-  const value =
-    field.kind === "text"
-      ? `json_quote(${field.column})`
-      : field.kind === "json"
-        ? `(CASE WHEN instr(${field.column}, char(10)) OR instr(${field.column}, char(13)) THEN json(${field.column}) ELSE ${field.column} END)`
-        : `'"' || strftime('%Y-%m-%dT%H:%M:%fZ', ${field.column} / 1000.0, 'unixepoch') || '"'`;
-  const member = `'${name}' || ${value}`;
-  return field.optional ? `(CASE WHEN ${field.column} IS NULL THEN '' ELSE ${member} END)` : member;
-}).join(" || ")} || '}'`;
+export const SUBMISSION_JSON = submissionJson((column) => column);
+
+/** SUBMISSION_JSON with each column read through `columnOf` (to qualify it, or to take a field from elsewhere). */
+export function submissionJson(columnOf: (column: string) => string): string {
+  return `'{' || ${FIELDS.map((field, i) => {
+    const name = `${i === 0 ? "" : ","}"${field.key}":`;
+    const column = columnOf(field.column);
+    const value =
+      field.kind === "text"
+        ? `json_quote(${column})`
+        : field.kind === "json"
+          ? `(CASE WHEN instr(${column}, char(10)) OR instr(${column}, char(13)) THEN json(${column}) ELSE ${column} END)`
+          : `'"' || strftime('%Y-%m-%dT%H:%M:%fZ', ${column} / 1000.0, 'unixepoch') || '"'`;
+    const member = `'${name}' || ${value}`;
+    return field.optional ? `(CASE WHEN ${column} IS NULL THEN '' ELSE ${member} END)` : member;
+  }).join(" || ")} || '}'`;
+}

@@ -153,6 +153,21 @@ adapter("with no store configured it answers 500 without details, and recovers o
   assert.is(later.status, 401);
 });
 
+adapter("its scheduled handler prunes the store's change log to the retention it was given", async () => {
+  const store = await freshD1Store();
+  const cutoffs: number[] = [];
+  const worker = createWorker<WorkerEnv>({
+    eventRetentionDays: 7,
+    store: async () => ({ ...store, pruneEvents: (before: number) => (cutoffs.push(before), store.pruneEvents(before)) }),
+  });
+  const earliest = Date.now();
+  await worker.scheduled({}, {});
+  const latest = Date.now();
+  const WEEK = 7 * 24 * 60 * 60 * 1000;
+  assert.is(cutoffs.length, 1);
+  assert.ok(cutoffs[0]! >= earliest - WEEK && cutoffs[0]! <= latest - WEEK, "events older than seven days are pruned");
+});
+
 adapter.run();
 
 export default {

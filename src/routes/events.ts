@@ -1,0 +1,23 @@
+/** `GET /api/events`: the account's change log, read by cursor. */
+import type { Answer } from "../http/answer.ts";
+import { HttpError } from "../http/errors.ts";
+import { singleValuedQuery } from "../http/query.ts";
+import { jsonTextAnswer } from "../http/json.ts";
+import type { ApiRequest } from "../http/request.ts";
+import { EVENTS_QUERY_PARAMETERS, eventsQuery } from "../schemas.ts";
+import { isEventLog, readEventsAsJson } from "../store.ts";
+import { validate } from "../validate.ts";
+import type { KeyedContext } from "./context.ts";
+
+export const CURSOR_EXPIRED =
+  "The cursor is older than the events kept: events after it were pruned. Export the submissions afresh (GET /api/submission/export) and continue from a new cursor (GET /api/events without `after`, then follow nextCursor).";
+
+export async function listEvents(_request: ApiRequest, context: KeyedContext): Promise<Answer> {
+  const { after, limit, type: types, popupId } = validate(eventsQuery, singleValuedQuery(context.url, EVENTS_QUERY_PARAMETERS), "query");
+  const { store } = context;
+  if (!isEventLog(store)) throw new HttpError(404, "This deployment's store keeps no change log");
+  const page = await readEventsAsJson(store, context.principal.accountId, { after, limit, types, popupId });
+  if (page.expired) throw new HttpError(410, CURSOR_EXPIRED);
+  // The events' texts as the store keeps them: a page of a thousand is written, not re-serialised.
+  return jsonTextAnswer(`{"items":[${page.events.join(",")}],"nextCursor":"${page.cursor}"}`);
+}

@@ -1,0 +1,152 @@
+/**
+ * The change log in SQL: the statements each write path adds to its own batch, so that an
+ * event is committed with its change or not at all, and the reads of the log. Every event
+ * statement is guarded by the same condition as its change (an INSERT ... SELECT that selects
+ * nothing when the change does nothing): no interactive transaction is needed. Each row keeps
+ * the event's JSON text, so a page is read out without parsing and re-serialising; a created
+ * event's data is the submission's row, read with it (see migration 5).
+ */
+import type { ChangeEvent } from "../../events.ts";
+import { newEventId } from "../../events.ts";
+import { formatInstant } from "../../instant.ts";
+import type { EventPage, EventQuery, EventTextPage } from "../../store.ts";
+import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
+import type { SqlDriver, SqlStatement, SqlValue } from "./driver.ts";
+import { jsonArrayChunks } from "./json-chunks.ts";
+import { submissionJson } from "./submission-row.ts";
+
+const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event";
+
+/** A created event's stored text: the event's JSON up to its data, which is read from the row. */
+function createdEventText(now: number): string {
+  return `{"id":"${newEventId()}","type":"submission.created","timestamp":"${formatInstant(now)}","data":`;
+}
+
+/** The submission row as JSON, with the status its created event holds (the only field that changes). */
+const CREATED_DATA = submissionJson((column) => (column === "status" ? "events.created_status" : `submissions.${column}`));
+
+/**
+ * An event row's JSON text as the API shows it, written by SQLite without parsing any JSON. A
+ * created event's data is the submission as stored, with the status it was created with, or,
+ * once it is deleted, `{submissionId, popupId}`.
+ */
+const EVENT_JSON = `CASE WHEN events.type = 'submission.created' THEN events.event || COALESCE(
+    (SELECT ${CREATED_DATA} FROM submissions WHERE submissions.account_id = events.account_id AND submissions.id = events.submission_id),
+    '{"submissionId":' || json_quote(events.submission_id) || ',"popupId":' || json_quote(events.popup_id) || '}') || '}'
+  ELSE events.event END`;
+
+/** `json_object` of an event with these id, type, time (bound values) and data (an SQL expression). */
+const eventObject = (type: ChangeEvent["type"], data: string) => `json_object('id', ?, 'type', '${type}', 'timestamp', ?, 'data', ${data})`;
+
+/** The created event of `s`; with `when`, only if that condition holds when it runs. */
+export function createdEvent(accountId: string, s: Submission, now: number, when?: { sql: string; args: readonly SqlValue[] }): SqlStatement {
+  return {
+    sql: `INSERT INTO events (${EVENT_COLUMNS}) SELECT ?, 'submission.created', ?, ?, ?, ?, ?${when ? ` WHERE ${when.sql}` : ""}`,
+    args: [accountId, now, s.popupId, s.submissionId, s.status, createdEventText(now), ...(when?.args ?? [])],
+  };
+}
+
+/**
+ * The created events of an import's records that the account does not have yet; runs before
+ * the rows are inserted (in the same batch). `records` holds no id twice.
+ */
+export function importedEvents(accountId: string, records: readonly Submission[], now: number): SqlStatement[] {
+  const entries = records.map((s) => JSON.stringify([s.popupId, s.submissionId, s.status, createdEventText(now)]));
+  return jsonArrayChunks(entries).map((chunk) => ({
+    sql: `INSERT INTO events (${EVENT_COLUMNS})
+          SELECT ?, 'submission.created', ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
+          FROM json_each(?) WHERE NOT EXISTS (SELECT 1 FROM submissions WHERE account_id = ? AND id = json_extract(value, '$[1]'))`,
+    args: [accountId, now, chunk, accountId],
+  }));
+}
+
+/** The status change event; runs before the UPDATE, and selects nothing when the status is already `status`. */
+export function statusChangedEvent(accountId: string, submissionId: string, status: SubmissionStatus, now: number): SqlStatement {
+  return {
+    sql: `INSERT INTO events (${EVENT_COLUMNS})
+          SELECT account_id, 'submission.status_changed', ?, popup_id, id, NULL,
+                 ${eventObject("submission.status_changed", "json_object('submissionId', id, 'popupId', popup_id, 'status', ?, 'previousStatus', status)")}
+          FROM submissions WHERE account_id = ? AND id = ? AND status != ?`,
+    args: [now, newEventId(), formatInstant(now), status, accountId, submissionId, status],
+  };
+}
+
+/** The deletion's tombstone; runs before the DELETE and does nothing when there is no such row. */
+export function deletedEvent(accountId: string, submissionId: string, reason: DeletionReason, now: number): SqlStatement {
+  return {
+    sql: `INSERT INTO events (${EVENT_COLUMNS})
+          SELECT account_id, 'submission.deleted', ?, popup_id, id, NULL,
+                 ${eventObject("submission.deleted", "json_object('submissionId', id, 'popupId', popup_id, 'reason', ?)")}
+          FROM submissions WHERE account_id = ? AND id = ?`,
+    args: [now, newEventId(), formatInstant(now), reason, accountId, submissionId],
+  };
+}
+
+/** One page of the log, its horizon and its newest position, from one read snapshot. */
+export async function readEventTexts(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventTextPage> {
+  const filters: string[] = [];
+  const args: SqlValue[] = [accountId, query.after ?? 0];
+  if (query.types !== undefined) {
+    filters.push(`AND type IN (${query.types.map(() => "?").join(", ")})`);
+    args.push(...query.types);
+  }
+  if (query.popupId !== undefined) {
+    filters.push("AND popup_id = ?");
+    args.push(query.popupId);
+  }
+  const [horizon, page, newest] = await driver.batch(
+    [
+      { sql: "SELECT pruned_through FROM event_horizons WHERE account_id = ?", args: [accountId] },
+      {
+        sql: `SELECT position, ${EVENT_JSON} FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`,
+        args: [...args, query.limit],
+        asArrays: true,
+      },
+      { sql: "SELECT MAX(position) AS newest FROM events WHERE account_id = ?", args: [accountId] },
+    ],
+    "read",
+  );
+  const prunedThrough = Number(horizon!.rows[0]?.pruned_through ?? 0);
+  if (query.after !== undefined && query.after < prunedThrough) return { expired: true };
+  const rows = page!.rows as unknown as [number, string][];
+  const cursor =
+    rows.length === query.limit
+      ? Number(rows.at(-1)![0])
+      : Math.max(query.after ?? 0, prunedThrough, Number(newest!.rows[0]?.newest ?? 0));
+  return { expired: false, events: rows.map((row) => String(row[1])), cursor };
+}
+
+export async function readEvents(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventPage> {
+  const page = await readEventTexts(driver, accountId, query);
+  return page.expired ? page : { ...page, events: page.events.map((text) => JSON.parse(text) as ChangeEvent) };
+}
+
+/** Events a prune looks at per batch, oldest first: bounds one write transaction. */
+const PRUNE_BATCH = 10_000;
+
+/**
+ * Drops the events stamped before `before`, oldest position first, a batch at a time, recording
+ * per account the newest position dropped. Positions follow stamps (one clock per write), so what
+ * is older is a prefix of the log; a batch that drops nothing ends the prune.
+ */
+export async function pruneEvents(driver: SqlDriver, before: number): Promise<number> {
+  const oldest = `SELECT position FROM events ORDER BY position LIMIT ${PRUNE_BATCH}`;
+  let total = 0;
+  for (;;) {
+    const [, pruned] = await driver.batch(
+      [
+        {
+          sql: `INSERT INTO event_horizons (account_id, pruned_through)
+                SELECT account_id, MAX(position) FROM events WHERE position IN (${oldest}) AND at < ? GROUP BY account_id
+                ON CONFLICT (account_id) DO UPDATE SET pruned_through = MAX(pruned_through, excluded.pruned_through)`,
+          args: [before],
+        },
+        // RETURNING, not rowsAffected: D1 counts the rows of triggers too.
+        { sql: `DELETE FROM events WHERE position IN (${oldest}) AND at < ? RETURNING 1 AS pruned`, args: [before] },
+      ],
+      "write",
+    );
+    total += pruned!.rows.length;
+    if (pruned!.rows.length === 0) return total;
+  }
+}
