@@ -24,7 +24,7 @@ export class AccountRows implements SlotOrder {
   private readonly dataKeysByPopup: Array<Set<string>> = [];
   readonly all = new SortedSlots(this);
   readonly index = new TupleIndex(this);
-  readonly identifiers: IdentifierIndex;
+  private readonly identifiers: IdentifierIndex;
 
   constructor(identifyingFields: readonly string[]) {
     this.identifiers = new IdentifierIndex(identifyingFields);
@@ -56,6 +56,19 @@ export class AccountRows implements SlotOrder {
     return slot === undefined ? undefined : this.texts[slot];
   }
 
+  /** The row's id and popup id as the rows keep them, to be kept elsewhere without a copy. */
+  keptNames(submissionId: string): { id: string; popupId: string } | undefined {
+    const slot = this.slotById.get(submissionId);
+    if (slot === undefined) return undefined;
+    return { id: this.ids[slot]!, popupId: this.index.popups.values[this.index.tuples[this.tupleOfSlot[slot]!]!.popup]! };
+  }
+
+  /** The ids of the rows whose `data[field]` is `value` (see IdentifierIndex). */
+  idsByIdentifier(field: string, value: string): string[] {
+    const dataAt = (slot: number) => (this.ids[slot] === "" ? undefined : textToSubmission(this.texts[slot]!).data);
+    return this.identifiers.find(field, value, dataAt).map((slot) => this.ids[slot]!);
+  }
+
   textAt(slot: number): string {
     return this.texts[slot]!;
   }
@@ -81,7 +94,7 @@ export class AccountRows implements SlotOrder {
     this.all.insert(slot);
     this.index.tuples[tuple]!.rows.insert(slot);
     this.noteDataKeys(this.index.tuples[tuple]!.popup, submission.data);
-    this.identifiers.add(id, submission.data);
+    this.identifiers.add(slot, submission.data);
   }
 
   /** False when there is no such row. */
@@ -104,7 +117,7 @@ export class AccountRows implements SlotOrder {
   delete(submissionId: string): boolean {
     const slot = this.slotById.get(submissionId);
     if (slot === undefined) return false;
-    this.identifiers.remove(submissionId, textToSubmission(this.texts[slot]!).data);
+    this.identifiers.remove(slot);
     this.all.remove(slot);
     this.index.tuples[this.tupleOfSlot[slot]!]!.rows.remove(slot);
     this.slotById.delete(submissionId);
@@ -136,5 +149,6 @@ export class AccountRows implements SlotOrder {
     const tuples = new Int32Array(capacity);
     tuples.set(this.tupleOfSlot);
     this.tupleOfSlot = tuples;
+    this.identifiers.ensureCapacity(capacity);
   }
 }

@@ -4,53 +4,63 @@
  * changes happen, and a reader, which also runs in one turn, never sees a change without its
  * event or an event appear behind a position it was handed.
  */
-import { type ChangeEvent, newEventId } from "../../events.ts";
+import type { ChangeEvent, EventType } from "../../events.ts";
+import { randomHex } from "../../hex.ts";
 import { formatInstant } from "../../instant.ts";
 import type { EventPage, EventQuery, EventTextPage } from "../../store.ts";
-import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
+import type { DeletionReason, SubmissionStatus } from "../../submission.ts";
+import { textToSubmission } from "./submission-text.ts";
 
-interface StoredEvent {
-  position: number;
-  at: number;
-  popupId: string;
-  submissionId: string;
-  type: ChangeEvent["type"];
-  /** The whole event as JSON: parsed afresh on every read, so readers get copies. */
-  text: string;
-}
+/** What kind of event a position holds; a created event also says the status it was created with. */
+const CREATED_PENDING = 0;
+const CREATED_COMPLETED = 1;
+const STATUS_CHANGED = 2;
+const DELETED = 3;
 
+/**
+ * One account's events as columns, one entry per event: no object and no copy of a submission
+ * per event (bench/memory.ts: the memory store's bytes per submission). The ids and popup ids
+ * are the strings the rows keep; a created event's data is read from the row when the event is
+ * read, so a deleted submission leaves none of its data in the log.
+ */
 class AccountLog {
-  readonly events: StoredEvent[] = [];
+  readonly positions: number[] = [];
+  readonly times: number[] = [];
+  readonly kinds: number[] = [];
+  readonly submissionIds: string[] = [];
+  readonly popupIds: string[] = [];
+  /** A status change's or a deletion's `data` as JSON; "" for created events. */
+  readonly details: string[] = [];
   /** The newest position pruned (0 when none was). */
   prunedThrough = 0;
-  /** Created events by submission id, to scrub when the submission is deleted. */
-  readonly createdBySubmission = new Map<string, StoredEvent>();
+
+  get length(): number {
+    return this.positions.length;
+  }
 }
+
+/** The row's JSON text, while the account still has it. */
+export type RowText = (accountId: string, submissionId: string) => string | undefined;
 
 export class MemoryEventLog {
   private lastPosition = 0;
   private readonly logs = new Map<string, AccountLog>();
+  /** Event ids are this prefix and the position: unique without a string kept per event. */
+  private readonly idPrefix = randomHex(8);
 
-  created(accountId: string, s: Submission, at = Date.now()): void {
-    const event = this.append(accountId, at, "submission.created", s, s);
-    this.logOf(accountId).createdBySubmission.set(s.submissionId, event);
+  constructor(private readonly rowText: RowText) {}
+
+  /** `id` and `popupId` are the strings the row keeps. */
+  created(accountId: string, id: string, popupId: string, status: SubmissionStatus, at = Date.now()): void {
+    this.append(accountId, at, status === "pending" ? CREATED_PENDING : CREATED_COMPLETED, id, popupId, "");
   }
 
-  statusChanged(accountId: string, s: Submission, previousStatus: SubmissionStatus): void {
-    this.append(accountId, Date.now(), "submission.status_changed", s, {
-      submissionId: s.submissionId, popupId: s.popupId, status: s.status, previousStatus,
-    });
+  statusChanged(accountId: string, id: string, popupId: string, status: SubmissionStatus, previousStatus: SubmissionStatus): void {
+    this.append(accountId, Date.now(), STATUS_CHANGED, id, popupId, JSON.stringify({ submissionId: id, popupId, status, previousStatus }));
   }
 
-  deleted(accountId: string, s: Submission, reason: DeletionReason): void {
-    const log = this.logOf(accountId);
-    const created = log.createdBySubmission.get(s.submissionId);
-    if (created) {
-      const event = JSON.parse(created.text) as ChangeEvent;
-      created.text = JSON.stringify({ ...event, data: { submissionId: s.submissionId, popupId: s.popupId } });
-      log.createdBySubmission.delete(s.submissionId);
-    }
-    this.append(accountId, Date.now(), "submission.deleted", s, { submissionId: s.submissionId, popupId: s.popupId, reason });
+  deleted(accountId: string, id: string, popupId: string, reason: DeletionReason): void {
+    this.append(accountId, Date.now(), DELETED, id, popupId, JSON.stringify({ submissionId: id, popupId, reason }));
   }
 
   read(accountId: string, query: EventQuery): EventPage {
@@ -63,29 +73,27 @@ export class MemoryEventLog {
     const after = query.after ?? 0;
     if (!log) return { expired: false, events: [], cursor: after };
     if (query.after !== undefined && query.after < log.prunedThrough) return { expired: true };
-    const { events } = log;
     const types = query.types && new Set(query.types);
     const page: string[] = [];
-    for (let i = firstAfter(events, after); i < events.length; i++) {
-      const event = events[i]!;
-      if (types && !types.has(event.type)) continue;
-      if (query.popupId !== undefined && event.popupId !== query.popupId) continue;
-      page.push(event.text);
-      if (page.length === query.limit) return { expired: false, events: page, cursor: event.position };
+    for (let i = firstAfter(log.positions, after); i < log.length; i++) {
+      const kind = log.kinds[i]!;
+      if (types && !types.has(TYPES[kind]!)) continue;
+      if (query.popupId !== undefined && log.popupIds[i] !== query.popupId) continue;
+      page.push(this.eventText(accountId, log, i));
+      if (page.length === query.limit) return { expired: false, events: page, cursor: log.positions[i]! };
     }
-    return { expired: false, events: page, cursor: Math.max(after, log.prunedThrough, events.at(-1)?.position ?? 0) };
+    return { expired: false, events: page, cursor: Math.max(after, log.prunedThrough, log.positions.at(-1) ?? 0) };
   }
 
   prune(before: number): number {
     let pruned = 0;
     for (const log of this.logs.values()) {
       let count = 0;
-      while (count < log.events.length && log.events[count]!.at < before) count++;
+      while (count < log.length && log.times[count]! < before) count++;
+      if (count === 0) continue;
       // Stamps follow positions here (one clock, one process), so what is older is a prefix.
-      for (const event of log.events.splice(0, count)) {
-        log.prunedThrough = event.position;
-        if (log.createdBySubmission.get(event.submissionId) === event) log.createdBySubmission.delete(event.submissionId);
-      }
+      log.prunedThrough = log.positions[count - 1]!;
+      for (const column of [log.positions, log.times, log.kinds, log.submissionIds, log.popupIds, log.details]) column.splice(0, count);
       pruned += count;
     }
     return pruned;
@@ -95,17 +103,32 @@ export class MemoryEventLog {
     this.logs.clear();
   }
 
-  private append(accountId: string, at: number, type: ChangeEvent["type"], s: Pick<Submission, "popupId" | "submissionId">, data: unknown): StoredEvent {
-    const event: StoredEvent = {
-      position: ++this.lastPosition,
-      at,
-      popupId: s.popupId,
-      submissionId: s.submissionId,
-      type,
-      text: JSON.stringify({ id: newEventId(), type, timestamp: formatInstant(at), data }),
-    };
-    this.logOf(accountId).events.push(event);
-    return event;
+  private eventText(accountId: string, log: AccountLog, i: number): string {
+    const kind = log.kinds[i]!;
+    const submissionId = log.submissionIds[i]!;
+    let data = log.details[i]!;
+    if (kind === CREATED_PENDING || kind === CREATED_COMPLETED) {
+      const text = this.rowText(accountId, submissionId);
+      if (text === undefined) {
+        data = JSON.stringify({ submissionId, popupId: log.popupIds[i] });
+      } else {
+        const submission = textToSubmission(text);
+        submission.status = kind === CREATED_PENDING ? "pending" : "completed";
+        data = JSON.stringify(submission);
+      }
+    }
+    const id = `evt_${this.idPrefix}${log.positions[i]!.toString(16).padStart(16, "0")}`;
+    return `{"id":"${id}","type":"${TYPES[kind]}","timestamp":"${formatInstant(log.times[i]!)}","data":${data}}`;
+  }
+
+  private append(accountId: string, at: number, kind: number, id: string, popupId: string, detail: string): void {
+    const log = this.logOf(accountId);
+    log.positions.push(++this.lastPosition);
+    log.times.push(at);
+    log.kinds.push(kind);
+    log.submissionIds.push(id);
+    log.popupIds.push(popupId);
+    log.details.push(detail);
   }
 
   private logOf(accountId: string): AccountLog {
@@ -115,13 +138,15 @@ export class MemoryEventLog {
   }
 }
 
+const TYPES: readonly EventType[] = ["submission.created", "submission.created", "submission.status_changed", "submission.deleted"];
+
 /** The index of the first event after `position` (events are in position order). */
-function firstAfter(events: readonly StoredEvent[], position: number): number {
+function firstAfter(positions: readonly number[], position: number): number {
   let low = 0;
-  let high = events.length;
+  let high = positions.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if (events[mid]!.position <= position) low = mid + 1;
+    if (positions[mid]! <= position) low = mid + 1;
     else high = mid;
   }
   return low;

@@ -27,7 +27,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
   const keys = new Map<string, ApiKeyRecord>();
   const idempotencyByAccount = new Map<string, IdempotencyRecords>();
   const rateLimiter = createMemoryRateLimiter();
-  const events = new MemoryEventLog();
+  const events = new MemoryEventLog((accountId, submissionId) => rowsByAccount.get(accountId)?.textOf(submissionId));
+  /** Logs a row just inserted, with the strings the rows keep. */
+  const logCreated = (accountId: string, rows: AccountRows, submission: Submission) => {
+    const names = rows.keptNames(submission.submissionId)!;
+    events.created(accountId, names.id, names.popupId, submission.status);
+  };
   let closed = false;
 
   const open = () => {
@@ -60,11 +65,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
   /** Removes the row, its idempotency record and its index entries, and logs the tombstone: all in one turn. */
   const deleteOne = (accountId: string, submissionId: string, reason: DeletionReason): boolean => {
     const rows = rowsOf(accountId);
-    const text = rows?.textOf(submissionId);
-    if (text === undefined) return false;
+    const names = rows?.keptNames(submissionId);
+    if (names === undefined) return false;
     rows!.delete(submissionId);
     idempotencyByAccount.get(accountId)?.forgetSubmission(submissionId);
-    events.deleted(accountId, textToSubmission(text), reason);
+    events.deleted(accountId, names.id, names.popupId, reason);
     return true;
   };
 
@@ -73,7 +78,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
       const rows = writableRowsOf(accountId);
       if (rows.has(submission.submissionId)) throw new Error(`submission ${submission.submissionId} already exists`);
       rows.insert(submission, timeOf(submission));
-      events.created(accountId, submission);
+      logCreated(accountId, rows, submission);
     },
     async getSubmission(accountId, submissionId) {
       const text = rowsOf(accountId)?.textOf(submissionId);
@@ -98,19 +103,19 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
     },
     async importSubmissions(accountId, incoming) {
       const rows = writableRowsOf(accountId);
-      const inserted: string[] = [];
+      const inserted: Submission[] = [];
       try {
         for (const submission of incoming) {
           if (rows.has(submission.submissionId)) continue;
           rows.insert(submission, timeOf(submission));
-          inserted.push(submission.submissionId);
+          inserted.push(submission);
         }
       } catch (error) {
         // all or nothing, as one transaction would be
-        for (const submissionId of inserted) rows.delete(submissionId);
+        for (const submission of inserted) rows.delete(submission.submissionId);
         throw error;
       }
-      for (const submissionId of inserted) events.created(accountId, textToSubmission(rows.textOf(submissionId)!));
+      for (const submission of inserted) logCreated(accountId, rows, submission);
       return inserted.length;
     },
     async setSubmissionStatus(accountId, submissionId, status) {
@@ -121,7 +126,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
       // Setting the current status changes nothing and appends no event.
       if (before.status === status) return true;
       rows!.setStatus(submissionId, status);
-      events.statusChanged(accountId, { ...before, status }, before.status);
+      const names = rows!.keptNames(submissionId)!;
+      events.statusChanged(accountId, names.id, names.popupId, status, before.status);
       return true;
     },
     async deleteSubmission(accountId, submissionId, reason = "api") {
@@ -132,7 +138,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
     },
     identifyingFields,
     async findSubmissionsByIdentifier(accountId, field, value) {
-      return rowsOf(accountId)?.identifiers.find(field, value) ?? [];
+      return rowsOf(accountId)?.idsByIdentifier(field, value) ?? [];
     },
     async insertSubmissionOnce(accountId, submission, idempotency, now) {
       const rows = writableRowsOf(accountId);
@@ -142,7 +148,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
       if (rows.has(submission.submissionId)) throw new Error(`submission ${submission.submissionId} already exists`);
       rows.insert(submission, timeOf(submission));
       records.add(idempotency, submission.submissionId, rows.textOf(submission.submissionId)!);
-      events.created(accountId, submission);
+      logCreated(accountId, rows, submission);
       return { inserted: true };
     },
     async countRateLimitHit(bucket, windowStart, windowEnd) {
