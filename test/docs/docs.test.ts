@@ -190,6 +190,10 @@ quickStart("npm start, a key, then each curl of the README gets the status and a
     const hint = /formsink keys create --account \S+/.exec(banner.code)![0];
     for (let waited = 0; !said.includes(hint) && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.ok(said.includes(hint), `the server does not say "${hint}"; it said: ${said}`);
+    // The schema line names the version this build creates: it changes with every migration.
+    for (const line of banner.code.split("\n").filter((text) => text.startsWith("database schema"))) {
+      assert.ok(said.includes(line), `the server does not say "${line}"; it said: ${said}`);
+    }
 
     let lastId: string | undefined;
     const runnable = blocks.slice(blocks.indexOf(start) + 1);
