@@ -182,7 +182,7 @@ export function createRequestListener(handler: NodeHandler, hooks: ListenerHooks
  * the connection serves the client's next request; past it, the connection is closed, so that
  * an endless upload cannot keep the server reading.
  */
-const MAX_DRAINED_BYTES = 1024 * 1024;
+const MAX_DRAINED_BYTES = 16 * 1024 * 1024;
 
 function closePastDrainLimit(req: IncomingMessage): void {
   let drained = 0;
