@@ -11,7 +11,6 @@ import { createRequestListener, type NodeHandler, serve } from "../../adapters/n
 import { createApiKey } from "../../src/auth/keys.ts";
 import { createSubmissionsHandler, type SubmissionsHandler } from "../../src/handler.ts";
 import type { ApiRequest } from "../../src/http/request.ts";
-import type { LogEntry } from "../../src/options.ts";
 import type { ConnectionInfo } from "../../src/rate-limit/client-address.ts";
 import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
