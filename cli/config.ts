@@ -17,6 +17,15 @@ export class BadValue extends Error {
   override name = "BadValue";
 }
 
+/** A parser of whole numbers written in 1 to `digits` digits and from `min` to `max`; else `message`. */
+export function wholeNumber(digits: number, min: number, max: number, message: string): (text: string) => number {
+  return (text) => {
+    const value = /^\d+$/.test(text) && text.length <= digits ? Number(text) : NaN;
+    if (!(value >= min && value <= max)) throw new BadValue(message);
+    return value;
+  };
+}
+
 export interface Setting<T> {
   /** The flag without its dashes, which is also the config file's key. */
   flag: string;

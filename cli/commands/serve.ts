@@ -6,7 +6,7 @@ import { createRetentionJob } from "../../src/privacy/retention.ts";
 import { forwardedForAddress } from "../../src/rate-limit/client-address.ts";
 import { storeRateLimiter } from "../../src/rate-limit/limiter.ts";
 import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/options.ts";
-import { BadValue, resolveSettings, setting, settingsHelp } from "../config.ts";
+import { BadValue, resolveSettings, setting, settingsHelp, wholeNumber } from "../config.ts";
 import { DATABASE_SETTING, displayUrl, openDatabase } from "../database.ts";
 import { createServerLog, parseLogFormat } from "../logging.ts";
 import { createServerMetrics, metricsAddress, metricsHandler } from "../metrics.ts";
@@ -15,6 +15,9 @@ import { EXIT_OK, type Io, UsageError, VERSION } from "../usage.ts";
 
 /** How people run this command: the single binary by its name, the npm package through npx. */
 const COMMAND = import.meta.url.startsWith("file:///$bunfs/") ? "formsink" : "npx formsink";
+
+/** A port, as `--port` and `formsink health --url` take it. */
+export const parsePort = wholeNumber(5, 0, 65535, "must be a whole number from 0 to 65535");
 
 /** Every setting of `formsink serve`: a flag, its env twin and config key, parser, default and help. */
 export const SERVE_SETTINGS = {
@@ -47,10 +50,7 @@ export const SERVE_SETTINGS = {
     default: () => 0,
     defaultText: "0 (X-Forwarded-For is ignored)",
     help: "the server is behind n reverse proxies that append to X-Forwarded-For:\nrate limits count the address the outermost one saw",
-    parse: (text) => {
-      if (!/^\d{1,2}$/.test(text)) throw new BadValue("must be a whole number of proxies, such as 1");
-      return Number(text);
-    },
+    parse: wholeNumber(2, 0, 99, "must be a whole number of proxies, such as 1"),
   }),
   rateLimits: setting({
     flag: "rate-limits",
@@ -81,10 +81,7 @@ export const SERVE_SETTINGS = {
     default: () => DEFAULT_EVENT_RETENTION_DAYS,
     defaultText: String(DEFAULT_EVENT_RETENTION_DAYS),
     help: "days the change log (GET /api/events) keeps events; older ones are pruned hourly",
-    parse: (text) => {
-      if (!/^\d{1,5}$/.test(text) || Number(text) === 0) throw new BadValue("must be a whole number of days, at least 1");
-      return Number(text);
-    },
+    parse: wholeNumber(5, 1, 99_999, "must be a whole number of days, at least 1"),
   }),
   metrics: setting({
     flag: "metrics",
@@ -102,10 +99,7 @@ export const SERVE_SETTINGS = {
     default: () => DEFAULT_IDLE_TIMEOUT_MS / 1000,
     defaultText: String(DEFAULT_IDLE_TIMEOUT_MS / 1000),
     help: "seconds a connection may send and receive nothing before it is closed\n(Node and Bun)",
-    parse: (text) => {
-      if (!/^\d{1,3}$/.test(text) || Number(text) < 1) throw new BadValue("must be a whole number of seconds from 1 to 999");
-      return Number(text);
-    },
+    parse: wholeNumber(3, 1, 999, "must be a whole number of seconds from 1 to 999"),
   }),
   maxConnections: setting({
     flag: "max-connections",
@@ -114,10 +108,7 @@ export const SERVE_SETTINGS = {
     default: () => DEFAULT_MAX_CONNECTIONS,
     defaultText: String(DEFAULT_MAX_CONNECTIONS),
     help: "connections open at once; more are closed at once (Node). Keep it below\nthe open-file limit (ulimit -n), which the database needs too",
-    parse: (text) => {
-      if (!/^\d{1,7}$/.test(text) || Number(text) < 1) throw new BadValue("must be a whole number of connections, such as 1000");
-      return Number(text);
-    },
+    parse: wholeNumber(7, 1, 9_999_999, "must be a whole number of connections, such as 1000"),
   }),
 };
 
@@ -217,8 +208,3 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   return EXIT_OK;
 }
 
-export function parsePort(text: string): number {
-  const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
-  if (!(port >= 0 && port <= 65535)) throw new BadValue("must be a whole number from 0 to 65535");
-  return port;
-}
