@@ -25,8 +25,8 @@ export function apiRequest(req: IncomingMessage, { method, url }: RequestTarget)
     // Each field's values joined with ", ", as Fetch's `Headers#get` gives them.
     headers: { get: (name) => req.headersDistinct[name.toLowerCase()]?.join(", ") ?? null },
     readBody(maxBytes) {
-      // Read here before, or by whatever ran first in a host app (a body parser).
-      if (bodyRead || req.readableDidRead) return Promise.reject(new TypeError("The request body was already read"));
+      // A body a host app read first never gets here: the listener answers it (node-consumed-body.ts).
+      if (bodyRead) return Promise.reject(new TypeError("The request body was already read"));
       bodyRead = true;
       return method === "GET" || method === "HEAD" ? Promise.resolve(new Uint8Array(0)) : readWhole(req, maxBytes);
     },
