@@ -249,8 +249,20 @@ export function identifierKey(field: string, value: string): string {
   return field === "email" ? value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : value;
 }
 
-/** Rows a walk reads per page when a store has no identifier index. */
-const IDENTIFIER_WALK_PAGE = 1000;
+/** Rows a fallback reads per page when it walks every match itself. */
+const FALLBACK_WALK_PAGE = 1000;
+
+/** Every submission of the account that matches `filter`, oldest first, a page at a time. */
+async function* everySubmission(store: SubmissionStore, accountId: string, filter: SubmissionFilter): AsyncGenerator<Submission> {
+  let after: SubmissionCursor | undefined;
+  for (;;) {
+    const page = await store.walkSubmissions(accountId, { ...filter, order: "asc", limit: FALLBACK_WALK_PAGE, after });
+    yield* page;
+    const last = page.at(-1);
+    if (page.length < FALLBACK_WALK_PAGE || last === undefined) return;
+    after = { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId };
+  }
+}
 
 /**
  * `store.findSubmissionsByIdentifier`, or for a store without that index, the matches found by
@@ -260,17 +272,11 @@ export async function findSubmissionsByIdentifier(store: SubmissionStore, accoun
   if (store.findSubmissionsByIdentifier) return store.findSubmissionsByIdentifier(accountId, field, value);
   const key = identifierKey(field, value);
   const found: string[] = [];
-  let after: SubmissionCursor | undefined;
-  for (;;) {
-    const page = await store.walkSubmissions(accountId, { order: "asc", limit: IDENTIFIER_WALK_PAGE, after });
-    for (const submission of page) {
-      const candidate = submission.data[field];
-      if (typeof candidate === "string" && identifierKey(field, candidate) === key) found.push(submission.submissionId);
-    }
-    const last = page.at(-1);
-    if (page.length < IDENTIFIER_WALK_PAGE || last === undefined) return found;
-    after = { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId };
+  for await (const submission of everySubmission(store, accountId, {})) {
+    const candidate = submission.data[field];
+    if (typeof candidate === "string" && identifierKey(field, candidate) === key) found.push(submission.submissionId);
   }
+  return found;
 }
 
 /** True when the store keeps the change log. */
@@ -291,21 +297,11 @@ export async function readEventsAsJson(store: EventLog, accountId: string, query
   return page.expired ? page : { ...page, events: page.events.map((event) => JSON.stringify(event)) };
 }
 
-/** Rows a walk reads per page when it looks for data keys itself. */
-const DATA_KEYS_WALK_PAGE = 1000;
-
 /** `store.listDataKeys`, or the keys of every match, found by walking them all. */
 export async function listDataKeys(store: SubmissionStore, accountId: string, filter: SubmissionFilter, limit: number): Promise<string[]> {
   if (store.listDataKeys) return store.listDataKeys(accountId, filter, limit);
   const keys = new Set<string>();
-  let after: SubmissionCursor | undefined;
-  for (;;) {
-    const page = await store.walkSubmissions(accountId, { ...filter, order: "asc", limit: DATA_KEYS_WALK_PAGE, after });
-    for (const submission of page) for (const key in submission.data) keys.add(key);
-    const last = page.at(-1);
-    if (page.length < DATA_KEYS_WALK_PAGE || last === undefined) break;
-    after = { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId };
-  }
+  for await (const submission of everySubmission(store, accountId, filter)) for (const key in submission.data) keys.add(key);
   return [...keys].sort(compareByCodePoint).slice(0, limit);
 }
 
