@@ -212,6 +212,152 @@ export type EventPage =
 
 export type EventTextPage = { expired: false; events: string[]; cursor: number } | { expired: true };
 
+/**
+ * Webhook endpoints and their outbox (`/api/webhooks`, the dispatcher). The outbox is the change
+ * log plus delivery state: a create writes no delivery row (creates cost the same with or
+ * without endpoints); `claimDeliveries` takes each enabled endpoint's new events from the log
+ * into its deliveries, then leases the due ones. `testWebhookStore` (formsink/testing) is the
+ * contract as tests. Only a store that is also an `EventLog` can be one.
+ */
+export interface WebhookStore {
+  /**
+   * Stores a new endpoint; it is sent the events committed after this call (its place in the
+   * log is the account's newest position, taken in the same transaction). Fails when the id
+   * is taken.
+   */
+  insertWebhook(accountId: string, webhook: WebhookRecord): Promise<void>;
+  getWebhook(accountId: string, webhookId: string): Promise<WebhookRecord | undefined>;
+  /** The account's endpoints, oldest first. */
+  listWebhooks(accountId: string): Promise<WebhookRecord[]>;
+  /** Applies the fields given; undefined when the account has no such endpoint. */
+  updateWebhook(accountId: string, webhookId: string, change: WebhookChange): Promise<WebhookRecord | undefined>;
+  /** Removes the endpoint and its deliveries; false when the account has no such endpoint. */
+  deleteWebhook(accountId: string, webhookId: string): Promise<boolean>;
+
+  /**
+   * Across every account: first moves each enabled endpoint's new matching events (after its
+   * place in the log) into its deliveries as pending, due now; then leases up to `limit` due
+   * deliveries (pending, `nextAttemptAt <= now`, no live lease) to `owner` until
+   * `now + leaseMs`, and returns them, each with its event as it reads now. Of one endpoint, a
+   * delivery never attempted is returned only after every earlier one was attempted at least
+   * once (first attempts in commit order); due retries come in order of first attempt. Two
+   * callers never hold a lease on one delivery at once.
+   */
+  claimDeliveries(claim: DeliveryClaim): Promise<ClaimedDelivery[]>;
+  /**
+   * Records the outcome of an attempt by the lease's `owner` and releases the lease; false
+   * (nothing recorded) when the lease was lost to another owner meanwhile.
+   */
+  recordDeliveryAttempt(attempt: DeliveryAttempt): Promise<boolean>;
+  /** The endpoint's deliveries, newest event first, after `query.after` (a position from an earlier page). */
+  listDeliveries(accountId: string, webhookId: string, query: DeliveryQuery): Promise<DeliveryPage>;
+  /**
+   * Makes the endpoint's delivery of this event pending and due at `now` (attempts count on);
+   * false when there is no such delivery.
+   */
+  retryDelivery(accountId: string, webhookId: string, eventId: string, now: number): Promise<boolean>;
+  /**
+   * Makes every event of the log kept since `since` (epoch milliseconds) that matches the
+   * endpoint pending and due at `now` again, adding deliveries for those it never had; returns
+   * how many.
+   */
+  replayDeliveries(accountId: string, webhookId: string, since: number, now: number): Promise<number>;
+}
+
+/** An endpoint as stored. Its secrets are kept as they are (they sign), shown only on creation and rotation. */
+export interface WebhookRecord {
+  webhookId: string;
+  url: string;
+  /** The event types sent; null for every type. */
+  types: EventType[] | null;
+  /** Only this popup's events; null for every popup. */
+  popupId: string | null;
+  description: string | null;
+  createdAt: string;
+  /** When it was disabled (by a user, a 410 answer or days of failures); null while enabled. */
+  disabledAt: string | null;
+  /** The signing secrets (`whsec_...`), newest first; a second one signs until `previousSecretExpiresAt`. */
+  secrets: string[];
+  /** Epoch milliseconds after which only the newest secret signs; null with one secret. */
+  previousSecretExpiresAt: number | null;
+}
+
+export type WebhookChange = Partial<Omit<WebhookRecord, "webhookId" | "createdAt">>;
+
+export type DeliveryStatus = "pending" | "succeeded" | "failed";
+
+export interface DeliveryClaim {
+  /** Epoch milliseconds. */
+  now: number;
+  limit: number;
+  leaseMs: number;
+  /** Who holds the leases: one id per dispatcher. */
+  owner: string;
+}
+
+export interface ClaimedDelivery {
+  accountId: string;
+  webhook: WebhookRecord;
+  /** The event's place in the log. */
+  position: number;
+  /** The event's JSON text, as `GET /api/events` shows it now: the delivery's body. */
+  event: string;
+  eventId: string;
+  eventType: EventType;
+  attempts: number;
+  /** Epoch milliseconds of the first attempt; null when this is the first. */
+  firstAttemptAt: number | null;
+}
+
+export interface DeliveryAttempt {
+  accountId: string;
+  webhookId: string;
+  position: number;
+  owner: string;
+  /** Epoch milliseconds the attempt started. */
+  at: number;
+  durationMs: number;
+  /** The receiver's status code; null when none came (refused, timed out, blocked). */
+  statusCode: number | null;
+  /** Why it failed, for the delivery log; null on success. Never a secret. */
+  error: string | null;
+  /** What the delivery is now. */
+  status: DeliveryStatus;
+  /** Epoch milliseconds of the next attempt while `pending`; null otherwise. */
+  nextAttemptAt: number | null;
+}
+
+export interface DeliveryQuery {
+  status?: DeliveryStatus;
+  after?: number;
+  limit: number;
+}
+
+export interface Delivery {
+  eventId: string;
+  eventType: EventType;
+  position: number;
+  status: DeliveryStatus;
+  attempts: number;
+  /** ISO instants; null before the first attempt / when none is planned. */
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  lastDurationMs: number | null;
+}
+
+/** `cursor`: the position to pass as `after` for the next page; null on the last page. */
+export interface DeliveryPage {
+  deliveries: Delivery[];
+  cursor: number | null;
+}
+
+/** True when the store keeps webhook endpoints and their outbox. */
+export function isWebhookStore(store: object): store is WebhookStore {
+  return typeof (store as Partial<WebhookStore>).claimDeliveries === "function";
+}
+
 /** A store with everything, fast paths included: what the memory, libSQL and D1 stores are. */
 export type CompleteStore = Required<SubmissionStore> & KeyStore & RateLimitCounters & PrivacyStore & Required<EventLog>;
 
