@@ -4,35 +4,59 @@
  * `test/stores/sql-schema.test.ts` can `EXPLAIN QUERY PLAN` these very statements.
  */
 import type { SqlStatement } from "./driver.ts";
-import type { SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
+import type { SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
 import { SUBMISSION_COLUMNS, SUBMISSION_JSON } from "./submission-row.ts";
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 
 export function listStatements(accountId: string, query: SubmissionQuery): { page: SqlStatement; count: SqlStatement } {
-  const { where, args } = whereClause(accountId, query);
   const direction = query.order === "asc" ? "ASC" : "DESC";
-  return {
-    page: {
-      sql: `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE ${where}
-            ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ?`,
-      args: [...args, query.limit, query.offset],
-      asArrays: true,
-    },
-    count: countStatement(query, where, args),
-  };
+  const ordered = `ORDER BY created_at ${direction}, id ${direction}`;
+  const page: SqlStatement =
+    pageReading(query, query.offset + query.limit) === "tuple merge"
+      ? mergedPage(accountId, query, query.order, { limit: query.limit, offset: query.offset }, SUBMISSION_COLUMNS)
+      : (() => {
+          const { where, args } = whereClause(accountId, query);
+          return { sql: `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE ${where} ${ordered} LIMIT ? OFFSET ?`, args: [...args, query.limit, query.offset] };
+        })();
+  return { page: { ...page, asArrays: true }, count: countStatement(accountId, query) };
 }
 
 /**
- * The total: a sum of the maintained counts (migration 4) when only equality filters apply,
- * else a count of the rows in the date range.
+ * How a page is read. With at most one equality filter, the index of that filter (or the time
+ * index) holds exactly the matches in the list order: reading it is reading the page. With
+ * two or more, no index does: walking one of them and skipping what the others reject costs
+ * as much as the filters are correlated (a popup whose leads are all completed walks the whole
+ * popup to find nothing). Then the page is a merge instead: the maintained counts name the
+ * tuples (popup, domain, device, status) that match and still hold rows, and each tuple's
+ * range of `submissions_by_tuple` gives at most `depth` rows, so the cost follows the number of
+ * matching tuples and the depth, never how many rows the filters skip. Deep offsets with two
+ * or more filters are left to SQLite's own choice (a merge would read `depth` rows per tuple).
+ *
+ * bench/correlated.ts (every filter combination, the worst one reported) needs this.
  */
-function countStatement(filter: SubmissionFilter, where: string, args: (string | number)[]): SqlStatement {
+export function pageReading(filter: SubmissionFilter, depth: number): "index" | "tuple merge" {
+  const equalities = Object.keys(EQUALITY_COLUMNS).filter((field) => filter[field as keyof typeof EQUALITY_COLUMNS] !== undefined);
+  return equalities.length >= 2 && depth <= MAX_MERGE_DEPTH ? "tuple merge" : "index";
+}
+
+/** Rows per tuple beyond which a merge reads more than SQLite's own plan would. */
+const MAX_MERGE_DEPTH = 1000;
+
+/**
+ * The total: a sum of the maintained counts (migration 4) when only equality filters apply;
+ * with dates, a count of the rows in the range, over the tuples' ranges when two or more
+ * equality filters apply (see `pageReading`), else over the one index that holds the matches.
+ */
+function countStatement(accountId: string, filter: SubmissionFilter): SqlStatement {
   const dated = filter.createdAfter !== undefined || filter.createdBefore !== undefined;
+  const { where, args } = whereClause(accountId, filter);
   // Without dates the WHERE clause names only columns submission_counts has too.
-  return dated
-    ? { sql: `SELECT COUNT(*) AS total FROM submissions WHERE ${where}`, args }
-    : { sql: `SELECT COALESCE(SUM(n), 0) AS total FROM submission_counts WHERE ${where}`, args };
+  if (!dated) return { sql: `SELECT COALESCE(SUM(n), 0) AS total FROM submission_counts WHERE ${where}`, args };
+  if (pageReading(filter, 0) === "index") return { sql: `SELECT COUNT(*) AS total FROM submissions WHERE ${where}`, args };
+  const range = rangeOf("s", filter);
+  const tuples = matchingTuples(accountId, filter);
+  return { sql: `SELECT COUNT(*) AS total FROM ${tuples.from} ON ${TUPLE_JOIN}${range.sql} WHERE ${tuples.where}`, args: [...range.args, ...tuples.args] };
 }
 
 /**
@@ -43,15 +67,79 @@ function countStatement(filter: SubmissionFilter, where: string, args: (string |
  * reads a page as one text.
  */
 export function walkStatement(accountId: string, walk: SubmissionWalk, as: "rows" | "json" = "rows"): SqlStatement {
-  const { where, args } = whereClause(accountId, withoutBoundBehind(walk));
+  const filter = withoutBoundBehind(walk);
+  const value = `${as === "json" ? SUBMISSION_JSON : `json_array(${SUBMISSION_COLUMNS})`} AS submission, created_at, id`;
+  if (pageReading(filter, walk.limit) === "tuple merge") {
+    return mergedPage(accountId, filter, walk.order, { limit: walk.limit, offset: 0, after: walk.after }, value);
+  }
+  const { where, args } = whereClause(accountId, filter);
   const [direction, comparison] = walk.order === "asc" ? ["ASC", ">"] : ["DESC", "<"];
   const after = walk.after ? ` AND (created_at, id) ${comparison} (?, ?)` : "";
   const afterArgs = walk.after ? [walk.after.createdAt, walk.after.submissionId] : [];
   return {
-    sql: `SELECT ${as === "json" ? SUBMISSION_JSON : `json_array(${SUBMISSION_COLUMNS})`} AS submission, created_at, id
-          FROM submissions WHERE ${where}${after} ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
+    sql: `SELECT ${value} FROM submissions WHERE ${where}${after} ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
     args: [...args, ...afterArgs, walk.limit],
   };
+}
+
+const TUPLE_COLUMNS = ["account_id", "popup_id", "domain", "device", "status"];
+const TUPLE_JOIN = TUPLE_COLUMNS.map((column) => `s.${column} = c.${column}`).join(" AND ");
+
+/** The count rows of the tuples that match the filter's equality fields and hold rows, as `c`, joined to their rows as `s`. */
+function matchingTuples(accountId: string, filter: SubmissionFilter): { from: string; where: string; args: (string | number)[] } {
+  const { where, args } = whereClause(accountId, { ...filter, createdAfter: undefined, createdBefore: undefined }, "c.");
+  // CROSS JOIN keeps the counts as the outer loop: each tuple is one range of the index.
+  return { from: "submission_counts c CROSS JOIN submissions s INDEXED BY submissions_by_tuple", where: `${where} AND c.n > 0`, args };
+}
+
+/**
+ * A page read by merging the matching tuples' ranges (see `pageReading`): of each tuple, the
+ * rows up to its `offset + limit`-th in the list order (ties included), found by a seek into
+ * the tuple's range; then the page from those, and only its rows read from the table.
+ */
+function mergedPage(
+  accountId: string,
+  filter: SubmissionFilter,
+  order: "asc" | "desc",
+  page: { limit: number; offset: number; after?: SubmissionCursor },
+  select: string,
+): SqlStatement {
+  const [direction, reach, unbounded] = order === "asc" ? ["ASC", "<=", "1e300"] : ["DESC", ">=", "-1e300"];
+  const range = (table: string) => rangeOf(table, filter, order, page.after);
+  const deepest = `SELECT k.created_at FROM submissions k INDEXED BY submissions_by_tuple
+    WHERE ${TUPLE_COLUMNS.map((column) => `k.${column} = c.${column}`).join(" AND ")}${range("k").sql}
+    ORDER BY k.created_at ${direction}, k.id ${direction} LIMIT 1 OFFSET ?`;
+  const tuples = matchingTuples(accountId, filter);
+  const candidates = `SELECT s.id AS candidate FROM ${tuples.from}
+    ON ${TUPLE_JOIN}${range("s").sql} AND s.created_at ${reach} COALESCE((${deepest}), ${unbounded})
+    WHERE ${tuples.where} ORDER BY s.created_at ${direction}, s.id ${direction} LIMIT ? OFFSET ?`;
+  return {
+    // By primary key from the candidates: left to itself, SQLite would walk the time index to
+    // save the sort of a page. The outer LIMIT keeps the ORDER BY, which SQLite may drop from a
+    // subquery without one (wholePage reads this one).
+    sql: `SELECT ${select} FROM (${candidates}) CROSS JOIN submissions ON account_id = ? AND id = candidate
+          ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
+    args: [...range("s").args, ...range("k").args, page.offset + page.limit - 1, ...tuples.args, page.limit, page.offset, accountId, page.limit],
+  };
+}
+
+/** The date bounds and the walk cursor as conditions on `table`'s (created_at, id), each starting with AND. */
+function rangeOf(table: string, filter: SubmissionFilter, order?: "asc" | "desc", after?: SubmissionCursor): { sql: string; args: (string | number)[] } {
+  let sql = "";
+  const args: (string | number)[] = [];
+  if (filter.createdAfter !== undefined) {
+    sql += ` AND ${table}.created_at > ?`;
+    args.push(filter.createdAfter);
+  }
+  if (filter.createdBefore !== undefined) {
+    sql += ` AND ${table}.created_at < ?`;
+    args.push(filter.createdBefore);
+  }
+  if (after !== undefined) {
+    sql += ` AND (${table}.created_at, ${table}.id) ${order === "asc" ? ">" : "<"} (?, ?)`;
+    args.push(after.createdAt, after.submissionId);
+  }
+  return { sql, args };
 }
 
 // bench/export.ts: CSV and NDJSON >= 200k rows/s need a page read as one text, not a row at a time from the driver.
@@ -95,13 +183,13 @@ export function dataKeysStatement(accountId: string, filter: SubmissionFilter, l
   };
 }
 
-function whereClause(accountId: string, filter: SubmissionFilter): { where: string; args: (string | number)[] } {
-  const conditions = ["account_id = ?"];
+function whereClause(accountId: string, filter: SubmissionFilter, table = ""): { where: string; args: (string | number)[] } {
+  const conditions = [`${table}account_id = ?`];
   const args: (string | number)[] = [accountId];
   for (const [field, column] of Object.entries(EQUALITY_COLUMNS)) {
     const value = filter[field as keyof typeof EQUALITY_COLUMNS];
     if (value === undefined) continue;
-    conditions.push(`${column} = ?`);
+    conditions.push(`${table}${column} = ?`);
     args.push(value);
   }
   if (filter.createdAfter !== undefined) {

@@ -190,4 +190,8 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       pruned_through INTEGER NOT NULL
     ) WITHOUT ROWID`,
   ],
+  // 7: one index per tuple of the maintained counts (migration 4), in the list order, so that a
+  // list with two or more equality filters is a merge of the matching tuples' ranges, whatever
+  // the filters' correlation (list-query.ts, pageReading).
+  [`CREATE INDEX submissions_by_tuple ON submissions (account_id, popup_id, domain, device, status, created_at, id)`],
 ];
