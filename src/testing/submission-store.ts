@@ -7,7 +7,8 @@ import { listDataKeys, type SubmissionCursor, type SubmissionFilter, type Submis
 import type { Submission, SubmissionStatus } from "../submission.ts";
 import { assert } from "./assert.ts";
 import {
-  ACCOUNT, awkwardSubmissions, DEVICES, equalityFilterCombinations, expectedPage, expectList, OTHER_ACCOUNT, POPUPS, seedRows, T0,
+  ACCOUNT, awkwardSubmissions, correlatedFilterCombinations, correlatedRows, DEVICES, equalityFilterCombinations, expectedPage, expectList,
+  OTHER_ACCOUNT, POPUPS, seedRows, T0,
 } from "./fixtures.ts";
 import { storeTests, type StoreSuiteOptions } from "./suite.ts";
 
@@ -228,6 +229,67 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
         for (const limit of [1, 2, 5, 100]) {
           assert.equal(await walkAll(store, ACCOUNT, { ...filter, order, limit }), expected, `${JSON.stringify(filter)} ${order} by ${limit}`);
         }
+      }
+    }
+  });
+
+  test("list and walk: sparse and empty combinations of correlated filters, with and without date windows, match the reference", async (store) => {
+    const rows = correlatedRows();
+    await store.importSubmissions(ACCOUNT, rows);
+    // the other account's rows would answer every combination that should be empty
+    await store.importSubmissions(OTHER_ACCOUNT, correlatedRows().map((row) => ({ ...row, status: "pending", domain: "away.example.com", device: "bot" })));
+    const at = (minute: number) => T0 + minute * 60_000;
+    const windows: SubmissionFilter[] = [{}, { createdAfter: at(30), createdBefore: at(45) }, { createdAfter: at(40) - 0.5, createdBefore: at(41) + 0.5 }, { createdAfter: at(200) }];
+    let empty = 0;
+    let few = 0;
+    for (const [i, equalities] of correlatedFilterCombinations().entries()) {
+      for (const window of windows) {
+        const filter = { ...equalities, ...window };
+        const order = i % 2 === 0 ? "asc" : "desc";
+        const { total } = await expectList(store, ACCOUNT, rows, { ...filter, order, limit: 3, offset: 0 });
+        if (total === 0) empty++;
+        else if (total <= 3) few++;
+        if (total > 3) await expectList(store, ACCOUNT, rows, { ...filter, order, limit: 3, offset: total - 2 });
+        if (window === windows[0] || window === windows[1]) {
+          const expected = expectedPage(rows, { ...filter, order, limit: 1000, offset: 0 }).ids;
+          assert.equal(await walkAll(store, ACCOUNT, { ...filter, order, limit: 4 }), expected, `walk of ${JSON.stringify(filter)} ${order}`);
+        }
+      }
+    }
+    assert.ok(empty > 100 && few > 20, `the data has empty (${empty}) and few-match (${few}) combinations`);
+  });
+
+  test("walk: paging by cursor never repeats, and never skips what existed throughout, while rows are created and deleted between pages", async (store) => {
+    for (const [run, filter] of ([{}, { status: "pending" }, { popupId: "popup_b", domain: "shop.example.com" }] as SubmissionFilter[]).entries()) {
+      for (const order of ["asc", "desc"] as const) {
+        const account = `acct-cursor-${run}-${order}`;
+        const rows = seedRows(40);
+        await store.importSubmissions(account, rows);
+        const matches = expectedPage(rows, { ...filter, order, limit: 1000, offset: 0 }).ids;
+        // every third match is deleted while the walk goes on, some before and some after it passes them
+        const doomed = matches.filter((_, i) => i % 3 === 1);
+        const survivors = matches.filter((id) => !doomed.includes(id));
+        const seen: string[] = [];
+        let after: SubmissionCursor | undefined;
+        for (let pages = 0; pages < 100; pages++) {
+          const victim = doomed[(pages * 5) % doomed.length]!;
+          const newcomer = { ...seedRows(1)[0]!, ...filter, submissionId: crypto.randomUUID(), createdAt: new Date(T0 + ((pages * 7) % 40) * 60_000).toISOString() };
+          // the page read, a delete and a create at once: the store may order them as it likes
+          const [page] = await Promise.all([
+            store.walkSubmissions(account, { ...filter, order, limit: 3, after }),
+            store.deleteSubmission(account, victim),
+            store.insertSubmission(account, newcomer),
+          ]);
+          seen.push(...page.map((s) => s.submissionId));
+          if (page.length < 3) break;
+          const last = page.at(-1)!;
+          after = { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId };
+        }
+        const what = `${JSON.stringify(filter)} ${order}`;
+        assert.is(new Set(seen).size, seen.length, `no item twice: ${what}`);
+        assert.equal(seen.filter((id) => survivors.includes(id)), survivors, `every row that existed throughout, in order: ${what}`);
+        const positions = seen.map((id) => matches.indexOf(id)).filter((position) => position >= 0);
+        assert.equal(positions, [...positions].sort((a, b) => a - b), `in the list order: ${what}`);
       }
     }
   });
