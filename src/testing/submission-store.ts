@@ -259,6 +259,54 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     assert.ok(empty > 100 && few > 20, `the data has empty (${empty}) and few-match (${few}) combinations`);
   });
 
+  test("list: date ranges over many days (whole days inside, parts of days at the ends) total exactly, through status changes and deletes", async (store) => {
+    const DAY = 86_400_000;
+    const D0 = Date.UTC(2025, 6, 1);
+    // around midnights (exactly, a millisecond either side) and inside days, over 12 days; and
+    // around the first midnight of 1970, where days before it count down
+    const times = [
+      ...Array.from({ length: 12 }, (_, day) => [D0 + day * DAY, D0 + day * DAY - 1, D0 + day * DAY + 1, D0 + day * DAY + 37_000_000]).flat(),
+      -1, 0, 1, -DAY, -DAY - 1,
+    ];
+    const rows = times.map((time, i): Submission => ({
+      ...seedRows(1)[0]!,
+      submissionId: crypto.randomUUID(),
+      popupId: POPUPS[i % 3]!,
+      device: DEVICES[i % 4]!,
+      status: i % 3 === 0 ? "completed" : "pending",
+      createdAt: new Date(time).toISOString(),
+    }));
+    await store.importSubmissions(ACCOUNT, rows);
+    const windows: SubmissionFilter[] = [
+      { createdAfter: D0, createdBefore: D0 + 5 * DAY },
+      { createdAfter: D0 - 1, createdBefore: D0 + 5 * DAY + 1 },
+      { createdAfter: D0 + 0.5, createdBefore: D0 + 9 * DAY - 0.5 },
+      { createdAfter: D0 + 2 * DAY - 1, createdBefore: D0 + 3 * DAY },
+      { createdAfter: D0 + 2 * DAY + 1 },
+      { createdBefore: D0 + 7 * DAY },
+      { createdAfter: -DAY - 1, createdBefore: 1 },
+      { createdAfter: -2 * DAY, createdBefore: DAY },
+      { createdAfter: -0.5 },
+      { createdAfter: D0 + 20 * DAY },
+    ];
+    const check = async () => {
+      for (const window of windows) {
+        for (const filter of [{}, { status: "pending" as const }, { popupId: POPUPS[1]!, device: DEVICES[1]! }]) {
+          await expectList(store, ACCOUNT, rows, { ...window, ...filter, order: "desc", limit: 5, offset: 0 });
+        }
+      }
+    };
+    await check();
+    for (const row of rows.filter((_, i) => i % 5 === 0)) {
+      assert.ok(await store.setSubmissionStatus(ACCOUNT, row.submissionId, row.status === "pending" ? "completed" : "pending"));
+      row.status = row.status === "pending" ? "completed" : "pending";
+    }
+    const deleted = rows.filter((_, i) => i % 7 === 3);
+    for (const row of deleted) assert.ok(await store.deleteSubmission(ACCOUNT, row.submissionId));
+    rows.splice(0, rows.length, ...rows.filter((row) => !deleted.includes(row)));
+    await check();
+  });
+
   test("walk: paging by cursor never repeats, and never skips what existed throughout, while rows are created and deleted between pages", async (store) => {
     for (const [run, filter] of ([{}, { status: "pending" }, { popupId: "popup_b", domain: "shop.example.com" }] as SubmissionFilter[]).entries()) {
       for (const order of ["asc", "desc"] as const) {

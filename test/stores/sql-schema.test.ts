@@ -25,7 +25,8 @@ const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "devic
 
 function everyListQuery(): SubmissionQuery[] {
   const queries: SubmissionQuery[] = [];
-  const bounds = [{}, { createdAfter: 1 }, { createdBefore: 2 }, { createdAfter: 1, createdBefore: 2 }];
+  // (the last spans whole days: its total sums counts per day and counts the two ends)
+  const bounds = [{}, { createdAfter: 1 }, { createdBefore: 2 }, { createdAfter: 1, createdBefore: 2 }, { createdAfter: 1, createdBefore: 10 * 86_400_000 + 5 }];
   for (let mask = 0; mask < 16; mask++) {
     const filter = {
       ...(mask & 1 ? { popupId: "popup_a" } : {}),
@@ -45,7 +46,7 @@ plans("every filter combination, date bound and order is an index walk: no table
   try {
     await migrate(libsqlDriver(client));
     const queries = everyListQuery();
-    assert.is(queries.length, 128);
+    assert.is(queries.length, 160);
     for (const query of queries) {
       const { page, count } = listStatements("account", query);
       // a cursor between the date bounds, as in any walk that got past its first page
@@ -55,43 +56,56 @@ plans("every filter combination, date bound and order is an index walk: no table
       for (const [what, statement] of statements) {
         const { rows } = await client.execute({ sql: `EXPLAIN QUERY PLAN ${statement.sql}`, args: [...statement.args!] });
         const plan = rows.map((row) => String(row.detail));
-        const context = `${what} of ${JSON.stringify(query)}: ${plan.join(" | ")}`;
-        assert.ok(plan.length > 0, context);
-        const dateBounded = query.createdAfter !== undefined || query.createdBefore !== undefined;
-        if (what === "count" && !dateBounded) {
-          // a total without dates sums the maintained counts, narrowed by the filters' prefix
-          assert.equal(plan.length, 1, context);
-          assert.match(plan[0]!, /^SEARCH submission_counts USING PRIMARY KEY \(account_id=\?/, context);
-          if ("popupId" in query) assert.ok(plan[0]!.includes("popup_id=?"), context);
-          continue;
-        }
-        if (pageReading(query, query.limit) === "tuple merge") {
-          assertTupleMerge(plan, query, what, context);
-          continue;
-        }
-        for (const step of plan) {
-          assert.match(step, /^SEARCH submissions USING (COVERING )?INDEX submissions_by_\w+ \(account_id=\?/, context);
-          assert.not.match(step, /TEMP B-TREE/, context);
-        }
-        // The walk is narrowed by the filters themselves, not just the account: one equality
-        // filter (when there is one) and every date bound are part of the index lookup.
-        const lookup = /\((.*)\)$/.exec(plan[0]!)?.[1] ?? "";
-        const equalities = Object.entries(EQUALITY_COLUMNS).filter(([field]) => field in query).map(([, column]) => `${column}=?`);
-        // (a dated count may instead range over the time index, which covers the filter columns)
-        const coveredCount = what === "count" && /USING COVERING INDEX submissions_by_time/.test(plan[0]!);
-        if (equalities.length > 0 && !coveredCount) assert.ok(equalities.some((e) => lookup.includes(e)), context);
-        // (past its first page, a walk's cursor takes the place of the bound on its side)
-        const cursorSide = what === "walk" ? (query.order === "asc" ? "createdAfter" : "createdBefore") : undefined;
-        if (query.createdAfter !== undefined && cursorSide !== "createdAfter") assert.ok(lookup.includes("created_at>?"), context);
-        if (query.createdBefore !== undefined && cursorSide !== "createdBefore") assert.ok(lookup.includes("created_at<?"), context);
-        // a walk's page starts where the last one ended, inside the index: not by skipping rows
-        if (what === "walk") assert.ok(lookup.includes(`(created_at,id)${query.order === "asc" ? ">" : "<"}(?,?)`), context);
+        assertIndexWalks(plan, query, what, `${what} of ${JSON.stringify(query)}: ${plan.join(" | ")}`);
       }
     }
   } finally {
     client.close();
   }
 });
+
+/** The plan of one statement of a list (`what`: page, count, walk, first walk page). */
+function assertIndexWalks(plan: string[], query: SubmissionQuery, what: string, context: string): void {
+  assert.ok(plan.length > 0, context);
+  const dateBounded = query.createdAfter !== undefined || query.createdBefore !== undefined;
+  if (what === "count" && !dateBounded) {
+    // a total without dates sums the maintained counts, narrowed by the filters' prefix
+    assert.equal(plan.length, 1, context);
+    assert.match(plan[0]!, /^SEARCH submission_counts USING PRIMARY KEY \(account_id=\?/, context);
+    if ("popupId" in query) assert.ok(plan[0]!.includes("popup_id=?"), context);
+    return;
+  }
+  if (what === "count" && plan[0] === "SCAN CONSTANT ROW") {
+    // whole days inside the range from the counts per day, the days at its ends counted
+    const parts = plan.slice(1).join("\n").split(/^SCALAR SUBQUERY \d+$/m).map((part) => part.trim().split("\n")).filter((part) => part[0] !== "");
+    assert.equal(parts[0]!.length, 1, context);
+    assert.match(parts[0]![0]!, /^SEARCH submission_day_counts USING PRIMARY KEY \(account_id=\? AND day[<>]/, context);
+    assert.ok(parts.length >= 2, context);
+    for (const part of parts.slice(1)) assertIndexWalks(part, query, what, context);
+    return;
+  }
+  if (pageReading(query, query.limit) === "tuple merge") {
+    assertTupleMerge(plan, query, what, context);
+    return;
+  }
+  for (const step of plan) {
+    assert.match(step, /^SEARCH submissions USING (COVERING )?INDEX submissions_by_\w+ \(account_id=\?/, context);
+    assert.not.match(step, /TEMP B-TREE/, context);
+  }
+  // The walk is narrowed by the filters themselves, not just the account: one equality
+  // filter (when there is one) and every date bound are part of the index lookup.
+  const lookup = /\((.*)\)$/.exec(plan[0]!)?.[1] ?? "";
+  const equalities = Object.entries(EQUALITY_COLUMNS).filter(([field]) => field in query).map(([, column]) => `${column}=?`);
+  // (a dated count may instead range over the time index, which covers the filter columns)
+  const coveredCount = what === "count" && /USING COVERING INDEX submissions_by_time/.test(plan[0]!);
+  if (equalities.length > 0 && !coveredCount) assert.ok(equalities.some((e) => lookup.includes(e)), context);
+  // (past its first page, a walk's cursor takes the place of the bound on its side)
+  const cursorSide = what === "walk" ? (query.order === "asc" ? "createdAfter" : "createdBefore") : undefined;
+  if (query.createdAfter !== undefined && cursorSide !== "createdAfter") assert.ok(lookup.includes("created_at>?"), context);
+  if (query.createdBefore !== undefined && cursorSide !== "createdBefore") assert.ok(lookup.includes("created_at<?"), context);
+  // a walk's page starts where the last one ended, inside the index: not by skipping rows
+  if (what === "walk") assert.ok(lookup.includes(`(created_at,id)${query.order === "asc" ? ">" : "<"}(?,?)`), context);
+}
 
 /**
  * Two or more equality filters: the matching tuples from the counts, each a range of

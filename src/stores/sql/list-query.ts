@@ -44,16 +44,50 @@ export function pageReading(filter: SubmissionFilter, depth: number): "index" | 
 const MAX_MERGE_DEPTH = 1000;
 
 /**
- * The total: a sum of the maintained counts (migration 4) when only equality filters apply;
- * with dates, a count of the rows in the range, over the tuples' ranges when two or more
- * equality filters apply (see `pageReading`), else over the one index that holds the matches.
+ * The total: a sum of the maintained counts (migration 4) when only equality filters apply.
+ * With dates, the counts per day (migration 7) of the whole days inside the range, plus the
+ * rows counted in the days at its ends, so that a month costs about what a day does.
  */
 function countStatement(accountId: string, filter: SubmissionFilter): SqlStatement {
   const dated = filter.createdAfter !== undefined || filter.createdBefore !== undefined;
-  const { where, args } = whereClause(accountId, filter);
+  const { where, args } = whereClause(accountId, { ...filter, createdAfter: undefined, createdBefore: undefined });
   // Without dates the WHERE clause names only columns submission_counts has too.
   if (!dated) return { sql: `SELECT COALESCE(SUM(n), 0) AS total FROM submission_counts WHERE ${where}`, args };
-  if (pageReading(filter, 0) === "index") return { sql: `SELECT COUNT(*) AS total FROM submissions WHERE ${where}`, args };
+  const days = wholeDays(filter);
+  if (days === undefined) return rowCount(accountId, filter);
+  const dayRange = `${days.first === undefined ? "" : " AND day >= ?"}${days.last === undefined ? "" : " AND day <= ?"}`;
+  const dayArgs = [...(days.first === undefined ? [] : [days.first]), ...(days.last === undefined ? [] : [days.last])];
+  const parts: SqlStatement[] = [{ sql: `SELECT COALESCE(SUM(n), 0) FROM submission_day_counts WHERE ${where}${dayRange}`, args: [...args, ...dayArgs] }];
+  if (days.first !== undefined) parts.push(rowCount(accountId, { ...filter, createdBefore: days.first * DAY_MS }));
+  if (days.last !== undefined) parts.push(rowCount(accountId, { ...filter, createdAfter: (days.last + 1) * DAY_MS - 1 }));
+  return { sql: `SELECT ${parts.map((part) => `(${part.sql})`).join(" + ")} AS total`, args: parts.flatMap((part) => part.args ?? []) };
+}
+
+/** A UTC day in milliseconds: the days of `submission_day_counts` (migrations.ts, dayOf). */
+const DAY_MS = 86_400_000;
+
+/**
+ * The whole UTC days inside the filter's exclusive date range (`first` undefined: from the
+ * beginning, `last`: to the end), or undefined when there is none: then the range is at most
+ * two partial days.
+ */
+function wholeDays(filter: SubmissionFilter): { first?: number; last?: number } | undefined {
+  // created_at is whole milliseconds: after `a` means after floor(a), before `b` before ceil(b).
+  const first = filter.createdAfter === undefined ? undefined : Math.floor(filter.createdAfter / DAY_MS) + 1;
+  const last = filter.createdBefore === undefined ? undefined : Math.floor(Math.ceil(filter.createdBefore) / DAY_MS) - 1;
+  if (first !== undefined && last !== undefined && first > last) return undefined;
+  return { first, last };
+}
+
+/**
+ * The rows in the filter's range, counted: over the tuples' ranges when two or more equality
+ * filters apply (see `pageReading`), else over the one index that holds the matches.
+ */
+function rowCount(accountId: string, filter: SubmissionFilter): SqlStatement {
+  if (pageReading(filter, 0) === "index") {
+    const { where, args } = whereClause(accountId, filter);
+    return { sql: `SELECT COUNT(*) AS total FROM submissions WHERE ${where}`, args };
+  }
   const range = rangeOf("s", filter);
   const tuples = matchingTuples(accountId, filter);
   return { sql: `SELECT COUNT(*) AS total FROM ${tuples.from} ON ${TUPLE_JOIN}${range.sql} WHERE ${tuples.where}`, args: [...range.args, ...tuples.args] };
