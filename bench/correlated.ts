@@ -12,6 +12,7 @@
  * `--quick`: 100,000 rows and fewer rounds. The libSQL database is made once through
  * `importSubmissions` and kept in bench/.data/.
  */
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { Agent, get } from "node:http";
 import { loadavg } from "node:os";
@@ -19,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import type { CompleteStore, SubmissionFilter, SubmissionQuery } from "../src/store.ts";
 import { createLibsqlStore } from "../src/stores/libsql/index.ts";
 import { createMemoryStore } from "../src/stores/memory.ts";
+import { MIGRATIONS } from "../src/stores/sql/migrations.ts";
 import { CORRELATED_ACCOUNT, everyFilterCombination, importCorrelated } from "./support/correlated-dataset.ts";
 import { DATASET_START } from "./support/dataset.ts";
 import { canPin, formatTable, pinSelf, startServerProcess, stopServerProcess } from "./support/load.ts";
@@ -35,7 +37,9 @@ const HTTP_ROUNDS = quick ? 3 : 5;
 const DEEP_PAGE = 10_000;
 const PAGE = 10;
 const DATA_DIR = fileURLToPath(new URL("./.data/", import.meta.url));
-const DATABASE = `${DATA_DIR}correlated-${ROWS}.db`;
+// Named by its schema too: a database kept from another schema is made afresh, not migrated.
+const SCHEMA = createHash("sha256").update(JSON.stringify(MIGRATIONS)).digest("hex").slice(0, 8);
+const DATABASE = `${DATA_DIR}correlated-${ROWS}-${SCHEMA}.db`;
 const SERVER = new URL("./support/correlated-server.ts", import.meta.url);
 const DAY = 24 * 3600 * 1000;
 /** A month in the middle of the data's year. */

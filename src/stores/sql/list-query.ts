@@ -50,14 +50,23 @@ const MAX_MERGE_DEPTH = 1000;
  */
 function countStatement(accountId: string, filter: SubmissionFilter): SqlStatement {
   const dated = filter.createdAfter !== undefined || filter.createdBefore !== undefined;
-  const { where, args } = whereClause(accountId, { ...filter, createdAfter: undefined, createdBefore: undefined });
   // Without dates the WHERE clause names only columns submission_counts has too.
-  if (!dated) return { sql: `SELECT COALESCE(SUM(n), 0) AS total FROM submission_counts WHERE ${where}`, args };
+  if (!dated) {
+    const { where, args } = whereClause(accountId, filter);
+    return { sql: `SELECT COALESCE(SUM(n), 0) AS total FROM submission_counts WHERE ${where}`, args };
+  }
   const days = wholeDays(filter);
   if (days === undefined) return rowCount(accountId, filter);
-  const dayRange = `${days.first === undefined ? "" : " AND day >= ?"}${days.last === undefined ? "" : " AND day <= ?"}`;
+  const dayRange = `${days.first === undefined ? "" : " AND d.day >= ?"}${days.last === undefined ? "" : " AND d.day <= ?"}`;
   const dayArgs = [...(days.first === undefined ? [] : [days.first]), ...(days.last === undefined ? [] : [days.last])];
-  const parts: SqlStatement[] = [{ sql: `SELECT COALESCE(SUM(n), 0) FROM submission_day_counts WHERE ${where}${dayRange}`, args: [...args, ...dayArgs] }];
+  const tuples = matchingTuples(accountId, filter);
+  // Of each matching tuple (from the totals, as a merge takes them), its range of days.
+  const wholeDaysSum = {
+    sql: `SELECT COALESCE(SUM(d.n), 0) FROM submission_counts c CROSS JOIN submission_day_counts d
+          ON ${TUPLE_COLUMNS.map((column) => `d.${column} = c.${column}`).join(" AND ")}${dayRange} WHERE ${tuples.where}`,
+    args: [...dayArgs, ...tuples.args],
+  };
+  const parts: SqlStatement[] = [wholeDaysSum];
   if (days.first !== undefined) parts.push(rowCount(accountId, { ...filter, createdBefore: days.first * DAY_MS }));
   if (days.last !== undefined) parts.push(rowCount(accountId, { ...filter, createdAfter: (days.last + 1) * DAY_MS - 1 }));
   return { sql: `SELECT ${parts.map((part) => `(${part.sql})`).join(" + ")} AS total`, args: parts.flatMap((part) => part.args ?? []) };
@@ -119,7 +128,7 @@ export function walkStatement(accountId: string, walk: SubmissionWalk, as: "rows
 const TUPLE_COLUMNS = ["account_id", "popup_id", "domain", "device", "status"];
 const TUPLE_JOIN = TUPLE_COLUMNS.map((column) => `s.${column} = c.${column}`).join(" AND ");
 
-/** The count rows of the tuples that match the filter's equality fields and hold rows, as `c`, joined to their rows as `s`. */
+/** The count rows of the tuples that match the filter's equality fields and hold rows, as `c` (`from`: joined to their rows as `s`). */
 function matchingTuples(accountId: string, filter: SubmissionFilter): { from: string; where: string; args: (string | number)[] } {
   const { where, args } = whereClause(accountId, { ...filter, createdAfter: undefined, createdBefore: undefined }, "c.");
   // CROSS JOIN keeps the counts as the outer loop: each tuple is one range of the index.
@@ -138,14 +147,23 @@ function mergedPage(
   page: { limit: number; offset: number; after?: SubmissionCursor },
   select: string,
 ): SqlStatement {
-  const [direction, reach, unbounded] = order === "asc" ? ["ASC", "<=", "1e300"] : ["DESC", ">=", "-1e300"];
-  const range = (table: string) => rangeOf(table, filter, order, page.after);
+  const ascending = order === "asc";
+  const direction = ascending ? "ASC" : "DESC";
+  const deepestRange = rangeOf("k", filter, order, page.after);
   const deepest = `SELECT k.created_at FROM submissions k INDEXED BY submissions_by_tuple
-    WHERE ${TUPLE_COLUMNS.map((column) => `k.${column} = c.${column}`).join(" AND ")}${range("k").sql}
+    WHERE ${TUPLE_COLUMNS.map((column) => `k.${column} = c.${column}`).join(" AND ")}${deepestRange.sql}
     ORDER BY k.created_at ${direction}, k.id ${direction} LIMIT 1 OFFSET ?`;
+  // The far end of each tuple's range is its deepest row, or else the date bound on that side
+  // (as whole milliseconds, inclusive): one bound, so that SQLite ranges over it rather than
+  // over the whole window.
+  const { createdAfter, createdBefore } = filter;
+  const [reach, otherwise] = ascending
+    ? ["<=", createdBefore === undefined ? 1e300 : Math.ceil(createdBefore) - 1]
+    : [">=", createdAfter === undefined ? -1e300 : Math.floor(createdAfter) + 1];
+  const nearRange = rangeOf("s", ascending ? { ...filter, createdBefore: undefined } : { ...filter, createdAfter: undefined }, order, page.after);
   const tuples = matchingTuples(accountId, filter);
   const candidates = `SELECT s.id AS candidate FROM ${tuples.from}
-    ON ${TUPLE_JOIN}${range("s").sql} AND s.created_at ${reach} COALESCE((${deepest}), ${unbounded})
+    ON ${TUPLE_JOIN}${nearRange.sql} AND s.created_at ${reach} COALESCE((${deepest}), ?)
     WHERE ${tuples.where} ORDER BY s.created_at ${direction}, s.id ${direction} LIMIT ? OFFSET ?`;
   return {
     // By primary key from the candidates: left to itself, SQLite would walk the time index to
@@ -153,7 +171,9 @@ function mergedPage(
     // subquery without one (wholePage reads this one).
     sql: `SELECT ${select} FROM (${candidates}) CROSS JOIN submissions ON account_id = ? AND id = candidate
           ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
-    args: [...range("s").args, ...range("k").args, page.offset + page.limit - 1, ...tuples.args, page.limit, page.offset, accountId, page.limit],
+    args: [
+      ...nearRange.args, ...deepestRange.args, page.offset + page.limit - 1, otherwise, ...tuples.args, page.limit, page.offset, accountId, page.limit,
+    ],
   };
 }
 

@@ -198,15 +198,16 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   // inside its range and counts rows only in the two days at its ends.
   [
     `CREATE INDEX submissions_by_tuple ON submissions (account_id, popup_id, domain, device, status, created_at, id)`,
+    // By tuple, then day: a total reads a range of days of each matching tuple.
     `CREATE TABLE submission_day_counts (
       account_id TEXT NOT NULL,
-      day INTEGER NOT NULL, -- whole UTC days since 1970-01-01 (floor of created_at / 86400000)
       popup_id TEXT NOT NULL,
       domain TEXT NOT NULL,
       device TEXT NOT NULL,
       status TEXT NOT NULL,
+      day INTEGER NOT NULL, -- whole UTC days since 1970-01-01 (floor of created_at / 86400000)
       n INTEGER NOT NULL,
-      PRIMARY KEY (account_id, day, popup_id, domain, device, status)
+      PRIMARY KEY (account_id, popup_id, domain, device, status, day)
     ) WITHOUT ROWID`,
     `INSERT INTO submission_day_counts (account_id, day, popup_id, domain, device, status, n)
       SELECT account_id, ${dayOf("created_at")}, popup_id, domain, device, status, COUNT(*) FROM submissions GROUP BY 1, 2, 3, 4, 5, 6`,
