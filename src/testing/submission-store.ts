@@ -321,7 +321,7 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
         let after: SubmissionCursor | undefined;
         for (let pages = 0; pages < 100; pages++) {
           const victim = doomed[(pages * 5) % doomed.length]!;
-          const newcomer = { ...seedRows(1)[0]!, ...filter, submissionId: crypto.randomUUID(), createdAt: new Date(T0 + ((pages * 7) % 40) * 60_000).toISOString() };
+          const newcomer: Submission = { ...seedRows(1)[0]!, ...(filter as Partial<Submission>), submissionId: crypto.randomUUID(), createdAt: new Date(T0 + ((pages * 7) % 40) * 60_000).toISOString() };
           // the page read, a delete and a create at once: the store may order them as it likes
           const [page] = await Promise.all([
             store.walkSubmissions(account, { ...filter, order, limit: 3, after }),

@@ -16,7 +16,7 @@ export function listStatements(accountId: string, query: SubmissionQuery): { pag
     pageReading(query, query.offset + query.limit) === "tuple merge"
       ? mergedPage(accountId, query, query.order, { limit: query.limit, offset: query.offset }, SUBMISSION_COLUMNS)
       : (() => {
-          const { where, args } = whereClause(accountId, query);
+          const { where, args } = indexWhere(accountId, query);
           return { sql: `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE ${where} ${ordered} LIMIT ? OFFSET ?`, args: [...args, query.limit, query.offset] };
         })();
   return { page: { ...page, asArrays: true }, count: countStatement(accountId, query) };
@@ -30,18 +30,35 @@ export function listStatements(accountId: string, query: SubmissionQuery): { pag
  * popup to find nothing). Then the page is a merge instead: the maintained counts name the
  * tuples (popup, domain, device, status) that match and still hold rows, and each tuple's
  * range of `submissions_by_tuple` gives at most `depth` rows, so the cost follows the number of
- * matching tuples and the depth, never how many rows the filters skip. Deep offsets with two
- * or more filters are left to SQLite's own choice (a merge would read `depth` rows per tuple).
+ * matching tuples and the depth, never how many rows the filters skip. Deeper than
+ * MAX_MERGE_DEPTH (an export's pages, a deep offset), SQLite's own plan reads the rows, once
+ * the counts say any match: an export passes over the filter's index once in all, where a
+ * merge would read a page's depth of every tuple for every page.
  *
  * bench/correlated.ts (every filter combination, the worst one reported) needs this.
  */
 export function pageReading(filter: SubmissionFilter, depth: number): "index" | "tuple merge" {
-  const equalities = Object.keys(EQUALITY_COLUMNS).filter((field) => filter[field as keyof typeof EQUALITY_COLUMNS] !== undefined);
-  return equalities.length >= 2 && depth <= MAX_MERGE_DEPTH ? "tuple merge" : "index";
+  return equalityCount(filter) >= 2 && depth <= MAX_MERGE_DEPTH ? "tuple merge" : "index";
 }
 
-/** Rows per tuple beyond which a merge reads more than SQLite's own plan would. */
-const MAX_MERGE_DEPTH = 1000;
+/** Rows per tuple up to which a merge reads less than walking one filter's index would: a list page's (limit 100, one more for a cursor) and a shallow offset's. */
+const MAX_MERGE_DEPTH = 200;
+
+function equalityCount(filter: SubmissionFilter): number {
+  return Object.keys(EQUALITY_COLUMNS).filter((field) => filter[field as keyof typeof EQUALITY_COLUMNS] !== undefined).length;
+}
+
+/**
+ * The WHERE clause of a page read from one index (`pageReading`), which with two or more
+ * equality filters first asks the counts whether any tuple matches: SQLite checks that once,
+ * before it walks anything.
+ */
+function indexWhere(accountId: string, filter: SubmissionFilter): { where: string; args: (string | number)[] } {
+  const { where, args } = whereClause(accountId, filter);
+  if (equalityCount(filter) < 2) return { where, args };
+  const tuples = matchingTuples(accountId, filter);
+  return { where: `${where} AND EXISTS (SELECT 1 FROM submission_counts c WHERE ${tuples.where})`, args: [...args, ...tuples.args] };
+}
 
 /**
  * The total: a sum of the maintained counts (migration 4) when only equality filters apply.
@@ -115,7 +132,7 @@ export function walkStatement(accountId: string, walk: SubmissionWalk, as: "rows
   if (pageReading(filter, walk.limit) === "tuple merge") {
     return mergedPage(accountId, filter, walk.order, { limit: walk.limit, offset: 0, after: walk.after }, value);
   }
-  const { where, args } = whereClause(accountId, filter);
+  const { where, args } = indexWhere(accountId, filter);
   const [direction, comparison] = walk.order === "asc" ? ["ASC", ">"] : ["DESC", "<"];
   const after = walk.after ? ` AND (created_at, id) ${comparison} (?, ?)` : "";
   const afterArgs = walk.after ? [walk.after.createdAt, walk.after.submissionId] : [];
