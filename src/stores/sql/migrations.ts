@@ -199,9 +199,6 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   // longer needs to carry the filter columns (migration 4): narrow, a deep offset steps over
   // fewer pages.
   [
-    `CREATE INDEX submissions_by_tuple ON submissions (account_id, popup_id, domain, device, status, created_at, id)`,
-    `DROP INDEX submissions_by_time`,
-    `CREATE INDEX submissions_by_time ON submissions (account_id, created_at, id)`,
     // By tuple, then day: a total reads a range of days of each matching tuple.
     `CREATE TABLE submission_day_counts (
       account_id TEXT NOT NULL,
@@ -233,6 +230,9 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
         VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
         ON CONFLICT DO UPDATE SET n = n + 1;
     END`,
+    `CREATE INDEX submissions_by_tuple ON submissions (account_id, popup_id, domain, device, status, created_at, id)`,
+    `DROP INDEX submissions_by_time`,
+    `CREATE INDEX submissions_by_time ON submissions (account_id, created_at, id)`,
   ],
 ];
 
