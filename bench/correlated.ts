@@ -23,7 +23,7 @@ import { createMemoryStore } from "../src/stores/memory.ts";
 import { MIGRATIONS } from "../src/stores/sql/migrations.ts";
 import { CORRELATED_ACCOUNT, everyFilterCombination, importCorrelated } from "./support/correlated-dataset.ts";
 import { DATASET_START } from "./support/dataset.ts";
-import { canPin, formatTable, pinSelf, startServerProcess, stopServerProcess } from "./support/load.ts";
+import { canPin, formatTable, oneStorePerProcess, pinSelf, startServerProcess, stopServerProcess } from "./support/load.ts";
 import { reportTargets, type TargetFigure } from "./support/targets.ts";
 
 type StoreKind = "libsql" | "memory";
@@ -45,15 +45,7 @@ const DAY = 24 * 3600 * 1000;
 /** A month in the middle of the data's year. */
 const WINDOW = { createdAfter: DATASET_START + 150 * DAY, createdBefore: DATASET_START + 180 * DAY };
 
-if (storeKinds.length > 1) {
-  // One process per store, so neither's memory or caches weigh on the other's figures.
-  const { execFileSync } = await import("node:child_process");
-  for (const kind of storeKinds) {
-    execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2), "--store", kind], { stdio: "inherit" });
-  }
-  process.exit(0);
-}
-const kind = storeKinds[0]!;
+const kind = await oneStorePerProcess(import.meta.url, storeKinds);
 
 interface Case {
   filter: SubmissionFilter;

@@ -12,7 +12,7 @@
  */
 import type { KeyStore, SubmissionStore } from "../../src/store.ts";
 import type { Device, Submission } from "../../src/submission.ts";
-import { DATASET_SPAN_MS, DATASET_START, seededRandom, uuidv7 } from "./dataset.ts";
+import { DATASET_SPAN_MS, DATASET_START, pick, seededRandom, uuidv7 } from "./dataset.ts";
 
 export const CORRELATED_POPUPS = Array.from({ length: 12 }, (_, i) => `popup_${i}`);
 export const CORRELATED_DOMAINS = ["site0.example", "site1.example", "site2.example", "site3.example", "site4.example", "site5.example"];
@@ -21,6 +21,7 @@ export const CORRELATED_STATUSES = ["pending", "completed"] as const;
 
 const POPUP_WEIGHTS = [3300, 2000, 1400, 1000, 700, 500, 400, 300, 200, 120, 50, 3];
 const DOMAIN_WEIGHTS = [35, 25, 15, 12, 8, 5];
+/** Of the devices but `bot`, which comes only as the handful below. */
 const DEVICE_WEIGHTS = [55, 40, 5];
 /** Rows in a million that are bots. */
 const BOTS_PER_MILLION = 12;
@@ -32,16 +33,6 @@ const IMPORT_BATCH = 5000;
 const ALL_COMPLETED = "popup_7";
 const NEVER_ON = { popupId: "popup_3", domain: "site1.example" };
 
-function pick<T>(values: readonly T[], weights: readonly number[], random: number): T {
-  const total = weights.reduce((a, b) => a + b, 0);
-  let point = random * total;
-  for (let i = 0; i < weights.length; i++) {
-    point -= weights[i]!;
-    if (point < 0) return values[i]!;
-  }
-  return values[weights.length - 1]!;
-}
-
 /** `count` submissions in ascending `createdAt` order, spread over a year. */
 export function* correlatedSubmissions(count: number, seed = 18): Generator<Submission> {
   const random = seededRandom(seed);
@@ -52,7 +43,7 @@ export function* correlatedSubmissions(count: number, seed = 18): Generator<Subm
     const popupId = pick(CORRELATED_POPUPS, POPUP_WEIGHTS, random());
     let domain = pick(CORRELATED_DOMAINS, DOMAIN_WEIGHTS, random());
     if (popupId === NEVER_ON.popupId && domain === NEVER_ON.domain) domain = CORRELATED_DOMAINS[0]!;
-    const device = i % botEvery === botEvery - 1 ? "bot" : pick(CORRELATED_DEVICES, DEVICE_WEIGHTS, random());
+    const device = i % botEvery === botEvery - 1 ? "bot" : pick(CORRELATED_DEVICES.slice(0, 3), DEVICE_WEIGHTS, random());
     const status = popupId === ALL_COMPLETED || random() < 0.3 ? "completed" : "pending";
     yield {
       submissionId: uuidv7(millis, random),
