@@ -63,7 +63,8 @@ function indexWhere(accountId: string, filter: SubmissionFilter): { where: strin
 /**
  * The total: a sum of the maintained counts (migration 4) when only equality filters apply.
  * With dates, the counts per day (migration 7) of the whole days inside the range, plus the
- * rows counted in the days at its ends, so that a month costs about what a day does.
+ * rows counted in the days at its ends, so that a month costs about what a day does
+ * (bench/correlated.ts's combinations with a month's window need this).
  */
 function countStatement(accountId: string, filter: SubmissionFilter): SqlStatement {
   const dated = filter.createdAfter !== undefined || filter.createdBefore !== undefined;
