@@ -250,6 +250,8 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
         if (total === 0) empty++;
         else if (total <= 3) few++;
         if (total > 3) await expectList(store, ACCOUNT, rows, { ...filter, order, limit: 3, offset: total - 2 });
+        // deeper than any list page: past the end, with the true total
+        await expectList(store, ACCOUNT, rows, { ...filter, order, limit: 3, offset: 250 });
         if (window === windows[0] || window === windows[1]) {
           const expected = expectedPage(rows, { ...filter, order, limit: 1000, offset: 0 }).ids;
           assert.equal(await walkAll(store, ACCOUNT, { ...filter, order, limit: 4 }), expected, `walk of ${JSON.stringify(filter)} ${order}`);

@@ -16,7 +16,7 @@ export function listStatements(accountId: string, query: SubmissionQuery): { pag
     pageReading(query, query.offset + query.limit) === "tuple merge"
       ? mergedPage(accountId, query, query.order, { limit: query.limit, offset: query.offset }, SUBMISSION_COLUMNS)
       : (() => {
-          const { where, args } = indexWhere(accountId, query);
+          const { where, args } = indexWhere(accountId, query, query.offset);
           return { sql: `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE ${where} ${ordered} LIMIT ? OFFSET ?`, args: [...args, query.limit, query.offset] };
         })();
   return { page: { ...page, asArrays: true }, count: countStatement(accountId, query) };
@@ -50,14 +50,18 @@ function equalityCount(filter: SubmissionFilter): number {
 
 /**
  * The WHERE clause of a page read from one index (`pageReading`), which with two or more
- * equality filters first asks the counts whether any tuple matches: SQLite checks that once,
- * before it walks anything.
+ * equality filters first asks the counts whether any tuple matches (more than `offset` rows,
+ * without dates): SQLite checks that once, before it walks anything.
  */
-function indexWhere(accountId: string, filter: SubmissionFilter): { where: string; args: (string | number)[] } {
+function indexWhere(accountId: string, filter: SubmissionFilter, offset = 0): { where: string; args: (string | number)[] } {
   const { where, args } = whereClause(accountId, filter);
   if (equalityCount(filter) < 2) return { where, args };
   const tuples = matchingTuples(accountId, filter);
-  return { where: `${where} AND EXISTS (SELECT 1 FROM submission_counts c WHERE ${tuples.where})`, args: [...args, ...tuples.args] };
+  const dated = filter.createdAfter !== undefined || filter.createdBefore !== undefined;
+  return {
+    where: `${where} AND (SELECT COALESCE(SUM(c.n), 0) FROM submission_counts c WHERE ${tuples.where}) > ?`,
+    args: [...args, ...tuples.args, dated ? 0 : offset],
+  };
 }
 
 /**
