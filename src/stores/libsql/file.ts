@@ -69,8 +69,12 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
   db.exec("PRAGMA secure_delete = ON");
   db.exec("PRAGMA busy_timeout = 0");
   const prepare = statementCache((sql) => db.prepare(sql));
-  const run = ({ sql, args = [], asArrays }: SqlStatement): SqlResult => {
+  const run = ({ sql, args = [], asArrays, oneRow }: SqlStatement): SqlResult => {
     const { statement, reader } = prepare(sql, asArrays);
+    if (reader && oneRow) {
+      const row = statement.get(args as SqlValue[]) as SqlRow | undefined;
+      return { rows: row === undefined ? [] : [row], rowsAffected: 0 };
+    }
     if (reader) return { rows: statement.all(args as SqlValue[]) as SqlRow[], rowsAffected: 0 };
     return { rows: [], rowsAffected: statement.run(args as SqlValue[]).changes };
   };

@@ -63,6 +63,7 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
         sql: `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = ? AND id = ?`,
         args: [accountId, submissionId],
         asArrays: true,
+        oneRow: true,
       });
       const row = arrayRows(result)[0];
       return row && rowToSubmission(row);
@@ -224,7 +225,7 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
       });
     },
     async findApiKey(keyId) {
-      const { rows } = await driver.execute({ sql: "SELECT * FROM api_keys WHERE id = ?", args: [keyId] });
+      const { rows } = await driver.execute({ sql: "SELECT * FROM api_keys WHERE id = ?", args: [keyId], oneRow: true });
       return rows[0] && toApiKey(rows[0]);
     },
     async listApiKeys(filter = {}): Promise<ApiKeyListing[]> {
