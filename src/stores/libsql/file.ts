@@ -23,7 +23,8 @@ const MAX_PREPARED = 512;
 
 export interface FileConnection {
   driver: SqlDriver;
-  close(): void;
+  /** Closes the database once a write in flight is done; a write asked after it is refused. */
+  close(): Promise<void>;
 }
 
 /**
@@ -113,7 +114,7 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
         execute: (statement) => patiently(() => (isWrite(statement) ? transaction([statement], "write")[0]! : run(statement))),
         batch: (statements, mode) => patiently(() => transaction(statements, mode)),
       },
-      close: closeReader,
+      close: async () => closeReader(),
     };
   }
 
@@ -124,9 +125,9 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
       execute: (statement) => (isWrite(statement) ? writes.transaction([statement]).then((results) => results[0]!) : patiently(() => run(statement))),
       batch: (statements, mode) => (mode === "write" ? writes.transaction(statements) : patiently(() => transaction(statements, "read"))),
     },
-    close: () => {
+    close: async () => {
       try {
-        writes.close();
+        await writes.close();
       } finally {
         closeReader();
       }
@@ -160,7 +161,6 @@ function openWriter(path: string, options: FileOptions) {
   const db = new AsyncDatabase(path, { timeout: LOCK_WAIT_MS });
   // As the read connection's settings (see there); the busy handler may sleep here, off the event loop.
   const ready = db.exec(`PRAGMA synchronous = FULL; PRAGMA secure_delete = ON; PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
-  ready.catch(() => {}); // its failure is each write's, when it awaits it
   const statements = new Map<string, Promise<AsyncStatement>>();
   const prepare = (sql: string): Promise<AsyncStatement> => {
     let statement = statements.get(sql);
@@ -193,16 +193,26 @@ function openWriter(path: string, options: FileOptions) {
       throw error;
     }
   };
-  let last: Promise<unknown> = Promise.resolve();
+  // Each write starts when the one before it is done; the settings are the first call. Their
+  // failure is each write's, when it awaits them.
+  let last: Promise<unknown> = ready.catch(() => {});
+  let closed = false;
   return {
     transaction(statements: readonly SqlStatement[]): Promise<SqlResult[]> {
+      if (closed) return Promise.reject(new Error("The database is closed"));
       const result = last.then(() => transaction(statements)).catch((error: unknown) => {
         throw writeFault(error);
       });
       last = result.catch(() => {});
       return result;
     },
-    close: () => db.close(),
+    // The binding aborts the process when a connection is closed under a call in flight (a
+    // background prune, say), so the writes asked before are let finish first.
+    async close() {
+      closed = true;
+      await last;
+      db.close();
+    },
   };
 }
 
@@ -214,7 +224,10 @@ interface AsyncStatement {
   raw(toggle?: boolean): AsyncStatement;
 }
 
-/** A write's error: the lock still held by another process after the busy handler's wait is `StoreUnavailable`, as a storage fault. */
+/**
+ * A write's error as the driver reports it: another process's lock still held after the busy
+ * handler's wait, like a storage fault, is `StoreUnavailable`.
+ */
 function writeFault(error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
   if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") {
