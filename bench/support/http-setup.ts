@@ -80,16 +80,14 @@ export function listRequests(key: string) {
   );
 }
 
-export const CREATE_BODY = JSON.stringify({
+const CREATE_BODY = JSON.stringify({
   popupId: "popup_3",
   data: { email: "visitor@example.com", name: "A Visitor", message: "I would like to hear more about the spring offer, please call me back.", consent: true },
 });
 
-export const createHeaders = (key: string) => ({ "x-api-key": key, "content-type": "application/json" });
-
 /** `POST /api/submission` with a 200-byte lead. */
 export function createRequest(key: string) {
-  return { method: "POST" as const, path: "/api/submission", headers: createHeaders(key), body: CREATE_BODY };
+  return { method: "POST" as const, path: "/api/submission", headers: { "x-api-key": key, "content-type": "application/json" }, body: CREATE_BODY };
 }
 
 export interface Measured extends LoadResult {
