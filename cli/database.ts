@@ -122,7 +122,7 @@ export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr">):
       }
       return await createSqlStore(driver, close);
     } catch (error) {
-      close();
+      await close();
       throw error;
     }
   } catch (error) {
@@ -131,7 +131,7 @@ export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr">):
   }
 }
 
-async function connect(url: string, authToken: string | undefined): Promise<{ driver: SqlDriver; close: () => void }> {
+async function connect(url: string, authToken: string | undefined): Promise<{ driver: SqlDriver; close: () => void | Promise<void> }> {
   const path = localPath(url);
   if (path === ":memory:") return openLibsqlFile(path);
   if (path !== undefined) {
