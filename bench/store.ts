@@ -20,7 +20,7 @@ import { createLibsqlStore } from "../src/stores/libsql/index.ts";
 import { createMemoryStore } from "../src/stores/memory.ts";
 import type { Submission } from "../src/submission.ts";
 import { DATASET_SPAN_MS, DATASET_START, equalityFilterCombinations, generateSubmissions, seededRandom } from "./support/dataset.ts";
-import { canPin, formatTable, pinSelf } from "./support/load.ts";
+import { canPin, formatTable, oneStorePerProcess, pinSelf } from "./support/load.ts";
 import { reportTargets, type TargetFigure } from "./support/targets.ts";
 
 const quick = process.argv.includes("--quick");
@@ -34,15 +34,7 @@ const DEEP_OFFSET = BIG / 2;
 const IMPORT_BATCH = 5000;
 const DATA_DIR = fileURLToPath(new URL("./.data/", import.meta.url));
 
-if (storeKinds.length > 1) {
-  // One process per store, so neither's memory or caches weigh on the other's figures.
-  const { execFileSync } = await import("node:child_process");
-  for (const kind of storeKinds) {
-    execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2), "--store", kind], { stdio: "inherit" });
-  }
-  process.exit(0);
-}
-const kind = storeKinds[0]!;
+const kind = await oneStorePerProcess(import.meta.url, storeKinds);
 pinSelf(0);
 console.log(`store: ${kind}; Node ${process.version}; ${canPin() ? "pinned to core 0" : "taskset unavailable: not pinned"}; ` +
   `accounts of ${BIG.toLocaleString("en-US")}, 9 x ${MEDIUM.toLocaleString("en-US")} and ${SMALL.toLocaleString("en-US")} submissions\n`);

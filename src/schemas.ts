@@ -43,6 +43,8 @@ export const listQuery = type({
   // `.integer` changes nothing at run time (digits are whole), but says so in the OpenAPI document.
   limit: digits.pipe(Number).to("1 <= number.integer <= 100").default("10"),
   offset: digits.pipe(Number).to(`0 <= number.integer <= ${Number.MAX_SAFE_INTEGER}`).default("0"),
+  // Opaque: src/list-cursor.ts reads it, and says what is wrong with one it cannot use.
+  "cursor?": "string",
   ...filterQuery,
 });
 
@@ -127,6 +129,7 @@ export const submissionList = type({
   limit: "1 <= number.integer <= 100",
   offset: "number.integer >= 0",
   total: "number.integer >= 0",
+  nextCursor: type("string | null").configure({ description: "pass as `cursor` (with the same filters and orderBy) for the next page; null on the last page" }),
 });
 
 export const statusUpdateResult = type({

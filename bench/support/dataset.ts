@@ -45,7 +45,8 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-function pick<T>(values: readonly T[], weights: readonly number[], random: number): T {
+/** One of `values`, chosen by `random` (0 to 1) with the given weights (one per value). */
+export function pick<T>(values: readonly T[], weights: readonly number[], random: number): T {
   const total = weights.reduce((a, b) => a + b, 0);
   let point = random * total;
   for (let i = 0; i < values.length; i++) {

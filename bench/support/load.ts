@@ -108,3 +108,16 @@ export function formatTable(header: string[], rows: string[][]): string {
   const line = (row: string[]) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
+
+/**
+ * With more than one store kind, runs this benchmark again once per kind, each in a process of
+ * its own (so neither's memory or caches weigh on the other's figures), and exits; with one,
+ * returns it.
+ */
+export async function oneStorePerProcess<K extends string>(script: string, kinds: readonly K[]): Promise<K> {
+  if (kinds.length === 1) return kinds[0]!;
+  for (const kind of kinds) {
+    execFileSync(process.execPath, [...process.execArgv, fileURLToPath(script), ...process.argv.slice(2), "--store", kind], { stdio: "inherit" });
+  }
+  process.exit(0);
+}

@@ -38,6 +38,8 @@ export interface SubmissionList {
   offset: number;
   /** Every match, whatever the limit and offset. */
   total: number;
+  /** Pass as `cursor` (with the same filters and orderBy) for the next page; null on the last page. */
+  nextCursor: string | null;
 }
 
 /** The schema `statusUpdateResult`. */
@@ -117,10 +119,14 @@ export interface SubmissionFilters {
   createdBefore?: Instant;
 }
 
-/** A list page's query: the filters plus `limit` (1..100, default 10) and `offset` (the schema `listQuery`). */
+/**
+ * A list page's query: the filters plus `limit` (1..100, default 10) and either `offset` or
+ * `cursor` (an earlier page's `nextCursor`, with the same filters): the schema `listQuery`.
+ */
 export interface ListOptions extends SubmissionFilters {
   limit?: number;
   offset?: number;
+  cursor?: string;
 }
 
 export interface RequestOptions {
@@ -168,9 +174,8 @@ export interface FormsinkClient {
   export(filters?: SubmissionFilters, request?: RequestOptions): AsyncGenerator<Submission, void, undefined>;
   /**
    * Every matching submission through the list endpoint, page after page, for servers or
-   * keys where the export is not an option. Pages are anchored on the last submission's time,
-   * not on a growing offset, so new submissions arriving meanwhile neither repeat nor shift
-   * anything.
+   * keys where the export is not an option. Each page follows the last one's `nextCursor`, so
+   * submissions created or deleted meanwhile neither repeat nor shift anything.
    */
   listAll(filters?: SubmissionFilters, request?: RequestOptions & { pageSize?: number }): AsyncGenerator<Submission, void, undefined>;
   /** Deletes every submission whose `data[field]` is the value (or with `dryRun`, counts them) and returns the receipt. */
@@ -237,22 +242,12 @@ export function createClient(options: ClientOptions): FormsinkClient {
     },
 
     async *listAll(filters = {}, { signal, pageSize = 100 } = {}) {
-      const ascending = filters.orderBy === "created_at";
-      // The last millisecond seen, and how many of its submissions were handed out: the next
-      // page starts at that millisecond (a bound on the index, cheap however deep) and skips those.
-      let lastMillis: number | undefined;
-      let seenAtLast = 0;
-      for (;;) {
-        const anchor = lastMillis === undefined ? {} : ascending ? { createdAfter: new Date(lastMillis - 1) } : { createdBefore: new Date(lastMillis + 1) };
-        const page = await client.list({ ...filters, ...anchor, limit: pageSize, offset: seenAtLast }, { signal });
-        for (const submission of page.items) {
-          const millis = Date.parse(submission.createdAt);
-          seenAtLast = millis === lastMillis ? seenAtLast + 1 : 1;
-          lastMillis = millis;
-          yield submission;
-        }
-        if (page.items.length < pageSize) return;
-      }
+      let cursor: string | undefined;
+      do {
+        const page: SubmissionList = await client.list({ ...filters, limit: pageSize, ...(cursor === undefined ? {} : { cursor }) }, { signal });
+        yield* page.items;
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor !== undefined);
     },
   };
   return client;

@@ -7,20 +7,39 @@ import { singleValuedQuery } from "../http/query.ts";
 import type { ApiRequest } from "../http/request.ts";
 import { isSubmissionId } from "../id.ts";
 import { LIST_QUERY_PARAMETERS, listQuery, statusUpdateBody } from "../schemas.ts";
+import { decodeListCursor, encodeListCursor } from "../list-cursor.ts";
 import { validate } from "../validate.ts";
 import type { KeyedContext } from "./context.ts";
 
 export async function listSubmissions(_request: ApiRequest, context: KeyedContext): Promise<Answer> {
-  const query = validate(listQuery, singleValuedQuery(context.url, LIST_QUERY_PARAMETERS), "query");
-  const { limit, offset, orderBy, ...filter } = query;
-  const page = await context.store.listSubmissions(context.principal.accountId, {
-    ...filter,
-    order: orderBy === "created_at" ? "asc" : "desc",
-    limit,
-    offset,
-  });
-  return jsonAnswer({ items: page.items, limit, offset, total: page.total });
+  const given = singleValuedQuery(context.url, LIST_QUERY_PARAMETERS);
+  const { limit, offset, orderBy, cursor, ...filter } = validate(listQuery, given, "query");
+  const order = orderBy === "created_at" ? "asc" : "desc";
+  const accountId = context.principal.accountId;
+  if (cursor === undefined) {
+    const page = await context.store.listSubmissions(accountId, { ...filter, order, limit, offset });
+    const last = page.items.at(-1);
+    const more = last !== undefined && page.items.length === limit && offset + limit < page.total;
+    return jsonAnswer({ items: page.items, limit, offset, total: page.total, nextCursor: more ? encodeListCursor(filter, order, last) : null });
+  }
+  if (given.offset !== undefined) throw new HttpError(400, "offset and cursor cannot be given together: the cursor says where the page starts");
+  const decoded = decodeListCursor(cursor, filter, order);
+  if (!decoded.ok) throw new HttpError(400, CURSOR_PROBLEMS[decoded.problem]);
+  // Keyset paging: the page after the cursor's item, one more to know whether another follows.
+  // The total is a list of one item, which every store answers from its counts or an index.
+  const [items, { total }] = await Promise.all([
+    context.store.walkSubmissions(accountId, { ...filter, order, limit: limit + 1, after: decoded.after }),
+    context.store.listSubmissions(accountId, { ...filter, order, limit: 1, offset: 0 }),
+  ]);
+  const page = items.slice(0, limit);
+  const nextCursor = items.length > limit ? encodeListCursor(filter, order, page.at(-1)!) : null;
+  return jsonAnswer({ items: page, limit, offset: 0, total, nextCursor });
 }
+
+const CURSOR_PROBLEMS = {
+  malformed: "cursor is not a cursor this API made: pass an earlier answer's nextCursor as it is",
+  mismatched: "cursor was made for other filters or another orderBy: pass the filters and orderBy of the request that gave it",
+} as const;
 
 export async function getSubmission(_request: ApiRequest, context: KeyedContext): Promise<Answer> {
   const submission = await context.store.getSubmission(context.principal.accountId, submissionIdParam(context));

@@ -116,3 +116,41 @@ export function awkwardSubmissions(): Submission[] {
   submissions.push({ ...base, submissionId: "0193f5c2-7b8e-7cc1-9a1e-fffffffffffe", data: {}, status: "completed", device: "unknown", createdAt: "1970-01-01T00:00:00.000Z" });
   return submissions;
 }
+
+/**
+ * 90 rows whose filter fields are correlated, as real accounts' are: `popup_done`'s rows are
+ * all completed, `popup_here` never runs on `away.example.com`, two rows are bots, and most
+ * rows are one popup's. Many filter combinations then match nothing or a handful, which a
+ * store must answer as exactly as the plentiful ones. Times spread over 90 minutes, pairs
+ * sharing a millisecond.
+ */
+export function correlatedRows(): Submission[] {
+  return Array.from({ length: 90 }, (_, i): Submission => {
+    const popupId = i % 9 === 0 ? "popup_done" : i % 9 === 1 ? "popup_here" : "popup_most";
+    const minute = i % 10 === 3 ? i - 1 : i;
+    return {
+      submissionId: crypto.randomUUID(),
+      popupId,
+      data: { index: i },
+      domain: popupId === "popup_here" || i % 4 !== 0 ? "example.com" : "away.example.com",
+      userAgent: `agent ${i}`,
+      device: i === 40 || i === 41 ? "bot" : i % 3 === 0 ? "mobile" : "desktop",
+      status: popupId === "popup_done" || i % 5 === 0 ? "completed" : "pending",
+      createdAt: new Date(T0 + minute * 60_000).toISOString(),
+    };
+  }).reverse();
+}
+
+/**
+ * Every combination of the four equality filters over the values of `correlatedRows` (and one
+ * value no row has), each field absent or set.
+ */
+export function correlatedFilterCombinations(): SubmissionFilter[] {
+  const combinations: SubmissionFilter[] = [];
+  for (const popupId of [undefined, "popup_done", "popup_here", "popup_most", "popup_none"])
+    for (const domain of [undefined, "example.com", "away.example.com"])
+      for (const device of [undefined, "desktop", "bot"])
+        for (const status of [undefined, "pending", "completed"] as (SubmissionStatus | undefined)[])
+          combinations.push(Object.fromEntries(Object.entries({ popupId, domain, device, status }).filter(([, v]) => v !== undefined)));
+  return combinations;
+}

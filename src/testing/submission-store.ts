@@ -7,7 +7,8 @@ import { listDataKeys, type SubmissionCursor, type SubmissionFilter, type Submis
 import type { Submission, SubmissionStatus } from "../submission.ts";
 import { assert } from "./assert.ts";
 import {
-  ACCOUNT, awkwardSubmissions, DEVICES, equalityFilterCombinations, expectedPage, expectList, OTHER_ACCOUNT, POPUPS, seedRows, T0,
+  ACCOUNT, awkwardSubmissions, correlatedFilterCombinations, correlatedRows, DEVICES, equalityFilterCombinations, expectedPage, expectList,
+  OTHER_ACCOUNT, POPUPS, seedRows, T0,
 } from "./fixtures.ts";
 import { storeTests, type StoreSuiteOptions } from "./suite.ts";
 
@@ -228,6 +229,119 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
         for (const limit of [1, 2, 5, 100]) {
           assert.equal(await walkAll(store, ACCOUNT, { ...filter, order, limit }), expected, `${JSON.stringify(filter)} ${order} by ${limit}`);
         }
+      }
+    }
+  });
+
+  test("list and walk: sparse and empty combinations of correlated filters, with and without date windows, match the reference", async (store) => {
+    const rows = correlatedRows();
+    await store.importSubmissions(ACCOUNT, rows);
+    // the other account's rows would answer every combination that should be empty
+    await store.importSubmissions(OTHER_ACCOUNT, correlatedRows().map((row) => ({ ...row, status: "pending", domain: "away.example.com", device: "bot" })));
+    const at = (minute: number) => T0 + minute * 60_000;
+    const windows: SubmissionFilter[] = [{}, { createdAfter: at(30), createdBefore: at(45) }, { createdAfter: at(40) - 0.5, createdBefore: at(41) + 0.5 }, { createdAfter: at(200) }];
+    let empty = 0;
+    let few = 0;
+    for (const [i, equalities] of correlatedFilterCombinations().entries()) {
+      for (const window of windows) {
+        const filter = { ...equalities, ...window };
+        const order = i % 2 === 0 ? "asc" : "desc";
+        const { total } = await expectList(store, ACCOUNT, rows, { ...filter, order, limit: 3, offset: 0 });
+        if (total === 0) empty++;
+        else if (total <= 3) few++;
+        if (total > 3) await expectList(store, ACCOUNT, rows, { ...filter, order, limit: 3, offset: total - 2 });
+        // deeper than any list page: past the end, with the true total
+        await expectList(store, ACCOUNT, rows, { ...filter, order, limit: 3, offset: 250 });
+        if (window === windows[0] || window === windows[1]) {
+          const expected = expectedPage(rows, { ...filter, order, limit: 1000, offset: 0 }).ids;
+          assert.equal(await walkAll(store, ACCOUNT, { ...filter, order, limit: 4 }), expected, `walk of ${JSON.stringify(filter)} ${order}`);
+          // an export's page size: a store may read such deep pages another way
+          assert.equal(await walkAll(store, ACCOUNT, { ...filter, order, limit: 500 }), expected, `walk by 500 of ${JSON.stringify(filter)} ${order}`);
+        }
+      }
+    }
+    assert.ok(empty > 100 && few > 20, `the data has empty (${empty}) and few-match (${few}) combinations`);
+  });
+
+  test("list: date ranges over many days (whole days inside, parts of days at the ends) total exactly, through status changes and deletes", async (store) => {
+    const DAY = 86_400_000;
+    const D0 = Date.UTC(2025, 6, 1);
+    // around midnights (exactly, a millisecond either side) and inside days, over 12 days; and
+    // around the first midnight of 1970, where days before it count down
+    const times = [
+      ...Array.from({ length: 12 }, (_, day) => [D0 + day * DAY, D0 + day * DAY - 1, D0 + day * DAY + 1, D0 + day * DAY + 37_000_000]).flat(),
+      -1, 0, 1, -DAY, -DAY - 1,
+    ];
+    const rows = times.map((time, i): Submission => ({
+      ...seedRows(1)[0]!,
+      submissionId: crypto.randomUUID(),
+      popupId: POPUPS[i % 3]!,
+      device: DEVICES[i % 4]!,
+      status: i % 3 === 0 ? "completed" : "pending",
+      createdAt: new Date(time).toISOString(),
+    }));
+    await store.importSubmissions(ACCOUNT, rows);
+    const windows: SubmissionFilter[] = [
+      { createdAfter: D0, createdBefore: D0 + 5 * DAY },
+      { createdAfter: D0 - 1, createdBefore: D0 + 5 * DAY + 1 },
+      { createdAfter: D0 + 0.5, createdBefore: D0 + 9 * DAY - 0.5 },
+      { createdAfter: D0 + 2 * DAY - 1, createdBefore: D0 + 3 * DAY },
+      { createdAfter: D0 + 2 * DAY + 1 },
+      { createdBefore: D0 + 7 * DAY },
+      { createdAfter: -DAY - 1, createdBefore: 1 },
+      { createdAfter: -2 * DAY, createdBefore: DAY },
+      { createdAfter: -0.5 },
+      { createdAfter: D0 + 20 * DAY },
+    ];
+    const check = async () => {
+      for (const window of windows) {
+        for (const filter of [{}, { status: "pending" as const }, { popupId: POPUPS[1]!, device: DEVICES[1]! }]) {
+          await expectList(store, ACCOUNT, rows, { ...window, ...filter, order: "desc", limit: 5, offset: 0 });
+        }
+      }
+    };
+    await check();
+    for (const row of rows.filter((_, i) => i % 5 === 0)) {
+      assert.ok(await store.setSubmissionStatus(ACCOUNT, row.submissionId, row.status === "pending" ? "completed" : "pending"));
+      row.status = row.status === "pending" ? "completed" : "pending";
+    }
+    const deleted = rows.filter((_, i) => i % 7 === 3);
+    for (const row of deleted) assert.ok(await store.deleteSubmission(ACCOUNT, row.submissionId));
+    rows.splice(0, rows.length, ...rows.filter((row) => !deleted.includes(row)));
+    await check();
+  });
+
+  test("walk: paging by cursor never repeats, and never skips what existed throughout, while rows are created and deleted between pages", async (store) => {
+    for (const [run, filter] of ([{}, { status: "pending" }, { popupId: "popup_b", domain: "shop.example.com" }] as SubmissionFilter[]).entries()) {
+      for (const order of ["asc", "desc"] as const) {
+        const account = `acct-cursor-${run}-${order}`;
+        const rows = seedRows(40);
+        await store.importSubmissions(account, rows);
+        const matches = expectedPage(rows, { ...filter, order, limit: 1000, offset: 0 }).ids;
+        // every third match is deleted while the walk goes on, some before and some after it passes them
+        const doomed = matches.filter((_, i) => i % 3 === 1);
+        const survivors = matches.filter((id) => !doomed.includes(id));
+        const seen: string[] = [];
+        let after: SubmissionCursor | undefined;
+        for (let pages = 0; pages < 100; pages++) {
+          const victim = doomed[(pages * 5) % doomed.length]!;
+          const newcomer: Submission = { ...seedRows(1)[0]!, ...(filter as Partial<Submission>), submissionId: crypto.randomUUID(), createdAt: new Date(T0 + ((pages * 7) % 40) * 60_000).toISOString() };
+          // the page read, a delete and a create at once: the store may order them as it likes
+          const [page] = await Promise.all([
+            store.walkSubmissions(account, { ...filter, order, limit: 3, after }),
+            store.deleteSubmission(account, victim),
+            store.insertSubmission(account, newcomer),
+          ]);
+          seen.push(...page.map((s) => s.submissionId));
+          if (page.length < 3) break;
+          const last = page.at(-1)!;
+          after = { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId };
+        }
+        const what = `${JSON.stringify(filter)} ${order}`;
+        assert.is(new Set(seen).size, seen.length, `no item twice: ${what}`);
+        assert.equal(seen.filter((id) => survivors.includes(id)), survivors, `every row that existed throughout, in order: ${what}`);
+        const positions = seen.map((id) => matches.indexOf(id)).filter((position) => position >= 0);
+        assert.equal(positions, [...positions].sort((a, b) => a - b), `in the list order: ${what}`);
       }
     }
   });

@@ -78,7 +78,7 @@ export function clientSuite(name: string, start: StartClientTarget, options: { b
     assert.is(created.status, "pending");
     assert.equal(await client.get(created.submissionId), created);
     const page = await client.list({ popupId: "popup_1", limit: 5 });
-    assert.equal(page, { items: [created], limit: 5, offset: 0, total: 1 });
+    assert.equal(page, { items: [created], limit: 5, offset: 0, total: 1, nextCursor: null });
     assert.equal(await client.updateStatus(created.submissionId, "completed"), {
       message: "Submission status updated", submissionId: created.submissionId, status: "completed",
     });
@@ -194,6 +194,25 @@ export function clientSuite(name: string, start: StartClientTarget, options: { b
     }
     const pending = await all(client.listAll({ status: "pending", createdBefore: new Date(T0 + 30).toISOString() }, { pageSize: 9 }));
     assert.equal(pending.map((s) => s.submissionId), order(data.filter((s) => s.status === "pending" && Date.parse(s.createdAt) < T0 + 30), "desc"));
+  });
+
+  t("list: nextCursor gives the next page, with the total; with offset, or other filters, it is a 400", async ({ target }) => {
+    const client = await clientFor(target);
+    const data = rows(25, 3);
+    await client.insert(data);
+    const expected = order(data.filter((s) => s.status === "pending"), "asc");
+    const seen: string[] = [];
+    let page = await client.list({ status: "pending", orderBy: "created_at", limit: 4 });
+    for (;;) {
+      assert.is(page.total, expected.length);
+      seen.push(...page.items.map((s) => s.submissionId));
+      if (page.nextCursor === null) break;
+      page = await client.list({ status: "pending", orderBy: "created_at", limit: 4, cursor: page.nextCursor });
+    }
+    assert.equal(seen, expected);
+    const cursor = (await client.list({ status: "pending", limit: 2 })).nextCursor!;
+    assert.is((await rejection(client.list({ status: "pending", limit: 2, cursor, offset: 2 }))).status, 400);
+    assert.match((await rejection(client.list({ status: "completed", limit: 2, cursor }))).message, /other filters/);
   });
 
   t("listAll: submissions created while paging are neither repeated nor shift what follows", async ({ target }) => {

@@ -34,7 +34,7 @@ examples.after.each(({ dir }) => rmSync(dir, { recursive: true, force: true }));
 async function expectEmptyList(url: string, key: string): Promise<void> {
   const response = await fetch(url, { headers: { "x-api-key": key } });
   assert.is(response.status, 200, await response.clone().text());
-  assert.equal(await response.json(), { items: [], limit: 10, offset: 0, total: 0 });
+  assert.equal(await response.json(), { items: [], limit: 10, offset: 0, total: 0, nextCursor: null });
 }
 
 /**
@@ -129,7 +129,7 @@ examples("Next.js route handler: the exported methods answer under /forms, a rat
     const route = (await import("../../examples/nextjs/app/forms/[...path]/route.ts")) as Record<string, (request: Request) => Promise<Response>>;
     const response = await route.GET!(new Request("http://app.test/forms/api/submission", { headers: { "x-api-key": key } }));
     assert.is(response.status, 200);
-    assert.equal(await response.json(), { items: [], limit: 10, offset: 0, total: 0 });
+    assert.equal(await response.json(), { items: [], limit: 10, offset: 0, total: 0, nextCursor: null });
     assert.equal(Object.keys(route).sort(), ["DELETE", "GET", "OPTIONS", "PATCH", "POST"]);
     // Behind one proxy: the X-Forwarded-For entry it appended is the client, a budget each.
     const store = await createLibsqlStore({ url: db });

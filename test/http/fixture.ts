@@ -63,6 +63,7 @@ export interface ListPage {
   limit: number;
   offset: number;
   total: number;
+  nextCursor: string | null;
 }
 
 export interface Fixture {
@@ -186,9 +187,10 @@ export function expectSubmission(value: unknown): Submission {
 
 export async function listPage(f: Fixture, key: string, query = ""): Promise<ListPage> {
   const body = expectJson(await f.call("GET", `/api/submission${query === "" ? "" : `?${query}`}`, { key }), 200);
-  assert.equal(Object.keys(body as object).sort(), ["items", "limit", "offset", "total"]);
+  assert.equal(Object.keys(body as object).sort(), ["items", "limit", "nextCursor", "offset", "total"]);
   const page = body as ListPage;
   assert.ok(Array.isArray(page.items));
+  assert.ok(page.nextCursor === null || (typeof page.nextCursor === "string" && page.nextCursor !== ""), "nextCursor is a cursor or null");
   page.items.forEach(expectSubmission);
   return page;
 }

@@ -140,6 +140,11 @@ t("query parameters: the document's schema accepts a value exactly when the hand
         assert.is(parameter.schema.format, "date-time");
         continue;
       }
+      // opaque: only the handler can read one (the HTTP suite's cursor cases check its 400s)
+      if (parameter.name === "cursor") {
+        assert.is(parameter.schema.type, "string");
+        continue;
+      }
       const samples = QUERY_SAMPLES[parameter.name];
       assert.ok(samples, `no samples for ${parameter.name}`);
       for (const value of samples) {
@@ -161,7 +166,7 @@ t("query parameters: defaults are the handler's", async () => {
   const defaults = Object.fromEntries((list.parameters ?? []).filter((p) => "default" in p.schema).map((p) => [p.name, p.schema.default]));
   assert.equal(defaults, { limit: "10", offset: "0", orderBy: "created_at_desc" });
   const page = (await (await handler(new Request(`${ORIGIN}/api/submission`, { headers: { "x-api-key": key } }))).json()) as object;
-  assert.equal({ ...page, items: undefined, total: undefined }, { items: undefined, total: undefined, limit: 10, offset: 0 });
+  assert.equal({ ...page, items: undefined, total: undefined }, { items: undefined, total: undefined, limit: 10, offset: 0, nextCursor: null });
   const exportDefaults = doc.paths["/api/submission/export"]!.get!.parameters!.find((p) => p.name === "format")!.schema.default;
   assert.is(exportDefaults, "csv");
 });

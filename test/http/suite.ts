@@ -350,6 +350,68 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
     }
   });
 
+  t("list: nextCursor pages through every match once, with the total, and is null on the last page", async () => {
+    const { key, rows } = await seededAccount(f);
+    for (const [filter, keep] of [["", () => true], ["&status=pending&domain=example.com", (row: Submission) => row.status === "pending" && row.domain === "example.com"]] as const) {
+      for (const orderBy of ["created_at", "created_at_desc"] as const) {
+        const expected = ordered(rows.filter(keep), orderBy === "created_at" ? "asc" : "desc");
+        const seen: string[] = [];
+        let page = await listPage(f, key, `orderBy=${orderBy}&limit=2${filter}`);
+        for (let pages = 1; page.nextCursor !== null; pages++) {
+          assert.ok(pages < 20, "the cursor pages end");
+          assert.is(page.total, expected.length);
+          seen.push(...ids(page.items));
+          page = await listPage(f, key, `orderBy=${orderBy}&limit=2${filter}&cursor=${encodeURIComponent(page.nextCursor)}`);
+          assert.is(page.offset, 0);
+        }
+        seen.push(...ids(page.items));
+        assert.equal(seen, expected, `${orderBy}${filter}`);
+      }
+    }
+    // an offset page hands out a cursor too, unless it reaches the end
+    const middle = await listPage(f, key, "limit=5&offset=5");
+    assert.equal(ids((await listPage(f, key, `limit=5&cursor=${middle.nextCursor!}`)).items), ordered(rows, "desc").slice(10, 12));
+    assert.is((await listPage(f, key, "limit=5&offset=7")).nextCursor, null);
+    assert.is((await listPage(f, key, "limit=12")).nextCursor, null);
+  });
+
+  t("list: a cursor with offset, a malformed cursor and one made for other filters or order are 400 saying so", async () => {
+    const { key } = await seededAccount(f);
+    const cursor = (await listPage(f, key, "limit=2&popupId=popup_a")).nextCursor!;
+    const refused = async (query: string) => expectError(await f.call("GET", `/api/submission?${query}`, { key }), 400);
+    assert.match(await refused(`popupId=popup_a&offset=0&cursor=${cursor}`), /offset and cursor/);
+    assert.match(await refused(`popupId=popup_a&offset=2&cursor=${cursor}`), /offset and cursor/);
+    for (const other of ["", "popupId=popup_b&", "popupId=popup_a&status=pending&", "popupId=popup_a&orderBy=created_at&", `popupId=popup_a&createdAfter=2025-01-01T00:00:00Z&`]) {
+      assert.match(await refused(`${other}cursor=${cursor}`), /^cursor was made for other filters or another orderBy/, other);
+    }
+    const malformed = ["", "abc", "not a cursor", `${cursor}x`, cursor.slice(1), btoa('[9,"d","x",1,"id"]'), "W10", "x".repeat(2000)];
+    for (const bad of malformed) {
+      assert.match(await refused(`popupId=popup_a&cursor=${encodeURIComponent(bad)}`), /^cursor is not a cursor this API made/, bad.slice(0, 40));
+    }
+    assert.is((await listPage(f, key, `popupId=popup_a&limit=2&cursor=${cursor}`)).items.length, 2, "the cursor itself works");
+  });
+
+  t("list: paging by cursor neither repeats nor skips what existed throughout, while others are created and deleted", async () => {
+    const { key, rows } = await seededAccount(f);
+    const survivors = new Set(rows.filter((_, i) => i % 3 !== 1).map((row) => row.submissionId));
+    const doomed = rows.filter((row) => !survivors.has(row.submissionId));
+    const seen: string[] = [];
+    let page = await listPage(f, key, "limit=3");
+    for (let pages = 0; ; pages++) {
+      seen.push(...ids(page.items));
+      // between pages: one row deleted (maybe behind the cursor, maybe ahead), one created (newest)
+      const victim = doomed[pages];
+      if (victim) expectJson(await f.call("DELETE", `/api/submission/${victim.submissionId}`, { key }), 200);
+      await create(key);
+      if (page.nextCursor === null) break;
+      page = await listPage(f, key, `limit=3&cursor=${page.nextCursor}`);
+    }
+    assert.is(new Set(seen).size, seen.length, "no item twice");
+    const order = ordered(rows, "desc");
+    assert.equal(seen.filter((id) => survivors.has(id)), order.filter((id) => survivors.has(id)), "every survivor, in order");
+    assert.ok(seen.every((id) => order.includes(id)), "created meanwhile: newer than the first page, so never reached");
+  });
+
   t("list: each filter narrows the list and total counts every match", async () => {
     const { key, rows } = await seededAccount(f);
     const cases: [query: string, keep: (row: Submission) => boolean][] = [

@@ -80,6 +80,7 @@ const RULES_IN_WORDS: [rule: string, message: RegExp][] = [
   ["keys never in the URL (the operation's description)", /not in the URL/],
   ["Idempotency-Key text (its description)", /^Idempotency-Key must be/],
   ["erasure only by an identifying field (the erasure's description)", /^field must be one of the identifying fields/],
+  ["a cursor from an earlier answer, not with offset, for the same filters and order (cursor's description)", /^offset and cursor cannot|^cursor (is not a cursor this API made|was made for other filters)/],
 ];
 
 const t = suite("OpenAPI: a third-party validator over the HTTP suite's traffic");

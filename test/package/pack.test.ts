@@ -66,7 +66,7 @@ const { key } = await m0.createApiKey(store, { account: "js" });
 const response = await m0.createSubmissionsHandler(store)(new Request("http://x/api/submission", { headers: { "x-api-key": key } }));
 console.log(response.status, JSON.stringify(await response.json()));`,
   );
-  assert.is(run("node", ["use.mjs"], project).trim(), '200 {"items":[],"limit":10,"offset":0,"total":0}');
+  assert.is(run("node", ["use.mjs"], project).trim(), '200 {"items":[],"limit":10,"offset":0,"total":0,"nextCursor":null}');
 });
 
 pkg("the types of every entry point resolve (strict TypeScript), and the TypeScript runs", ({ project }) => {

@@ -1,8 +1,9 @@
 /**
  * The SQL store's schema (run on libSQL's engine): migrations, and the query plans of every list the API can ask for. Each
  * combination of filters and both orders must be answered by walking an index (SEARCH), never
- * by scanning the table (SCAN) or sorting the result (USE TEMP B-TREE); a total without date
- * bounds reads the maintained counts, not the rows.
+ * by scanning the table (SCAN) or sorting the result (USE TEMP B-TREE), except that a merge of
+ * the tuples' ranges (two or more equality filters) sorts its few candidates; a total without
+ * date bounds reads the maintained counts, not the rows.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +14,7 @@ import { type Client, createClient } from "@libsql/client";
 import type { SubmissionQuery } from "../../src/store.ts";
 import { createLibsqlStore, libsqlDriver } from "../../src/stores/libsql/index.ts";
 import type { SqlStatement } from "../../src/stores/sql/driver.ts";
-import { listStatements, walkStatement } from "../../src/stores/sql/list-query.ts";
+import { listStatements, pageReading, walkStatement } from "../../src/stores/sql/list-query.ts";
 import { identifierLookup } from "../../src/stores/sql/identifying-fields.ts";
 import { migrate } from "../../src/stores/sql/migrate.ts";
 import { MIGRATIONS } from "../../src/stores/sql/migrations.ts";
@@ -24,7 +25,8 @@ const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "devic
 
 function everyListQuery(): SubmissionQuery[] {
   const queries: SubmissionQuery[] = [];
-  const bounds = [{}, { createdAfter: 1 }, { createdBefore: 2 }, { createdAfter: 1, createdBefore: 2 }];
+  // (the last spans whole days: its total sums counts per day and counts the two ends)
+  const bounds = [{}, { createdAfter: 1 }, { createdBefore: 2 }, { createdAfter: 1, createdBefore: 2 }, { createdAfter: 1, createdBefore: 10 * 86_400_000 + 5 }];
   for (let mask = 0; mask < 16; mask++) {
     const filter = {
       ...(mask & 1 ? { popupId: "popup_a" } : {}),
@@ -44,49 +46,98 @@ plans("every filter combination, date bound and order is an index walk: no table
   try {
     await migrate(libsqlDriver(client));
     const queries = everyListQuery();
-    assert.is(queries.length, 128);
+    assert.is(queries.length, 160);
     for (const query of queries) {
       const { page, count } = listStatements("account", query);
       // a cursor between the date bounds, as in any walk that got past its first page
       const walk = walkStatement("account", { ...query, after: { createdAt: 1.5, submissionId: "id" } });
       const firstWalk = walkStatement("account", query);
-      const statements: [string, SqlStatement][] = [["page", page], ["count", count], ["walk", walk], ["first walk page", firstWalk]];
-      for (const [what, statement] of statements) {
+      // an export's page: deeper than a merge reads
+      const exportWalk = walkStatement("account", { ...query, limit: 1000, after: { createdAt: 1.5, submissionId: "id" } });
+      const statements: [string, SqlStatement, number][] = [
+        ["page", page, query.limit], ["count", count, 0], ["walk", walk, query.limit], ["first walk page", firstWalk, query.limit], ["walk", exportWalk, 1000],
+      ];
+      for (const [what, statement, depth] of statements) {
         const { rows } = await client.execute({ sql: `EXPLAIN QUERY PLAN ${statement.sql}`, args: [...statement.args!] });
         const plan = rows.map((row) => String(row.detail));
-        const context = `${what} of ${JSON.stringify(query)}: ${plan.join(" | ")}`;
-        assert.ok(plan.length > 0, context);
-        const dateBounded = query.createdAfter !== undefined || query.createdBefore !== undefined;
-        if (what === "count" && !dateBounded) {
-          // a total without dates sums the maintained counts, narrowed by the filters' prefix
-          assert.equal(plan.length, 1, context);
-          assert.match(plan[0]!, /^SEARCH submission_counts USING PRIMARY KEY \(account_id=\?/, context);
-          if ("popupId" in query) assert.ok(plan[0]!.includes("popup_id=?"), context);
-          continue;
-        }
-        for (const step of plan) {
-          assert.match(step, /^SEARCH submissions USING (COVERING )?INDEX submissions_by_\w+ \(account_id=\?/, context);
-          assert.not.match(step, /TEMP B-TREE/, context);
-        }
-        // The walk is narrowed by the filters themselves, not just the account: one equality
-        // filter (when there is one) and every date bound are part of the index lookup.
-        const lookup = /\((.*)\)$/.exec(plan[0]!)?.[1] ?? "";
-        const equalities = Object.entries(EQUALITY_COLUMNS).filter(([field]) => field in query).map(([, column]) => `${column}=?`);
-        // (a dated count may instead range over the time index, which covers the filter columns)
-        const coveredCount = what === "count" && /USING COVERING INDEX submissions_by_time/.test(plan[0]!);
-        if (equalities.length > 0 && !coveredCount) assert.ok(equalities.some((e) => lookup.includes(e)), context);
-        // (past its first page, a walk's cursor takes the place of the bound on its side)
-        const cursorSide = what === "walk" ? (query.order === "asc" ? "createdAfter" : "createdBefore") : undefined;
-        if (query.createdAfter !== undefined && cursorSide !== "createdAfter") assert.ok(lookup.includes("created_at>?"), context);
-        if (query.createdBefore !== undefined && cursorSide !== "createdBefore") assert.ok(lookup.includes("created_at<?"), context);
-        // a walk's page starts where the last one ended, inside the index: not by skipping rows
-        if (what === "walk") assert.ok(lookup.includes(`(created_at,id)${query.order === "asc" ? ">" : "<"}(?,?)`), context);
+        assertIndexWalks(plan, query, what, depth, `${what} (depth ${depth}) of ${JSON.stringify(query)}: ${plan.join(" | ")}`);
       }
     }
   } finally {
     client.close();
   }
 });
+
+/** The plan of one statement of a list (`what`: page, count, walk, first walk page) that reads `depth` rows. */
+function assertIndexWalks(steps: string[], query: SubmissionQuery, what: string, depth: number, context: string): void {
+  assert.ok(steps.length > 0, context);
+  const dateBounded = query.createdAfter !== undefined || query.createdBefore !== undefined;
+  if (what === "count" && !dateBounded) {
+    // a total without dates sums the maintained counts, narrowed by the filters' prefix
+    assert.equal(steps.length, 1, context);
+    assert.match(steps[0]!, /^SEARCH submission_counts USING PRIMARY KEY \(account_id=\?/, context);
+    if ("popupId" in query) assert.ok(steps[0]!.includes("popup_id=?"), context);
+    return;
+  }
+  if (what === "count" && steps[0] === "SCAN CONSTANT ROW") {
+    // whole days inside the range from the counts per day, the days at its ends counted
+    const parts = steps.slice(1).join("\n").split(/^SCALAR SUBQUERY \d+$/m).map((part) => part.trim().split("\n")).filter((part) => part[0] !== "");
+    assert.equal(parts[0]!.length, 2, context);
+    assert.match(parts[0]![0]!, /^SEARCH c USING PRIMARY KEY \(account_id=\?/, context);
+    assert.match(parts[0]![1]!, /^SEARCH d USING PRIMARY KEY \(account_id=\? AND popup_id=\? AND domain=\? AND device=\? AND status=\? AND day[<>]/, context);
+    assert.ok(parts.length >= 2, context);
+    for (const part of parts.slice(1)) assertIndexWalks(part, query, what, depth, context);
+    return;
+  }
+  if (pageReading(query, depth) === "tuple merge") {
+    assertTupleMerge(steps, query, what, context);
+    return;
+  }
+  const guard = steps.indexOf("SCALAR SUBQUERY 1");
+  if (guard >= 0) {
+    // two or more filters read from one index: the counts are asked first whether any tuple matches
+    assert.match(steps[guard + 1]!, /^SEARCH c USING PRIMARY KEY \(account_id=\?/, context);
+  }
+  const plan = guard >= 0 ? steps.filter((_, i) => i !== guard && i !== guard + 1) : steps;
+  for (const step of plan) {
+    assert.match(step, /^SEARCH submissions USING (COVERING )?INDEX submissions_by_\w+ \(account_id=\?/, context);
+    assert.not.match(step, /TEMP B-TREE/, context);
+  }
+  // The walk is narrowed by the filters themselves, not just the account: one equality
+  // filter (when there is one) and every date bound are part of the index lookup.
+  const lookup = /\((.*)\)$/.exec(plan[0]!)?.[1] ?? "";
+  const equalities = Object.entries(EQUALITY_COLUMNS).filter(([field]) => field in query).map(([, column]) => `${column}=?`);
+  if (equalities.length > 0) assert.ok(equalities.some((e) => lookup.includes(e)), context);
+  // (past its first page, a walk's cursor takes the place of the bound on its side)
+  const cursorSide = what === "walk" ? (query.order === "asc" ? "createdAfter" : "createdBefore") : undefined;
+  if (query.createdAfter !== undefined && cursorSide !== "createdAfter") assert.ok(lookup.includes("created_at>?"), context);
+  if (query.createdBefore !== undefined && cursorSide !== "createdBefore") assert.ok(lookup.includes("created_at<?"), context);
+  // a walk's page starts where the last one ended, inside the index: not by skipping rows
+  if (what === "walk") assert.ok(lookup.includes(`(created_at,id)${query.order === "asc" ? ">" : "<"}(?,?)`), context);
+}
+
+/**
+ * Two or more equality filters: the matching tuples from the counts, each a range of
+ * submissions_by_tuple bounded by a seek into that range, the dates and the walk's cursor part
+ * of every range; the table is read by primary key for the page's rows only. Sorting the
+ * candidates (at most depth rows per tuple) is the merge.
+ */
+function assertTupleMerge(plan: string[], query: SubmissionQuery, what: string, context: string): void {
+  const tuple = /^SEARCH [sk] USING COVERING INDEX submissions_by_tuple \(account_id=\? AND popup_id=\? AND domain=\? AND device=\? AND status=\?(.*)\)$/;
+  assert.ok(plan.some((step) => /^SEARCH c USING PRIMARY KEY \(account_id=\?/.test(step)), context);
+  for (const step of plan) {
+    assert.not.match(step, /^SCAN (submissions|submission_counts|c|s|k)\b/, context);
+    if (/^SEARCH submissions /.test(step)) assert.match(step, /USING INDEX sqlite_autoindex_submissions_1 \(account_id=\? AND id=\?\)$/, context);
+  }
+  const ranges = plan.filter((step) => tuple.test(step)).map((step) => tuple.exec(step)![1]!);
+  assert.is(ranges.length, what === "count" ? 1 : 2, context);
+  const cursorSide = what === "walk" ? (query.order === "asc" ? "createdAfter" : "createdBefore") : undefined;
+  for (const range of ranges) {
+    if (what === "walk") assert.ok(range.includes(`(created_at,id)${query.order === "asc" ? ">" : "<"}(?,?)`), context);
+    if (query.createdAfter !== undefined && cursorSide !== "createdAfter") assert.ok(range.includes("created_at>?"), context);
+    if (query.createdBefore !== undefined && cursorSide !== "createdBefore") assert.ok(range.includes("created_at<?"), context);
+  }
+}
 
 plans("an erasure's lookup, and the index rows a delete removes, are found by the index's key, not by a scan", async () => {
   const client = createClient({ url: ":memory:" });

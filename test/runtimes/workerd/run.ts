@@ -19,6 +19,10 @@ let workerdUrl: URL | undefined;
 const relay = createServer((req, res) => {
   forward(req, res).catch((error: unknown) => res.writeHead(502).end(`relay failed: ${String(error)}`));
 });
+// workerd reuses its connection to the relay however long a test pauses between requests (a
+// big import into D1, say); Node's default would close it after 5 idle seconds, and workerd's
+// next request on it would fail with "Network connection lost".
+relay.keepAliveTimeout = 10 * 60_000;
 await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
 const relayUrl = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
 

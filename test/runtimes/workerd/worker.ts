@@ -100,7 +100,7 @@ adapter("takes its store from a D1 binding named DB, migrated on first use", asy
   const { key } = await createApiKey(store, { account: "d1-account" });
   const response = await listWith(createWorker(), { DB: env.DB }, key);
   assert.is(response.status, 200);
-  assert.equal(await response.json(), { items: [], limit: 10, offset: 0, total: 0 });
+  assert.equal(await response.json(), { items: [], limit: 10, offset: 0, total: 0, nextCursor: null });
 });
 
 adapter("its scheduled handler enforces the retention rules on D1", async () => {

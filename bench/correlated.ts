@@ -1,0 +1,268 @@
+/**
+ * Lists over correlated filters (issue 18): a list (page 1 + total) for EVERY filter
+ * combination of a 1,000,000-row account whose fields are correlated (support/correlated-dataset.ts:
+ * a popup whose leads are all completed, a domain one popup never runs on, a handful of bots,
+ * skewed popups), each with and without a one-month date window, in both orders; reported by
+ * the WORST combination, not the median. Then paging by cursor, page 1 against page 10,000,
+ * and `offset=500000`. In the store (libSQL file, memory), then over HTTP (`formsink/node`, the
+ * server alone in its process on core 0, one client on core 1 sending one request at a time).
+ *
+ *   node --import tsx bench/correlated.ts [--quick] [--store libsql|memory] [--no-http]
+ *
+ * `--quick`: 100,000 rows and fewer rounds. The libSQL database is made once through
+ * `importSubmissions` and kept in bench/.data/.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { Agent, get } from "node:http";
+import { loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import type { CompleteStore, SubmissionFilter, SubmissionQuery } from "../src/store.ts";
+import { createLibsqlStore } from "../src/stores/libsql/index.ts";
+import { createMemoryStore } from "../src/stores/memory.ts";
+import { MIGRATIONS } from "../src/stores/sql/migrations.ts";
+import { CORRELATED_ACCOUNT, everyFilterCombination, importCorrelated } from "./support/correlated-dataset.ts";
+import { DATASET_START } from "./support/dataset.ts";
+import { canPin, formatTable, oneStorePerProcess, pinSelf, startServerProcess, stopServerProcess } from "./support/load.ts";
+import { reportTargets, type TargetFigure } from "./support/targets.ts";
+
+type StoreKind = "libsql" | "memory";
+const quick = process.argv.includes("--quick");
+const withHttp = !process.argv.includes("--no-http");
+const storeKinds = (process.argv.includes("--store") ? [process.argv[process.argv.indexOf("--store") + 1]] : ["libsql", "memory"]) as StoreKind[];
+const ROWS = quick ? 100_000 : 1_000_000;
+/** Timed passes over every combination (after one untimed pass). */
+const ROUNDS = quick ? 3 : 7;
+const HTTP_ROUNDS = quick ? 3 : 5;
+const DEEP_PAGE = 10_000;
+const PAGE = 10;
+const DATA_DIR = fileURLToPath(new URL("./.data/", import.meta.url));
+// Named by its schema too: a database kept from another schema is made afresh, not migrated.
+const SCHEMA = createHash("sha256").update(JSON.stringify(MIGRATIONS)).digest("hex").slice(0, 8);
+const DATABASE = `${DATA_DIR}correlated-${ROWS}-${SCHEMA}.db`;
+const SERVER = new URL("./support/correlated-server.ts", import.meta.url);
+const DAY = 24 * 3600 * 1000;
+/** A month in the middle of the data's year. */
+const WINDOW = { createdAfter: DATASET_START + 150 * DAY, createdBefore: DATASET_START + 180 * DAY };
+
+const kind = await oneStorePerProcess(import.meta.url, storeKinds);
+
+interface Case {
+  filter: SubmissionFilter;
+  order: "asc" | "desc";
+}
+
+const cases: Case[] = everyFilterCombination().flatMap((equalities) =>
+  [equalities, { ...equalities, ...WINDOW }].flatMap((filter) => (["desc", "asc"] as const).map((order) => ({ filter, order }))),
+);
+
+/** The case as the query string of `GET /api/submission`. */
+function queryOf(filter: SubmissionFilter, order: "asc" | "desc", extra = ""): string {
+  const params = new URLSearchParams({ limit: String(PAGE), orderBy: order === "asc" ? "created_at" : "created_at_desc" });
+  for (const field of ["popupId", "domain", "device", "status"] as const) if (filter[field] !== undefined) params.set(field, filter[field]);
+  if (filter.createdAfter !== undefined) params.set("createdAfter", new Date(filter.createdAfter).toISOString());
+  if (filter.createdBefore !== undefined) params.set("createdBefore", new Date(filter.createdBefore).toISOString());
+  return `${params.toString()}${extra}`;
+}
+
+const label = (c: Case) => {
+  const { createdAfter, createdBefore, ...equalities } = c.filter;
+  const fields = Object.entries(equalities).map(([field, value]) => `${field}=${value}`);
+  return `${fields.join("&") || "(no filter)"}${createdAfter === undefined ? "" : " +month"} ${c.order}`;
+};
+
+function percentile(times: readonly number[], p: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
+
+async function timeOnce(run: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await run();
+  return performance.now() - started;
+}
+
+async function timeRepeated(times: number, run: () => Promise<unknown>): Promise<number> {
+  await run();
+  const samples: number[] = [];
+  for (let i = 0; i < times; i++) samples.push(await timeOnce(run));
+  return percentile(samples, 50);
+}
+
+interface Worst {
+  p50: { at: string; ms: number; total: number };
+  p99: { at: string; ms: number; total: number };
+  rows: string[][];
+}
+
+/** Times `list` for every case, `rounds` times after an untimed pass; the worst cases by p50 and by p99. */
+async function everyCombination(rounds: number, list: (c: Case) => Promise<number>): Promise<Worst> {
+  const samples = cases.map(() => [] as number[]);
+  const totals = cases.map(() => 0);
+  for (const [i, c] of cases.entries()) totals[i] = await list(c);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, c] of cases.entries()) samples[i]!.push(await timeOnce(() => list(c)));
+  }
+  const p50s = samples.map((times) => percentile(times, 50));
+  const p99s = samples.map((times) => percentile(times, 99));
+  const byP50 = cases.map((_, i) => i).sort((a, b) => p50s[b]! - p50s[a]!);
+  const worstP99 = cases.map((_, i) => i).reduce((a, b) => (p99s[b]! > p99s[a]! ? b : a));
+  const worst = byP50[0]!;
+  const rows = byP50.slice(0, 6).map((i) => [label(cases[i]!), totals[i]!.toLocaleString("en-US"), ms(p50s[i]!), ms(p99s[i]!)]);
+  const median = percentile(p50s, 50);
+  rows.push([`(median combination of ${cases.length.toLocaleString("en-US")})`, "", ms(median), ""]);
+  return {
+    p50: { at: label(cases[worst]!), ms: p50s[worst]!, total: totals[worst]! },
+    p99: { at: label(cases[worstP99]!), ms: p99s[worstP99]!, total: totals[worstP99]! },
+    rows,
+  };
+}
+
+function loadNote(): string {
+  const [oneMinute] = loadavg();
+  return oneMinute! > 1.5 ? `load average ${oneMinute!.toFixed(1)} on 2 cores: UNDER LOAD, figures are not a quiet machine's` : `load average ${oneMinute!.toFixed(1)}`;
+}
+
+const figures: TargetFigure[] = [];
+const tables: string[] = [];
+
+function reportCombinations(where: string, worst: Worst): void {
+  tables.push(`${where}: the slowest combinations (of ${cases.length.toLocaleString("en-US")}, ${ROWS.toLocaleString("en-US")} rows)\n` +
+    formatTable(["combination", "total", "p50", "p99"], worst.rows));
+  figures.push({
+    target: "correlated",
+    what: `${where}: worst list + total of every combination, p50 / p99 (${worst.p50.at}; ${worst.p99.at})`,
+    measured: `${ms(worst.p50.ms)} / ${ms(worst.p99.ms)}`,
+    goal: "<= 2 ms / <= 5 ms",
+    met: worst.p50.ms <= 2 && worst.p99.ms <= 5,
+  });
+}
+
+function reportCursor(where: string, rows: string[][], worstP50: number): void {
+  tables.push(`${where}: paging by cursor (${PAGE} per page)\n${formatTable(["filter", "total", "page", "page 1 p50", "deep page p50"], rows)}`);
+  figures.push({ target: "correlated", what: `${where}: cursor paging, any page (1, ${DEEP_PAGE.toLocaleString("en-US")}), p50`, measured: ms(worstP50), goal: "<= 2 ms", met: worstP50 <= 2 });
+}
+
+function reportOffset(where: string, p50: number): void {
+  figures.push({ target: "correlated", what: `${where}: offset=${(ROWS / 2).toLocaleString("en-US")}, p50`, measured: ms(p50), goal: "<= 25 ms", met: p50 <= 25 });
+}
+
+/** Filters to page through by cursor: none, one field, two (a merge in the SQL store). */
+const CURSOR_FILTERS: SubmissionFilter[] = [{}, { status: "pending" }, { popupId: "popup_1", status: "completed" }, { domain: "site0.example", device: "mobile" }];
+
+async function measureStore(store: CompleteStore, accountId: string): Promise<void> {
+  const where = `${kind} store`;
+  const list = async (c: Case) => (await store.listSubmissions(accountId, { ...c.filter, order: c.order, limit: PAGE, offset: 0 })).total;
+  reportCombinations(where, await everyCombination(ROUNDS, list));
+
+  // What the list route does for a cursor: the keyset walk (one more row, to know whether a page follows) and the total.
+  const cursorRows: string[][] = [];
+  let worstCursor = 0;
+  for (const filter of CURSOR_FILTERS) {
+    const query = (offset: number): SubmissionQuery => ({ ...filter, order: "desc", limit: 1, offset });
+    const { total } = await store.listSubmissions(accountId, query(0));
+    const deepPage = Math.min(DEEP_PAGE, Math.floor((total - 1) / PAGE));
+    const last = (await store.listSubmissions(accountId, query((deepPage - 1) * PAGE - 1))).items[0]!;
+    const page = (after?: { createdAt: number; submissionId: string }) => () =>
+      Promise.all([store.walkSubmissions(accountId, { ...filter, order: "desc", limit: PAGE + 1, after }), store.listSubmissions(accountId, query(0))]);
+    const first = await timeRepeated(20, page());
+    const deep = await timeRepeated(20, page({ createdAt: Date.parse(last.createdAt), submissionId: last.submissionId }));
+    worstCursor = Math.max(worstCursor, first, deep);
+    cursorRows.push([JSON.stringify(filter), total.toLocaleString("en-US"), deepPage.toLocaleString("en-US"), ms(first), ms(deep)]);
+  }
+  reportCursor(where, cursorRows, worstCursor);
+
+  const offsets = [];
+  for (const order of ["desc", "asc"] as const) {
+    offsets.push(await timeRepeated(3, () => store.listSubmissions(accountId, { order, limit: PAGE, offset: ROWS / 2 })));
+  }
+  reportOffset(where, Math.max(...offsets));
+}
+
+async function measureHttp(source: string): Promise<void> {
+  const where = `${kind} over HTTP`;
+  mkdirSync(DATA_DIR, { recursive: true });
+  const keyFile = `${DATA_DIR}correlated-${kind}.key`;
+  rmSync(keyFile, { force: true });
+  const { url, child } = await startServerProcess(SERVER, [kind, source, keyFile], 0);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const headers = { "x-api-key": readFileSync(keyFile, "utf8") };
+  const request = (query: string) =>
+    new Promise<{ total: number; nextCursor: string | null }>((resolve, reject) => {
+      get(`${url}/api/submission?${query}`, { agent, headers }, (response) => {
+        let body = "";
+        response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+        response.on("end", () => (response.statusCode === 200 ? resolve(JSON.parse(body) as { total: number; nextCursor: string | null }) : reject(new Error(`${response.statusCode}: ${body}`))));
+      }).on("error", reject);
+    });
+  try {
+    reportCombinations(where, await everyCombination(HTTP_ROUNDS, async (c) => (await request(queryOf(c.filter, c.order))).total));
+
+    const cursorRows: string[][] = [];
+    let worstCursor = 0;
+    for (const filter of CURSOR_FILTERS) {
+      const { total } = await request(queryOf(filter, "desc"));
+      const deepPage = Math.min(DEEP_PAGE, Math.floor((total - 1) / PAGE));
+      const { nextCursor } = await request(queryOf(filter, "desc", `&offset=${(deepPage - 2) * PAGE}`));
+      const first = await timeRepeated(20, () => request(queryOf(filter, "desc")));
+      const deep = await timeRepeated(20, () => request(queryOf(filter, "desc", `&cursor=${nextCursor}`)));
+      worstCursor = Math.max(worstCursor, first, deep);
+      cursorRows.push([JSON.stringify(filter), total.toLocaleString("en-US"), deepPage.toLocaleString("en-US"), ms(first), ms(deep)]);
+    }
+    reportCursor(where, cursorRows, worstCursor);
+
+    const offsets = [];
+    for (const order of ["desc", "asc"] as const) offsets.push(await timeRepeated(3, () => request(queryOf({}, order, `&offset=${ROWS / 2}`))));
+    reportOffset(where, Math.max(...offsets));
+  } finally {
+    agent.destroy();
+    await stopServerProcess(child);
+  }
+}
+
+async function openLibsql(): Promise<{ store: CompleteStore; accountId: string }> {
+  mkdirSync(DATA_DIR, { recursive: true });
+  if (existsSync(DATABASE)) {
+    const store = await createLibsqlStore({ url: `file:${DATABASE}` });
+    const account = await store.findAccount(CORRELATED_ACCOUNT);
+    if (account && (await store.listSubmissions(account.id, { order: "asc", limit: 1, offset: 0 })).total === ROWS) {
+      console.log(`database: reusing ${DATABASE}`);
+      return { store, accountId: account.id };
+    }
+    await store.close();
+  }
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${DATABASE}${suffix}`, { force: true });
+  const store = await createLibsqlStore({ url: `file:${DATABASE}` });
+  const started = performance.now();
+  const accountId = await importCorrelated(store, ROWS);
+  console.log(`database: imported ${ROWS.toLocaleString("en-US")} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return { store, accountId };
+}
+
+async function openMemory(): Promise<{ store: CompleteStore; accountId: string }> {
+  const store = createMemoryStore();
+  return { store, accountId: await importCorrelated(store, ROWS) };
+}
+
+pinSelf(0);
+console.log(`store: ${kind}; Node ${process.version}; ${canPin() ? "store phase on core 0; over HTTP the server on core 0, the client on core 1" : "taskset unavailable: not pinned"}; ` +
+  `${ROWS.toLocaleString("en-US")} rows; ${cases.length.toLocaleString("en-US")} combinations (${everyFilterCombination().length} of the filters, with and without a month's window, both orders); ${loadNote()}\n`);
+
+const { store, accountId } = kind === "libsql" ? await openLibsql() : await openMemory();
+try {
+  await measureStore(store, accountId);
+} finally {
+  await store.close();
+}
+if (withHttp) {
+  pinSelf(1);
+  await measureHttp(kind === "libsql" ? DATABASE : String(ROWS));
+}
+
+console.log(`\n${tables.join("\n\n")}`);
+reportTargets(figures);
+console.log(`\n${loadNote()}`);
+const [storeFigure, httpFigure] = figures.filter((f) => f.what.includes("worst list"));
+console.log(`\nheadline: ${kind}, ${ROWS.toLocaleString("en-US")} correlated rows - worst combination ${storeFigure!.measured} in the store${httpFigure ? `, ${httpFigure.measured} over HTTP` : ""}`);

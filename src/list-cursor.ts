@@ -1,0 +1,58 @@
+/**
+ * The list's `nextCursor`: where the next page starts (the last item of this one) and what it
+ * was made for (the filters and the order), so that a cursor passed with other filters or
+ * another `orderBy` is refused instead of paging through something else. Opaque to clients:
+ * base64url of a small JSON array.
+ */
+import type { SubmissionCursor, SubmissionFilter } from "./store.ts";
+import type { Submission } from "./submission.ts";
+
+const VERSION = 1;
+
+type Order = "asc" | "desc";
+
+/** A cursor for the page after `last` of the list of `filter` in `order`. */
+export function encodeListCursor(filter: SubmissionFilter, order: Order, last: Submission): string {
+  const json = JSON.stringify([VERSION, order === "asc" ? "a" : "d", filterFingerprint(filter), Date.parse(last.createdAt), last.submissionId]);
+  return btoa(json).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+export type DecodedCursor =
+  | { ok: true; after: SubmissionCursor }
+  | { ok: false; problem: "malformed" | "mismatched" };
+
+/** The place a cursor continues from, if it is one of ours and was made for this filter and order. */
+export function decodeListCursor(cursor: string, filter: SubmissionFilter, order: Order): DecodedCursor {
+  const fields = parse(cursor);
+  if (fields === undefined) return { ok: false, problem: "malformed" };
+  const [, madeFor, fingerprint, createdAt, submissionId] = fields;
+  if (madeFor !== (order === "asc" ? "a" : "d") || fingerprint !== filterFingerprint(filter)) return { ok: false, problem: "mismatched" };
+  return { ok: true, after: { createdAt, submissionId } };
+}
+
+function parse(cursor: string): [number, string, string, number, string] | undefined {
+  if (!/^[A-Za-z0-9_-]{1,1024}$/.test(cursor)) return undefined;
+  let fields: unknown;
+  try {
+    fields = JSON.parse(atob(cursor.replaceAll("-", "+").replaceAll("_", "/")));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(fields) || fields.length !== 5) return undefined;
+  const [version, order, fingerprint, createdAt, submissionId] = fields as unknown[];
+  const wellFormed =
+    version === VERSION && (order === "a" || order === "d") && typeof fingerprint === "string" &&
+    Number.isSafeInteger(createdAt) && typeof submissionId === "string" && submissionId.length > 0;
+  return wellFormed ? (fields as [number, string, string, number, string]) : undefined;
+}
+
+/**
+ * A short hash of the filter's fields (64-bit FNV-1a): enough to tell one list from another
+ * that a client mixed up; a cursor is not a secret and guards nothing.
+ */
+function filterFingerprint(filter: SubmissionFilter): string {
+  const text = JSON.stringify([filter.popupId, filter.domain, filter.device, filter.status, filter.createdAfter, filter.createdBefore]);
+  let hash = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) hash = ((hash ^ BigInt(text.charCodeAt(i))) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return hash.toString(36);
+}
