@@ -1,0 +1,129 @@
+/**
+ * The change log in PostgreSQL: the statement each write adds to its transaction, and the reads
+ * of the log. Positions are per account, taken from `event_heads` by a transaction that locked
+ * the account's head row first (store.ts, `write`), so they are dense and grow in commit order.
+ */
+import type { ChangeEvent } from "../../events.ts";
+import { newEventId } from "../../events.ts";
+import { formatInstant } from "../../instant.ts";
+import type { EventQuery, EventTextPage } from "../../store.ts";
+import type { DeletionReason, SubmissionStatus } from "../../submission.ts";
+import { rowToJson, type SubmissionRow } from "./rows.ts";
+
+/** An event as `appendEvents` takes it. */
+export interface EventEntry {
+  type: ChangeEvent["type"];
+  popup_id: string;
+  submission_id: string;
+  created_status: string | null;
+  event: string;
+}
+
+/** A created event's stored text: the event's JSON up to its data, which is read from the row. */
+export function createdEventText(now: number): string {
+  return `{"id":"${newEventId()}","type":"submission.created","timestamp":"${formatInstant(now)}","data":`;
+}
+
+export function statusChangedEntry(submissionId: string, popupId: string, status: SubmissionStatus, previousStatus: string, now: number): EventEntry {
+  const event: ChangeEvent = {
+    id: newEventId(),
+    type: "submission.status_changed",
+    timestamp: formatInstant(now),
+    data: { submissionId, popupId, status, previousStatus: previousStatus as SubmissionStatus },
+  };
+  return { type: event.type, popup_id: popupId, submission_id: submissionId, created_status: null, event: JSON.stringify(event) };
+}
+
+export function deletedEntry(submissionId: string, popupId: string, reason: DeletionReason, now: number): EventEntry {
+  const event: ChangeEvent = { id: newEventId(), type: "submission.deleted", timestamp: formatInstant(now), data: { submissionId, popupId, reason } };
+  return { type: event.type, popup_id: popupId, submission_id: submissionId, created_status: null, event: JSON.stringify(event) };
+}
+
+/**
+ * Appends `entries` after the account's newest position and moves the head past them: run in a
+ * transaction that locked the head first. Parameters: $1 account, $2 count, $3 time, $4 entries (JSON).
+ */
+export const APPEND_EVENTS = `WITH head AS (
+    UPDATE event_heads SET position = position + $2::bigint WHERE account_id = $1 RETURNING position - $2::bigint AS base)
+  INSERT INTO events (account_id, position, type, at, popup_id, submission_id, created_status, event)
+  SELECT $1, head.base + e.ord, e.type, $3::bigint, e.popup_id, e.submission_id, e.created_status, e.event
+  FROM head, ROWS FROM (json_to_recordset($4::text::json) AS (type text, popup_id text, submission_id text, created_status text, event text))
+    WITH ORDINALITY AS e(type, popup_id, submission_id, created_status, event, ord)`;
+
+/**
+ * One page of the log with the account's head (newest and pruned positions), in one statement,
+ * so from one snapshot; a created event's submission read with it. $1 account, $2 after, $3
+ * limit, $4 types (JSON array or NULL), $5 popup (or NULL).
+ */
+const READ_PAGE = `SELECT h.position AS newest, h.pruned_through, e.position, e.type, e.event, e.created_status, e.submission_id, e.popup_id,
+    s.id, s.popup_id AS s_popup_id, s.data, s.domain, s.user_agent, s.device, s.created_at
+  FROM (SELECT $1::text AS account_id) AS a
+  LEFT JOIN event_heads h ON h.account_id = a.account_id
+  LEFT JOIN LATERAL (
+    SELECT * FROM events WHERE account_id = a.account_id AND position > $2::bigint
+      AND ($4::text::json IS NULL OR type IN (SELECT json_array_elements_text($4::text::json)))
+      AND ($5::text IS NULL OR popup_id = $5::text)
+    ORDER BY position LIMIT $3::bigint) AS e ON true
+  LEFT JOIN submissions s ON e.type = 'submission.created' AND s.account_id = e.account_id AND s.id = e.submission_id
+  ORDER BY e.position`;
+
+type PageRow = {
+  newest: string | null;
+  pruned_through: string | null;
+  position: string | null;
+  type: string;
+  event: string;
+  created_status: string;
+  submission_id: string;
+  popup_id: string;
+  id: string | null;
+  s_popup_id: string;
+  data: string;
+  domain: string;
+  user_agent: string;
+  device: string;
+  created_at: string;
+};
+
+export type Query = (text: string, args: readonly unknown[]) => Promise<readonly Record<string, unknown>[]>;
+
+export async function readEventTexts(query: Query, accountId: string, eventQuery: EventQuery): Promise<EventTextPage> {
+  const rows = (await query(READ_PAGE, [
+    accountId,
+    eventQuery.after ?? 0,
+    eventQuery.limit,
+    eventQuery.types === undefined ? null : JSON.stringify(eventQuery.types),
+    eventQuery.popupId ?? null,
+  ])) as unknown as PageRow[];
+  const first = rows[0]!;
+  const prunedThrough = Number(first.pruned_through ?? 0);
+  if (eventQuery.after !== undefined && eventQuery.after < prunedThrough) return { expired: true };
+  const events = rows.filter((row) => row.position !== null).map(eventText);
+  const cursor =
+    events.length === eventQuery.limit && events.length > 0
+      ? Number(rows.at(-1)!.position)
+      : Math.max(eventQuery.after ?? 0, prunedThrough, Number(first.newest ?? 0));
+  return { expired: false, events, cursor };
+}
+
+function eventText(row: PageRow): string {
+  if (row.type !== "submission.created") return row.event;
+  const data =
+    row.id === null
+      ? `{"submissionId":${JSON.stringify(row.submission_id)},"popupId":${JSON.stringify(row.popup_id)}}`
+      : rowToJson([row.id, row.s_popup_id, row.data, row.domain, row.user_agent, row.device, row.created_status, row.created_at] satisfies SubmissionRow);
+  return `${row.event}${data}}`;
+}
+
+/**
+ * Drops the events stamped before `before`: of each account, every event up to the newest one
+ * stamped before it (a prefix of its log, even when servers' clocks disagree a little),
+ * recording that position as pruned. Returns how many it dropped.
+ */
+export const PRUNE_EVENTS = `WITH cut AS (
+    SELECT account_id, MAX(position) AS through FROM events WHERE at < $1::bigint GROUP BY account_id),
+  heads AS (
+    UPDATE event_heads h SET pruned_through = GREATEST(h.pruned_through, cut.through) FROM cut WHERE h.account_id = cut.account_id),
+  gone AS (
+    DELETE FROM events e USING cut WHERE e.account_id = cut.account_id AND e.position <= cut.through RETURNING 1)
+  SELECT COUNT(*)::int AS pruned FROM gone`;

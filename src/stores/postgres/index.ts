@@ -1,0 +1,103 @@
+/**
+ * `formsink/postgres`: the store on PostgreSQL, for several formsink servers on one database.
+ * `createPostgresStore({ url })` opens a pool of its own; `createPostgresStore({ sql })` uses a
+ * `postgres` instance you made (and leaves closing it to you). The schema is migrated on open.
+ */
+import postgres from "postgres";
+import type { CompleteStore } from "../../store.ts";
+import { compareByCodePoint } from "../../text-order.ts";
+import { withinTime } from "./faults.ts";
+import { migratePostgres } from "./migrations.ts";
+import { postgresStore } from "./store.ts";
+
+export { POSTGRES_SCHEMA_VERSION } from "./migrations.ts";
+
+interface CommonOptions {
+  /**
+   * The `data` fields erasure finds submissions by (docs/privacy.md). The database remembers
+   * them (`["email"]` at first): given, they replace what it has and the index is rebuilt for
+   * the change at open; not given, the database's stay.
+   */
+  identifyingFields?: readonly string[];
+  /**
+   * Milliseconds a store call may take (default 10000): past it the call fails with
+   * `StoreUnavailable` (503) and the server cancels the transaction's statement. Connecting
+   * has the same limit.
+   */
+  timeoutMs?: number;
+}
+
+export type PostgresStoreOptions = CommonOptions &
+  (
+    | {
+        /**
+         * `postgres://user:password@host:5432/database`; the `postgres` package's query
+         * parameters apply (`?sslmode=require`, `?prepare=false` behind a transaction-mode pooler).
+         */
+        url: string;
+        /** Connections in the pool (default 10). */
+        max?: number;
+        /** Named prepared statements (default true); false behind PgBouncer in transaction mode. */
+        prepare?: boolean;
+      }
+    | {
+        /** A `postgres` instance to use; the store never closes it. */
+        sql: postgres.Sql;
+      }
+  );
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Opens (and migrates) a PostgreSQL database as a submission store. */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<CompleteStore> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const sql =
+    "sql" in options
+      ? options.sql
+      : postgres(options.url, {
+          max: options.max ?? 10,
+          ...(options.prepare === undefined ? {} : { prepare: options.prepare }),
+          connect_timeout: Math.max(1, Math.ceil(timeoutMs / 1000)),
+          // Idle connections are closed, so a pool does not hold connections a pooler or the server could give others.
+          idle_timeout: 60,
+          onnotice: () => {},
+          connection: { application_name: "formsink" },
+        });
+  const close = "sql" in options ? async () => {} : () => sql.end({ timeout: 5 });
+  try {
+    const identifyingFields = await withinTime(timeoutMs * 6, async () => {
+      await migratePostgres(sql);
+      return useIdentifyingFields(sql, options.identifyingFields);
+    });
+    return postgresStore(sql, { timeoutMs, identifyingFields, close });
+  } catch (error) {
+    await close().catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * Makes `fields` (when given) the database's identifying fields and returns them, sorted and
+ * distinct: a field added is indexed from every existing row, a field removed takes its index
+ * rows along, in one transaction.
+ */
+async function useIdentifyingFields(sql: postgres.Sql, fields: readonly string[] | undefined): Promise<readonly string[]> {
+  const current = new Set((await sql`SELECT field FROM identifying_fields`).map((row) => String(row.field)));
+  const wanted = [...new Set(fields ?? current)].sort(compareByCodePoint);
+  const added = wanted.filter((field) => !current.has(field));
+  const removed = [...current].filter((field) => !wanted.includes(field));
+  if (added.length === 0 && removed.length === 0) return wanted;
+  await sql.begin(async (tx) => {
+    await tx.unsafe("SET LOCAL statement_timeout = 0");
+    await tx`DELETE FROM identifying_fields WHERE field IN (SELECT json_array_elements_text(${JSON.stringify(removed)}::text::json))`;
+    await tx`DELETE FROM submission_identifiers WHERE field IN (SELECT json_array_elements_text(${JSON.stringify(removed)}::text::json))`;
+    await tx`INSERT INTO identifying_fields (field) SELECT json_array_elements_text(${JSON.stringify(added)}::text::json) ON CONFLICT DO NOTHING`;
+    await tx`INSERT INTO submission_identifiers (account_id, field, value_key, submission_id)
+      SELECT s.account_id, d.key,
+        formsink_identifier_key(d.key, d.value #>> '{}'), s.id
+      FROM submissions s, json_each(s.data::json) AS d
+      WHERE json_typeof(d.value) = 'string' AND d.key IN (SELECT json_array_elements_text(${JSON.stringify(added)}::text::json))
+      ON CONFLICT DO NOTHING`;
+  });
+  return wanted;
+}
