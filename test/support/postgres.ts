@@ -14,6 +14,10 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import type { CompleteStore } from "../../src/store.ts";
+import { createPostgresStore } from "../../src/stores/postgres/index.ts";
 
 const INSTALL_HINT = "PostgreSQL is not installed: apt-get install postgresql (the tests start a throwaway cluster with its initdb and pg_ctl)";
 
@@ -204,4 +208,40 @@ export async function stopSharedCluster(): Promise<void> {
   const cluster = shared;
   shared = undefined;
   if (cluster) await (await cluster).stop();
+}
+
+/**
+ * A PostgreSQL store on a new database of the shared cluster; closing the store drops the
+ * database. `options` go to `createPostgresStore` as they are.
+ */
+export async function storeOnNewDatabase(options: { identifyingFields?: readonly string[]; timeoutMs?: number } = {}): Promise<CompleteStore> {
+  const database = await (await sharedCluster()).createDatabase();
+  const store = await createPostgresStore({ url: database.url, ...options });
+  return {
+    ...store,
+    async close() {
+      await store.close();
+      await database.drop();
+    },
+  };
+}
+
+/**
+ * Registers the suite that runs after a file's PostgreSQL suites: it checks the shared cluster
+ * still takes new databases, then stops and removes it.
+ */
+export function stopClusterAfterSuites(): void {
+  const last = suite("PostgreSQL: the test cluster");
+  last.after(stopSharedCluster);
+  last("still takes new databases after every suite", async () => {
+    const database = await (await sharedCluster()).createDatabase();
+    const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+    try {
+      assert.equal([...(await sql`SELECT 1 AS one`)], [{ one: 1 }]);
+    } finally {
+      await sql.end({ timeout: 1 });
+      await database.drop();
+    }
+  });
+  last.run();
 }
