@@ -6,8 +6,8 @@
 import postgres from "postgres";
 import type { CompleteStore } from "../../store.ts";
 import { compareByCodePoint } from "../../text-order.ts";
-import { withinTime } from "./faults.ts";
-import { migratePostgres } from "./migrations.ts";
+import { storageFault } from "./faults.ts";
+import { migratePostgres, type SchemaUpgrade } from "./migrations.ts";
 import { postgresStore } from "./store.ts";
 
 export { POSTGRES_SCHEMA_VERSION } from "./migrations.ts";
@@ -50,6 +50,11 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** Opens (and migrates) a PostgreSQL database as a submission store. */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<CompleteStore> {
+  return (await openPostgresStore(options)).store;
+}
+
+/** `createPostgresStore`, also saying what the migration did (`from` = `to`: nothing): the CLI reports it. */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<{ store: CompleteStore; upgrade: SchemaUpgrade }> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const sql =
     "sql" in options
@@ -65,14 +70,13 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         });
   const close = "sql" in options ? async () => {} : () => sql.end({ timeout: 5 });
   try {
-    const identifyingFields = await withinTime(timeoutMs * 6, async () => {
-      await migratePostgres(sql);
-      return useIdentifyingFields(sql, options.identifyingFields);
-    });
-    return postgresStore(sql, { timeoutMs, identifyingFields, close });
+    // No time limit: an upgrade of a big database may take long, and connecting has its own.
+    const upgrade = await migratePostgres(sql);
+    const identifyingFields = await useIdentifyingFields(sql, options.identifyingFields);
+    return { store: postgresStore(sql, { timeoutMs, identifyingFields, close }), upgrade };
   } catch (error) {
     await close().catch(() => {});
-    throw error;
+    throw storageFault(error);
   }
 }
 

@@ -12,6 +12,9 @@
  * point, whatever the database's default collation.
  */
 import type postgres from "postgres";
+import type { SchemaUpgrade } from "../sql/migrate.ts";
+
+export type { SchemaUpgrade };
 
 /** Arbitrary, fixed: the advisory lock key every formsink migration takes (in ASCII, "fsmigrat"). */
 const MIGRATION_LOCK = "7379823299385762164";
@@ -194,7 +197,7 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.length;
 
 /** Brings the database to the newest schema version; safe when several servers start at once. */
-export async function migratePostgres(sql: postgres.Sql): Promise<{ from: number; to: number }> {
+export async function migratePostgres(sql: postgres.Sql): Promise<SchemaUpgrade> {
   return sql.begin(async (tx) => {
     // DDL on a big table may take longer than a request may.
     await tx.unsafe("SET LOCAL statement_timeout = 0");
