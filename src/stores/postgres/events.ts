@@ -1,54 +1,17 @@
 /**
- * The change log in PostgreSQL: the statement each write adds to its transaction, and the reads
- * of the log. Positions are per account, taken from `event_heads` by a transaction that locked
- * the account's head row first (store.ts, `write`), so they are dense and grow in commit order.
+ * The change log in PostgreSQL: its reads and pruning (writes.ts appends the events). Positions
+ * are per account, taken from `event_heads` by a write that locked the account's head row first,
+ * so they are dense and grow in commit order.
  */
-import type { ChangeEvent } from "../../events.ts";
 import { newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
 import type { EventQuery, EventTextPage } from "../../store.ts";
-import type { DeletionReason, SubmissionStatus } from "../../submission.ts";
 import { rowToJson, type SubmissionRow } from "./rows.ts";
-
-/** An event as `appendEvents` takes it. */
-export interface EventEntry {
-  type: ChangeEvent["type"];
-  popup_id: string;
-  submission_id: string;
-  created_status: string | null;
-  event: string;
-}
 
 /** A created event's stored text: the event's JSON up to its data, which is read from the row. */
 export function createdEventText(now: number): string {
   return `{"id":"${newEventId()}","type":"submission.created","timestamp":"${formatInstant(now)}","data":`;
 }
-
-export function statusChangedEntry(submissionId: string, popupId: string, status: SubmissionStatus, previousStatus: string, now: number): EventEntry {
-  const event: ChangeEvent = {
-    id: newEventId(),
-    type: "submission.status_changed",
-    timestamp: formatInstant(now),
-    data: { submissionId, popupId, status, previousStatus: previousStatus as SubmissionStatus },
-  };
-  return { type: event.type, popup_id: popupId, submission_id: submissionId, created_status: null, event: JSON.stringify(event) };
-}
-
-export function deletedEntry(submissionId: string, popupId: string, reason: DeletionReason, now: number): EventEntry {
-  const event: ChangeEvent = { id: newEventId(), type: "submission.deleted", timestamp: formatInstant(now), data: { submissionId, popupId, reason } };
-  return { type: event.type, popup_id: popupId, submission_id: submissionId, created_status: null, event: JSON.stringify(event) };
-}
-
-/**
- * Appends `entries` after the account's newest position and moves the head past them: run in a
- * transaction that locked the head first. Parameters: $1 account, $2 count, $3 time, $4 entries (JSON).
- */
-export const APPEND_EVENTS = `WITH head AS (
-    UPDATE event_heads SET position = position + $2::bigint WHERE account_id = $1 RETURNING position - $2::bigint AS base)
-  INSERT INTO events (account_id, position, type, at, popup_id, submission_id, created_status, event)
-  SELECT $1, head.base + e.ord, e.type, $3::bigint, e.popup_id, e.submission_id, e.created_status, e.event
-  FROM head, ROWS FROM (json_to_recordset($4::text::json) AS (type text, popup_id text, submission_id text, created_status text, event text))
-    WITH ORDINALITY AS e(type, popup_id, submission_id, created_status, event, ord)`;
 
 /**
  * One page of the log with the account's head (newest and pruned positions), in one statement,

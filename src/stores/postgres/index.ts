@@ -91,17 +91,17 @@ async function useIdentifyingFields(sql: postgres.Sql, fields: readonly string[]
   const added = wanted.filter((field) => !current.has(field));
   const removed = [...current].filter((field) => !wanted.includes(field));
   if (added.length === 0 && removed.length === 0) return wanted;
-  await sql.begin(async (tx) => {
-    await tx.unsafe("SET LOCAL statement_timeout = 0");
-    await tx`DELETE FROM identifying_fields WHERE field IN (SELECT json_array_elements_text(${JSON.stringify(removed)}::text::json))`;
-    await tx`DELETE FROM submission_identifiers WHERE field IN (SELECT json_array_elements_text(${JSON.stringify(removed)}::text::json))`;
-    await tx`INSERT INTO identifying_fields (field) SELECT json_array_elements_text(${JSON.stringify(added)}::text::json) ON CONFLICT DO NOTHING`;
-    await tx`INSERT INTO submission_identifiers (account_id, field, value_key, submission_id)
-      SELECT s.account_id, d.key,
-        formsink_identifier_key(d.key, d.value #>> '{}'), s.id
+  // One statement, so one transaction, with no client-side transaction held open (writes.ts).
+  await sql`WITH removed AS (
+      DELETE FROM identifying_fields WHERE field IN (SELECT json_array_elements_text(${JSON.stringify(removed)}::text::json))),
+    unindexed AS (
+      DELETE FROM submission_identifiers WHERE field IN (SELECT json_array_elements_text(${JSON.stringify(removed)}::text::json))),
+    added AS (
+      INSERT INTO identifying_fields (field) SELECT json_array_elements_text(${JSON.stringify(added)}::text::json) ON CONFLICT DO NOTHING)
+    INSERT INTO submission_identifiers (account_id, field, value_key, submission_id)
+      SELECT s.account_id, d.key, formsink_identifier_key(d.key, d.value #>> '{}'), s.id
       FROM submissions s, json_each(s.data::json) AS d
       WHERE json_typeof(d.value) = 'string' AND d.key IN (SELECT json_array_elements_text(${JSON.stringify(added)}::text::json))
       ON CONFLICT DO NOTHING`;
-  });
   return wanted;
 }

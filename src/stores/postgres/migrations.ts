@@ -2,17 +2,19 @@
  * The PostgreSQL schema, versioned as the SQLite one is (its own numbering: the two schemas are
  * not the same SQL). A migration is never edited once released: a change is a new entry.
  *
- * `migrate` runs every pending migration in one transaction that first takes a transaction-level
- * advisory lock, so of several servers starting at once one upgrades and the others wait and then
- * find the work done; DDL is transactional in PostgreSQL, so a failed upgrade leaves the version
- * it started from. A transaction-level lock, not a session one, so that it works behind a
- * transaction-mode pooler.
+ * `migratePostgres` runs every pending migration in one statement that first takes a
+ * transaction-level advisory lock, so of several servers starting at once one upgrades and the
+ * others wait and then find the work done; DDL is transactional in PostgreSQL, so a failed upgrade
+ * leaves the version it started from. A transaction-level lock, not a session one, so that it
+ * works behind a transaction-mode pooler.
  *
  * Every text column that is compared or sorted is `COLLATE "C"`: the contract orders by code
  * point, whatever the database's default collation.
  */
 import type postgres from "postgres";
+import { randomHex } from "../../hex.ts";
 import type { SchemaUpgrade } from "../sql/migrate.ts";
+import { WRITE_FUNCTIONS } from "./writes.ts";
 
 export type { SchemaUpgrade };
 
@@ -166,9 +168,9 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
     )`,
     `CREATE TABLE formsink_settings (name ${TEXT} PRIMARY KEY, value ${TEXT} NOT NULL)`,
 
-    // The change log. Positions are per account and dense: every write transaction of an
-    // account first locks the account's row in event_heads (see store.ts), so the account's
-    // writers commit one at a time and each takes the next positions while it holds the lock.
+    // The change log. Positions are per account and dense: every write of an account first
+    // locks the account's row in event_heads (writes.ts), so the account's writers commit one
+    // at a time and each takes the next positions while it holds the lock.
     // An event therefore never becomes visible behind a position a reader was handed, which a
     // sequence cannot promise (a value taken before commit can become visible after a later
     // one). A created event keeps no copy of the submission: its data is read from the row.
@@ -191,30 +193,43 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
       PRIMARY KEY (account_id, position)
     )`,
     `CREATE INDEX events_by_time ON events (at)`,
+    ...WRITE_FUNCTIONS,
   ],
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.length;
 
-/** Brings the database to the newest schema version; safe when several servers start at once. */
+/**
+ * Brings the database to the newest schema version; safe when several servers start at once.
+ * One DO block, so one statement: the client holds no transaction open (see writes.ts). Each
+ * version it applies is recorded with this call's token, which says afterwards what it did.
+ */
 export async function migratePostgres(sql: postgres.Sql): Promise<SchemaUpgrade> {
-  return sql.begin(async (tx) => {
-    // DDL on a big table may take longer than a request may.
-    await tx.unsafe("SET LOCAL statement_timeout = 0");
-    await tx.unsafe(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
-    await tx.unsafe("SET LOCAL client_min_messages = warning");
-    await tx.unsafe("CREATE TABLE IF NOT EXISTS formsink_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)");
-    const [{ version }] = (await tx.unsafe("SELECT COALESCE(MAX(version), 0)::int AS version FROM formsink_migrations")) as unknown as [{ version: number }];
-    if (version > POSTGRES_SCHEMA_VERSION) {
-      throw new Error(
-        `database schema version ${version} is newer than this formsink knows (${POSTGRES_SCHEMA_VERSION}): it was written by a newer formsink; upgrade formsink`,
-      );
-    }
-    const appliedAt = new Date().toISOString();
-    for (let next = version + 1; next <= POSTGRES_SCHEMA_VERSION; next++) {
-      for (const statement of POSTGRES_MIGRATIONS[next - 1]!) await tx.unsafe(statement);
-      await tx`INSERT INTO formsink_migrations (version, applied_at) VALUES (${next}, ${appliedAt})`;
-    }
-    return { from: version, to: POSTGRES_SCHEMA_VERSION };
-  });
+  const token = randomHex(16);
+  const appliedAt = new Date().toISOString();
+  const steps = POSTGRES_MIGRATIONS.map(
+    (statements, i) => `IF current < ${i + 1} THEN
+    ${statements.join(";\n    ")};
+    INSERT INTO formsink_migrations (version, applied_at, applied_by) VALUES (${i + 1}, '${appliedAt}', '${token}');
+  END IF;`,
+  );
+  await sql.unsafe(`DO $formsink_migrate$
+DECLARE
+  current integer;
+BEGIN
+  PERFORM pg_advisory_xact_lock(${MIGRATION_LOCK});
+  PERFORM set_config('client_min_messages', 'warning', true);
+  CREATE TABLE IF NOT EXISTS formsink_migrations (version integer PRIMARY KEY, applied_at text NOT NULL, applied_by text NOT NULL);
+  SELECT COALESCE(MAX(version), 0) INTO current FROM formsink_migrations;
+  IF current > ${POSTGRES_SCHEMA_VERSION} THEN
+    RAISE EXCEPTION 'database schema version % is newer than this formsink knows (${POSTGRES_SCHEMA_VERSION}): it was written by a newer formsink; upgrade formsink', current;
+  END IF;
+  ${steps.join("\n  ")}
+END $formsink_migrate$`);
+  const [row] = await sql.unsafe(
+    `SELECT MAX(version)::int AS newest, (SELECT MIN(version)::int - 1 FROM formsink_migrations WHERE applied_by = $1) AS first FROM formsink_migrations`,
+    [token],
+  );
+  const to = Number(row!.newest);
+  return { from: row!.first === null ? to : Number(row!.first), to };
 }

@@ -1,28 +1,21 @@
 /**
  * The store on PostgreSQL, over the `postgres` package. Several formsink servers can share one
- * database: every rule that must hold across them is kept by the database.
- *
- * Every write transaction of an account starts by locking the account's row in `event_heads`
- * (`write`), so an account's writes commit one after another, whichever server makes them.
- * That one rule gives the change log positions that grow in commit order (events.ts), makes an
- * Idempotency-Key raced on two connections store one submission (the second finds the first's
- * record), and keeps lock order fixed (head, then rows and counts), so writers never deadlock.
- * Different accounts never wait for each other.
+ * database: every rule that must hold across them is kept by the database. Each write is one
+ * call of a server-side function (writes.ts), every read one statement.
  */
 import type postgres from "postgres";
 import { randomHex } from "../../hex.ts";
 import {
   type Account, type ApiKeyListing, type ApiKeyRecord, type CompleteStore, type ErasureReceipt, identifierKey, type RetentionRule,
 } from "../../store.ts";
-import type { Submission } from "../../submission.ts";
-import {
-  APPEND_EVENTS, createdEventText, deletedEntry, type EventEntry, PRUNE_EVENTS, readEventTexts, statusChangedEntry,
-} from "./events.ts";
+import type { DeletionReason, Submission } from "../../submission.ts";
+import { newEventId } from "../../events.ts";
+import { formatInstant } from "../../instant.ts";
+import { createdEventText, PRUNE_EVENTS, readEventTexts } from "./events.ts";
 import { withinTime } from "./faults.ts";
 import { listStatement, rowToJson, rowToSubmission, SUBMISSION_COLUMNS, submissionRecord, type SubmissionRow, walkStatement } from "./rows.ts";
 
 type Sql = postgres.Sql;
-type Tx = postgres.TransactionSql;
 
 export interface PostgresStoreSettings {
   /** Milliseconds a store call may take before it is answered `StoreUnavailable`. */
@@ -32,83 +25,28 @@ export interface PostgresStoreSettings {
   close: () => Promise<void>;
 }
 
-/**
- * Inserts the rows of $2 (a JSON array of `submissionRecord`s) into account $1 with their created
- * events stamped $3, their data keys and identifiers; returns the ids inserted, in the given
- * order. `onConflict` is empty (a duplicate id fails the statement) or `ON CONFLICT DO NOTHING`
- * (skipped). Run after `write` locked the head.
- */
-const insertRows = (onConflict: string) => `WITH input AS (
-    SELECT * FROM ROWS FROM (json_to_recordset($2::text::json) AS (
-      id text, popup_id text, data text, domain text, user_agent text, device text, status text, created_at bigint, event text))
-    WITH ORDINALITY AS r(id, popup_id, data, domain, user_agent, device, status, created_at, event, ord)),
-  inserted AS (
-    INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS})
-    SELECT $1, id, popup_id, data, domain, user_agent, device, status, created_at FROM input ORDER BY ord
-    ${onConflict} RETURNING id, popup_id, status, data),
-  numbered AS (
-    SELECT inserted.*, input.event, row_number() OVER (ORDER BY input.ord) AS n FROM inserted JOIN input ON input.id = inserted.id),
-  head AS (
-    UPDATE event_heads SET position = position + (SELECT COUNT(*) FROM numbered) WHERE account_id = $1
-    RETURNING position - (SELECT COUNT(*) FROM numbered) AS base),
-  created AS (
-    INSERT INTO events (account_id, position, type, at, popup_id, submission_id, created_status, event)
-    SELECT $1, head.base + numbered.n, 'submission.created', $3::bigint, numbered.popup_id, numbered.id, numbered.status, numbered.event
-    FROM head, numbered),
-  data_keys AS (
-    INSERT INTO submission_data_keys (account_id, popup_id, key)
-    SELECT DISTINCT $1, numbered.popup_id, key FROM numbered, json_object_keys(numbered.data::json) AS key
-    ORDER BY 2, 3 ON CONFLICT DO NOTHING),
-  identifiers AS (
-    INSERT INTO submission_identifiers (account_id, field, value_key, submission_id)
-    SELECT $1, d.key, formsink_identifier_key(d.key, d.value #>> '{}'), numbered.id
-    FROM numbered, json_each(numbered.data::json) AS d, identifying_fields f
-    WHERE f.field = d.key AND json_typeof(d.value) = 'string' ON CONFLICT DO NOTHING)
-  SELECT id FROM numbered ORDER BY n`;
-
-const INSERT_NEW = insertRows("");
-const INSERT_UNLESS_PRESENT = insertRows("ON CONFLICT (account_id, id) DO NOTHING");
-
-/** Deletes the ids of $2 (JSON array) of account $1 with their idempotency records and identifiers; returns id and popup of each. */
-const DELETE_ROWS = `WITH gone AS (
-    DELETE FROM submissions WHERE account_id = $1 AND id IN (SELECT json_array_elements_text($2::text::json)) RETURNING id, popup_id),
-  records AS (DELETE FROM idempotency_keys WHERE account_id = $1 AND submission_id IN (SELECT id FROM gone)),
-  identifiers AS (DELETE FROM submission_identifiers WHERE account_id = $1 AND submission_id IN (SELECT id FROM gone))
-  SELECT id, popup_id FROM gone`;
-
 export function postgresStore(sql: Sql, settings: PostgresStoreSettings): CompleteStore {
   const { timeoutMs } = settings;
-  const lockHead = `INSERT INTO event_heads (account_id, position) VALUES ($1, 0)
-    ON CONFLICT (account_id) DO UPDATE SET position = event_heads.position`;
-
-  /**
-   * Runs `body` in a transaction of the account that first locks the account's head row (see
-   * the top of this file). The lock and the body's first statements go out in one pipeline.
-   */
-  const write = <T>(accountId: string, body: (tx: Tx) => Promise<T>): Promise<T> =>
-    sql.begin(async (tx) => {
-      // Sent in the order they are executed: these two before anything of the body.
-      const first = [
-        tx.unsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`).execute(),
-        tx.unsafe(lockHead, [accountId]).execute(),
-      ];
-      const [, , result] = await Promise.all([...first, body(tx)]);
-      return result;
-    }) as Promise<T>;
-
-  const appendEvents = (tx: Tx, accountId: string, entries: readonly EventEntry[], now: number) =>
-    entries.length === 0 ? Promise.resolve() : tx.unsafe(APPEND_EVENTS, [accountId, entries.length, now, JSON.stringify(entries)]);
-
+  const lockTimeout = `${Math.max(1, Math.floor(timeoutMs))}ms`;
   const records = (submissions: readonly Submission[], now: number) =>
     JSON.stringify(submissions.map((s) => submissionRecord(s, createdEventText(now))));
-
-  const deleteRows = async (accountId: string, submissionIds: readonly string[], reason: Parameters<typeof deletedEntry>[2]) =>
-    write(accountId, async (tx) => {
-      const now = Date.now();
-      const gone = (await tx.unsafe(DELETE_ROWS, [accountId, JSON.stringify(submissionIds)])) as unknown as { id: string; popup_id: string }[];
-      await appendEvents(tx, accountId, gone.map((row) => deletedEntry(row.id, row.popup_id, reason, now)), now);
-      return gone.map((row) => row.id);
+  const insert = async (accountId: string, submissions: readonly Submission[], skipPresent: boolean): Promise<number> => {
+    const now = Date.now();
+    const inserted = await sql.unsafe("SELECT formsink_insert($1, $2, $3, $4, $5)", [accountId, records(submissions, now), now, skipPresent, lockTimeout], {
+      prepare: true,
     });
+    return inserted.length;
+  };
+  const deleteRows = async (accountId: string, submissionIds: readonly string[], reason: DeletionReason): Promise<string[]> => {
+    const now = Date.now();
+    const eventIds = submissionIds.map(() => newEventId());
+    const gone = await sql.unsafe(
+      "SELECT formsink_delete($1, $2, $3, $4, $5, $6, $7) AS id",
+      [accountId, JSON.stringify(submissionIds), JSON.stringify(eventIds), reason, now, formatInstant(now), lockTimeout],
+      { prepare: true },
+    );
+    return gone.map((row) => String(row.id));
+  };
 
   const rows = async (text: string, args: readonly unknown[]) =>
     (await sql.unsafe(text, args as postgres.ParameterOrJSON<never>[], { prepare: true }).values()) as unknown as SubmissionRow[];
@@ -120,8 +58,7 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
 
   const store: CompleteStore = {
     async insertSubmission(accountId, s) {
-      const now = Date.now();
-      await write(accountId, (tx) => tx.unsafe(INSERT_NEW, [accountId, records([s], now), now]));
+      await insert(accountId, [s], false);
     },
     async getSubmission(accountId, submissionId) {
       const [row] = await rows(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = $1 AND id = $2`, [accountId, submissionId]);
@@ -152,25 +89,16 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
       if (submissions.length === 0) return 0;
       // Of two with one id, the first wins.
       const firsts = [...new Map(submissions.toReversed().map((s) => [s.submissionId, s])).values()].reverse();
-      const now = Date.now();
-      const inserted = await write(accountId, (tx) => tx.unsafe(INSERT_UNLESS_PRESENT, [accountId, records(firsts, now), now]));
-      return inserted.length;
+      return insert(accountId, firsts, true);
     },
     async setSubmissionStatus(accountId, submissionId, status) {
-      return write(accountId, async (tx) => {
-        const [row] = (await tx.unsafe(
-          `WITH old AS (SELECT popup_id, status FROM submissions WHERE account_id = $1 AND id = $2),
-             changed AS (UPDATE submissions SET status = $3 WHERE account_id = $1 AND id = $2 AND status <> $3 RETURNING 1)
-           SELECT old.popup_id, old.status, EXISTS (SELECT 1 FROM changed) AS changed FROM old`,
-          [accountId, submissionId, status],
-        )) as unknown as { popup_id: string; status: string; changed: boolean }[];
-        if (row === undefined) return false;
-        if (row.changed) {
-          const now = Date.now();
-          await appendEvents(tx, accountId, [statusChangedEntry(submissionId, row.popup_id, status, row.status, now)], now);
-        }
-        return true;
-      });
+      const now = Date.now();
+      const [row] = await sql.unsafe(
+        "SELECT formsink_set_status($1, $2, $3, $4, $5, $6, $7) AS found",
+        [accountId, submissionId, status, now, newEventId(), formatInstant(now), lockTimeout],
+        { prepare: true },
+      );
+      return row!.found === true;
     },
     async deleteSubmission(accountId, submissionId, reason = "api") {
       return (await deleteRows(accountId, [submissionId], reason)).length > 0;
@@ -186,24 +114,13 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
       return result.map((row) => String(row.submission_id));
     },
     async insertSubmissionOnce(accountId, s, idempotency, now) {
-      return write(accountId, async (tx) => {
-        // The head lock makes this the account's only writer: what the record table holds now stays so until commit.
-        const [holder] = (await tx.unsafe(
-          `WITH expired AS (DELETE FROM idempotency_keys WHERE account_id = $1 AND expires_at <= $3::bigint)
-           SELECT fingerprint, submission FROM idempotency_keys WHERE account_id = $1 AND idempotency_key = $2 AND expires_at > $3::bigint`,
-          [accountId, idempotency.key, now],
-        )) as unknown as { fingerprint: string; submission: string }[];
-        if (holder) return { inserted: false as const, fingerprint: holder.fingerprint, submission: JSON.parse(holder.submission) as Submission };
-        await Promise.all([
-          tx.unsafe(
-            `INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint, submission_id, submission, expires_at)
-             VALUES ($1, $2, $3, $4, $5, $6::bigint)`,
-            [accountId, idempotency.key, idempotency.fingerprint, s.submissionId, JSON.stringify(s), idempotency.expiresAt],
-          ),
-          tx.unsafe(INSERT_NEW, [accountId, records([s], Date.now()), Date.now()]),
-        ]);
-        return { inserted: true as const };
-      });
+      const [row] = await sql.unsafe(
+        "SELECT * FROM formsink_insert_once($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        [accountId, idempotency.key, idempotency.fingerprint, s.submissionId, JSON.stringify(s), idempotency.expiresAt, now, records([s], Date.now()), lockTimeout],
+        { prepare: true },
+      );
+      if (row!.inserted === true) return { inserted: true };
+      return { inserted: false, fingerprint: String(row!.held_fingerprint), submission: JSON.parse(String(row!.held_submission)) as Submission };
     },
 
     async countRateLimitHit(bucket, windowStart, windowEnd) {
