@@ -1,6 +1,7 @@
 /**
  * The PostgreSQL store against a real PostgreSQL server: a throwaway cluster started by the test
- * (test/support/postgres.ts), one fresh database per store the suites open. Then what only
+ * (test/support/postgres.ts), one fresh database per store the suites open, directly and through
+ * PgBouncer in transaction mode (no prepared statements, no session state). Then what only
  * several stores on one database can show: migrations raced at start, and the change log
  * followed while two stores write.
  */
@@ -10,10 +11,11 @@ import type { ChangeEvent } from "../../src/events.ts";
 import { openPostgresStore } from "../../src/stores/postgres/index.ts";
 import { POSTGRES_SCHEMA_VERSION } from "../../src/stores/postgres/migrations.ts";
 import type { Submission } from "../../src/submission.ts";
-import { sharedCluster, startPostgresCluster, stopClusterAfterSuites, storeOnNewDatabase } from "../support/postgres.ts";
+import { sharedCluster, sharedPgBouncer, startPostgresCluster, stopClusterAfterSuites, storeOnNewDatabase } from "../support/postgres.ts";
 import { testCompleteStore } from "./complete-store.ts";
 
 testCompleteStore("PostgreSQL", storeOnNewDatabase);
+testCompleteStore("PostgreSQL through PgBouncer in transaction mode", async (options) => storeOnNewDatabase({ ...options, pooler: await sharedPgBouncer() }));
 
 const shared = suite("PostgreSQL: several stores on one database");
 

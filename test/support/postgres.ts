@@ -9,8 +9,8 @@
  * (runuser), which owns the directory. Runs in Node, Bun and Deno (node:child_process).
  */
 import { execFile, execFileSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
@@ -77,6 +77,21 @@ function freePort(): Promise<number> {
       server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
     });
   });
+}
+
+/** Resolves once something accepts connections on `port`; rejects after `timeoutMs`. */
+async function listening(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const accepted = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1");
+      socket.once("connect", () => (socket.destroy(), resolve(true)));
+      socket.once("error", () => resolve(false));
+    });
+    if (accepted) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on port ${port} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Initialises and starts a cluster; `settings` are extra `postgres -c` settings. */
@@ -193,7 +208,76 @@ function readLog(logFile: string): string {
   }
 }
 
+export interface Pooler {
+  /** A URL of `database` through the pooler. */
+  url(database: string): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Debian's PgBouncer in transaction mode in front of `cluster`, on its own port: each
+ * transaction may run on a different server connection, as behind any transaction-mode pooler.
+ */
+export async function startPgBouncer(cluster: PostgresCluster): Promise<Pooler> {
+  const bin = ["/usr/sbin/pgbouncer", ...(process.env.PATH ?? "").split(":").map((dir) => join(dir, "pgbouncer"))].find((path) => existsSync(path));
+  if (bin === undefined) throw new Error("PgBouncer is not installed: apt-get install pgbouncer (the tests start their own, in transaction mode)");
+  const dir = mkdtempSync(join(tmpdir(), "formsink-pgbouncer-"));
+  const port = await freePort();
+  const pidFile = join(dir, "pgbouncer.pid");
+  writeFileSync(join(dir, "userlist.txt"), '"postgres" ""\n');
+  writeFileSync(
+    join(dir, "pgbouncer.ini"),
+    `[databases]
+* = host=127.0.0.1 port=${cluster.port}
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = ${port}
+unix_socket_dir = ${dir}
+auth_type = trust
+auth_file = ${join(dir, "userlist.txt")}
+pool_mode = transaction
+default_pool_size = 4
+max_client_conn = 500
+pidfile = ${pidFile}
+logfile = ${join(dir, "pgbouncer.log")}
+`,
+  );
+  if (isRoot()) {
+    const { uid, gid } = postgresUser();
+    for (const name of ["", "userlist.txt", "pgbouncer.ini"]) chownSync(join(dir, name), uid, gid);
+  }
+  const kill = () => {
+    try {
+      process.kill(Number(readFileSync(pidFile, "utf8").trim()), "SIGTERM");
+    } catch {
+      // not running
+    }
+  };
+  const removeNow = () => {
+    kill();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once("exit", removeNow);
+  try {
+    // PgBouncer refuses to run as root: as root it runs as the cluster's user.
+    await run(bin, ["-d", join(dir, "pgbouncer.ini")], 15_000);
+    await listening(port, 10_000);
+  } catch (error) {
+    process.removeListener("exit", removeNow);
+    removeNow();
+    throw error;
+  }
+  return {
+    url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
+    async stop() {
+      process.removeListener("exit", removeNow);
+      removeNow();
+    },
+  };
+}
+
 let shared: Promise<PostgresCluster> | undefined;
+let sharedPooler: Promise<Pooler> | undefined;
 
 /**
  * One cluster for every test of a process, started on first use; `stopSharedCluster` (or the
@@ -204,19 +288,30 @@ export function sharedCluster(): Promise<PostgresCluster> {
   return shared;
 }
 
+/** A PgBouncer in front of the shared cluster, started on first use; `stopSharedCluster` stops it too. */
+export function sharedPgBouncer(): Promise<Pooler> {
+  sharedPooler ??= sharedCluster().then(startPgBouncer);
+  return sharedPooler;
+}
+
 export async function stopSharedCluster(): Promise<void> {
-  const cluster = shared;
-  shared = undefined;
+  const [cluster, pooler] = [shared, sharedPooler];
+  shared = sharedPooler = undefined;
+  if (pooler) await (await pooler).stop();
   if (cluster) await (await cluster).stop();
 }
 
 /**
- * A PostgreSQL store on a new database of the shared cluster; closing the store drops the
- * database. `options` go to `createPostgresStore` as they are.
+ * A PostgreSQL store on a new database of the shared cluster (through `pooler` when given);
+ * closing the store drops the database.
  */
-export async function storeOnNewDatabase(options: { identifyingFields?: readonly string[]; timeoutMs?: number } = {}): Promise<CompleteStore> {
+export async function storeOnNewDatabase(
+  options: { identifyingFields?: readonly string[]; timeoutMs?: number; pooler?: Pooler } = {},
+): Promise<CompleteStore> {
+  const { pooler, ...storeOptions } = options;
   const database = await (await sharedCluster()).createDatabase();
-  const store = await createPostgresStore({ url: database.url, ...options });
+  // Behind a transaction-mode pooler, a statement prepared on one server connection is not on the next.
+  const store = await createPostgresStore(pooler ? { url: pooler.url(database.name), prepare: false, ...storeOptions } : { url: database.url, ...storeOptions });
   return {
     ...store,
     async close() {

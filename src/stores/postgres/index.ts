@@ -3,7 +3,7 @@
  * `createPostgresStore({ url })` opens a pool of its own; `createPostgresStore({ sql })` uses a
  * `postgres` instance you made (and leaves closing it to you). The schema is migrated on open.
  */
-import postgres from "postgres";
+import type postgres from "postgres";
 import type { CompleteStore } from "../../store.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import { storageFault } from "./faults.ts";
@@ -59,12 +59,16 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const sql =
     "sql" in options
       ? options.sql
-      : postgres(options.url, {
+      : // Loaded on open, so that a program that bundles this module (formsink's own command) loads the driver only for PostgreSQL.
+        (await import("postgres")).default(options.url, {
           max: options.max ?? 10,
           ...(options.prepare === undefined ? {} : { prepare: options.prepare }),
           connect_timeout: Math.max(1, Math.ceil(timeoutMs / 1000)),
           // Idle connections are closed, so a pool does not hold connections a pooler or the server could give others.
           idle_timeout: 60,
+          // Seconds before reconnecting after the attempt-th failure: at most one, so a server
+          // back from a restart is found within a second (the package's own grows to 20).
+          backoff: (attempt: number) => Math.min(2 ** attempt / 20, 1),
           onnotice: () => {},
           connection: { application_name: "formsink" },
         });
