@@ -104,9 +104,9 @@ export async function startPostgresCluster(settings: Record<string, string> = {}
     const { uid, gid } = postgresUser();
     chownSync(dir, uid, gid);
   }
-  const port = await freePort();
+  let port = await freePort();
   const pgCtl = join(bin, "pg_ctl");
-  const options = Object.entries({
+  const options = () => Object.entries({
     port: String(port),
     listen_addresses: "127.0.0.1",
     unix_socket_directories: dir,
@@ -137,7 +137,7 @@ export async function startPostgresCluster(settings: Record<string, string> = {}
 
   const startServer = async () => {
     try {
-      await run(pgCtl, ["start", "-D", dataDir, "-l", logFile, "-w", "-t", String(PG_CTL_WAIT_SECONDS), "-o", options], (PG_CTL_WAIT_SECONDS + 5) * 1000);
+      await run(pgCtl, ["start", "-D", dataDir, "-l", logFile, "-w", "-t", String(PG_CTL_WAIT_SECONDS), "-o", options()], (PG_CTL_WAIT_SECONDS + 5) * 1000);
     } catch (error) {
       throw new Error(`${(error as Error).message}\n${readLog(logFile)}`);
     }
@@ -150,7 +150,16 @@ export async function startPostgresCluster(settings: Record<string, string> = {}
 
   try {
     await run(join(bin, "initdb"), ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"], 120_000);
-    await startServer();
+    // The port was free when picked; another process may take it before the server binds it.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await startServer();
+        break;
+      } catch (error) {
+        if (attempt === 3 || !/Address already in use/.test(String(error))) throw error;
+        port = await freePort();
+      }
+    }
   } catch (error) {
     process.removeListener("exit", removeNow);
     removeNow();

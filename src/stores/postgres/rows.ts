@@ -3,7 +3,7 @@
  * them: a list page with its total, a walk page (keyset), all with one WHERE clause.
  */
 import { formatInstant } from "../../instant.ts";
-import type { SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
+import { identifierKey, type SubmissionFilter, type SubmissionQuery, type SubmissionWalk } from "../../store.ts";
 import type { Submission } from "../../submission.ts";
 
 /** The columns every read selects, in this order (`rowToSubmission`, `rowToJson`). */
@@ -49,6 +49,27 @@ export function submissionRecord(s: Submission, event: string): Record<string, s
     created_at: Date.parse(s.createdAt),
     event,
   };
+}
+
+/**
+ * What a batch of rows adds to the data-key list and the identifier index (writes.ts), as the
+ * JSON arrays `formsink_insert` reads: each popup's distinct keys once per batch, and each
+ * identifying field with a string value.
+ */
+export function derivedRecords(submissions: readonly Submission[], identifyingFields: readonly string[]): { dataKeys: string; identifiers: string } {
+  const keys = new Map<string, Set<string>>();
+  const identifiers: { field: string; value_key: string; submission_id: string }[] = [];
+  for (const s of submissions) {
+    let popupKeys = keys.get(s.popupId);
+    if (popupKeys === undefined) keys.set(s.popupId, (popupKeys = new Set()));
+    for (const key in s.data) popupKeys.add(key);
+    for (const field of identifyingFields) {
+      const value = s.data[field];
+      if (typeof value === "string") identifiers.push({ field, value_key: identifierKey(field, value), submission_id: s.submissionId });
+    }
+  }
+  const dataKeys = [...keys].flatMap(([popup_id, popupKeys]) => [...popupKeys].map((key) => ({ popup_id, key })));
+  return { dataKeys: JSON.stringify(dataKeys), identifiers: JSON.stringify(identifiers) };
 }
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;

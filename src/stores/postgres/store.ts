@@ -12,8 +12,11 @@ import type { DeletionReason, Submission } from "../../submission.ts";
 import { newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
 import { createdEventText, PRUNE_EVENTS, readEventTexts } from "./events.ts";
-import { withinTime } from "./faults.ts";
-import { listStatement, rowToJson, rowToSubmission, SUBMISSION_COLUMNS, submissionRecord, type SubmissionRow, walkStatement } from "./rows.ts";
+import { batchedInserts } from "./batched-inserts.ts";
+import { storageFault, withinTime } from "./faults.ts";
+import {
+  derivedRecords, listStatement, rowToJson, rowToSubmission, SUBMISSION_COLUMNS, submissionRecord, type SubmissionRow, walkStatement,
+} from "./rows.ts";
 
 type Sql = postgres.Sql;
 
@@ -32,9 +35,12 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
     JSON.stringify(submissions.map((s) => submissionRecord(s, createdEventText(now))));
   const insert = async (accountId: string, submissions: readonly Submission[], skipPresent: boolean): Promise<number> => {
     const now = Date.now();
-    const inserted = await sql.unsafe("SELECT formsink_insert($1, $2, $3, $4, $5)", [accountId, records(submissions, now), now, skipPresent, lockTimeout], {
-      prepare: true,
-    });
+    const { dataKeys, identifiers } = derivedRecords(submissions, settings.identifyingFields);
+    const inserted = await sql.unsafe(
+      "SELECT formsink_insert($1, $2, $3, $4, $5, $6, $7)",
+      [accountId, records(submissions, now), now, dataKeys, identifiers, skipPresent, lockTimeout],
+      { prepare: true },
+    );
     return inserted.length;
   };
   const deleteRows = async (accountId: string, submissionIds: readonly string[], reason: DeletionReason): Promise<string[]> => {
@@ -57,9 +63,11 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
   let rateLimitHits = 0;
 
   const store: CompleteStore = {
-    async insertSubmission(accountId, s) {
-      await insert(accountId, [s], false);
-    },
+    insertSubmission: batchedInserts((accountId, rows) =>
+      insert(accountId, rows, false).catch((error: unknown) => {
+        throw storageFault(error);
+      }),
+    ),
     async getSubmission(accountId, submissionId) {
       const [row] = await rows(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = $1 AND id = $2`, [accountId, submissionId]);
       return row && rowToSubmission(row);
@@ -114,9 +122,13 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
       return result.map((row) => String(row.submission_id));
     },
     async insertSubmissionOnce(accountId, s, idempotency, now) {
+      const { dataKeys, identifiers } = derivedRecords([s], settings.identifyingFields);
       const [row] = await sql.unsafe(
-        "SELECT * FROM formsink_insert_once($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        [accountId, idempotency.key, idempotency.fingerprint, s.submissionId, JSON.stringify(s), idempotency.expiresAt, now, records([s], Date.now()), lockTimeout],
+        "SELECT * FROM formsink_insert_once($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        [
+          accountId, idempotency.key, idempotency.fingerprint, s.submissionId, JSON.stringify(s), idempotency.expiresAt, now,
+          records([s], Date.now()), dataKeys, identifiers, lockTimeout,
+        ],
         { prepare: true },
       );
       if (row!.inserted === true) return { inserted: true };

@@ -36,8 +36,9 @@ END $$`;
 
 /**
  * Inserts the rows of $2 (a JSON array of `submissionRecord`s, rows.ts) into account $1 with
- * their created events stamped $3, their data keys and identifiers; returns the ids inserted, in
- * the given order. With $4 a row whose id the account has is skipped; without, it fails the call.
+ * their created events stamped $3, their data keys $4 and identifiers $5 (worked out by the
+ * caller, once per batch: rows.ts); returns the ids inserted, in the given order. A row whose id
+ * the account has fails the call, or with `ON CONFLICT` is skipped.
  */
 const INSERT_ROWS_BODY = (onConflict: string) => `WITH input AS (
     SELECT * FROM ROWS FROM (json_to_recordset($2::json) AS (
@@ -59,16 +60,15 @@ const INSERT_ROWS_BODY = (onConflict: string) => `WITH input AS (
     FROM head, numbered),
   data_keys AS (
     INSERT INTO submission_data_keys (account_id, popup_id, key)
-    SELECT DISTINCT $1, numbered.popup_id, data_key FROM numbered, json_object_keys(numbered.data::json) AS data_key
-    ORDER BY 2, 3 ON CONFLICT DO NOTHING),
+    SELECT $1, k.popup_id, k.key FROM json_to_recordset($4::json) AS k(popup_id text, key text) ORDER BY 2, 3 ON CONFLICT DO NOTHING),
   identifiers AS (
     INSERT INTO submission_identifiers (account_id, field, value_key, submission_id)
-    SELECT $1, d.key, formsink_identifier_key(d.key, d.value #>> '{}'), numbered.id
-    FROM numbered, json_each(numbered.data::json) AS d, identifying_fields f
-    WHERE f.field = d.key AND json_typeof(d.value) = 'string' ON CONFLICT DO NOTHING)
+    SELECT $1, i.field, i.value_key, i.submission_id FROM json_to_recordset($5::json) AS i(field text, value_key text, submission_id text)
+    WHERE i.submission_id IN (SELECT numbered.id FROM numbered) ON CONFLICT DO NOTHING)
   SELECT numbered.id FROM numbered ORDER BY numbered.n`;
 
-const INSERT = `CREATE FUNCTION formsink_insert(p_account text, p_rows text, p_now bigint, p_skip_present boolean, p_lock_timeout text)
+const INSERT = `CREATE FUNCTION formsink_insert(
+    p_account text, p_rows text, p_now bigint, p_data_keys text, p_identifiers text, p_skip_present boolean, p_lock_timeout text)
   RETURNS SETOF text LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM formsink_lock_head(p_account, p_lock_timeout);
@@ -86,7 +86,7 @@ END $$`;
  */
 const INSERT_ONCE = `CREATE FUNCTION formsink_insert_once(
     p_account text, p_key text, p_fingerprint text, p_submission_id text, p_submission text, p_expires_at bigint,
-    p_now bigint, p_rows text, p_lock_timeout text)
+    p_now bigint, p_rows text, p_data_keys text, p_identifiers text, p_lock_timeout text)
   RETURNS TABLE (inserted boolean, held_fingerprint text, held_submission text) LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM formsink_lock_head(p_account, p_lock_timeout);
@@ -97,7 +97,7 @@ BEGIN
   END IF;
   INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint, submission_id, submission, expires_at)
     VALUES (p_account, p_key, p_fingerprint, p_submission_id, p_submission, p_expires_at);
-  PERFORM formsink_insert(p_account, p_rows, p_now, false, p_lock_timeout);
+  PERFORM formsink_insert(p_account, p_rows, p_now, p_data_keys, p_identifiers, false, p_lock_timeout);
   RETURN QUERY SELECT true, NULL::text, NULL::text;
 END $$`;
 
@@ -136,11 +136,14 @@ BEGIN
   RETURN QUERY WITH requested AS (
       SELECT value AS id, ordinality AS ord FROM json_array_elements_text(p_ids::json) WITH ORDINALITY),
     gone AS (
-      DELETE FROM submissions s USING requested r WHERE s.account_id = p_account AND s.id = r.id RETURNING s.id, s.popup_id, r.ord),
+      DELETE FROM submissions s USING requested r WHERE s.account_id = p_account AND s.id = r.id RETURNING s.id, s.popup_id, s.data, r.ord),
     records AS (
       DELETE FROM idempotency_keys k WHERE k.account_id = p_account AND k.submission_id IN (SELECT gone.id FROM gone)),
     identifiers AS (
-      DELETE FROM submission_identifiers i WHERE i.account_id = p_account AND i.submission_id IN (SELECT gone.id FROM gone)),
+      -- By primary key, from the deleted rows' own data: the index needs no second index by submission.
+      DELETE FROM submission_identifiers i USING gone, json_each(gone.data::json) AS d
+      WHERE i.account_id = p_account AND i.field = d.key AND json_typeof(d.value) = 'string'
+        AND i.value_key = formsink_identifier_key(d.key, d.value #>> '{}') AND i.submission_id = gone.id),
     numbered AS (
       SELECT gone.id, gone.popup_id, row_number() OVER (ORDER BY gone.ord) AS n, p_event_ids::json ->> (gone.ord - 1)::int AS event_id FROM gone),
     head AS (
