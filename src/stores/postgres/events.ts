@@ -78,13 +78,18 @@ function eventText(row: PageRow): string {
   return `${row.event}${data}}`;
 }
 
+/** Events a prune looks at per statement, oldest first: bounds how long it holds the heads it updates. */
+const PRUNE_BATCH = 10_000;
+
 /**
- * Drops the events stamped before `before`: of each account, every event up to the newest one
- * stamped before it (a prefix of its log, even when servers' clocks disagree a little),
- * recording that position as pruned. Returns how many it dropped.
+ * Drops some of the events stamped before $1: of each account among the oldest such events,
+ * every event up to the newest of them (a prefix of its log, even when servers' clocks disagree
+ * a little), recording that position as pruned. Returns how many it dropped; run until 0.
  */
-export const PRUNE_EVENTS = `WITH cut AS (
-    SELECT account_id, MAX(position) AS through FROM events WHERE at < $1::bigint GROUP BY account_id),
+export const PRUNE_EVENTS = `WITH oldest AS (
+    SELECT account_id, position FROM events WHERE at < $1::bigint ORDER BY at LIMIT ${PRUNE_BATCH}),
+  cut AS (
+    SELECT account_id, MAX(position) AS through FROM oldest GROUP BY account_id ORDER BY account_id),
   heads AS (
     UPDATE event_heads h SET pruned_through = GREATEST(h.pruned_through, cut.through) FROM cut WHERE h.account_id = cut.account_id),
   gone AS (

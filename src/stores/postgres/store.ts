@@ -192,8 +192,12 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
       return readEventTexts((text, args) => sql.unsafe(text, args as never[], { prepare: true }), accountId, query);
     },
     async pruneEvents(before) {
-      const [row] = await sql.unsafe(PRUNE_EVENTS, [before]);
-      return Number(row!.pruned);
+      let total = 0;
+      for (;;) {
+        const [row] = await sql.unsafe(PRUNE_EVENTS, [before], { prepare: true });
+        if (Number(row!.pruned) === 0) return total;
+        total += Number(row!.pruned);
+      }
     },
 
     async ping() {
@@ -246,14 +250,27 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
   return withTimeLimits(store, timeoutMs);
 }
 
-/** Every method of the store, answering `StoreUnavailable` for storage faults and after `timeoutMs`. */
+/** Methods that may run long by design: a prune works through every old event, a statement at a time. */
+const UNTIMED = new Set(["close", "pruneEvents"]);
+
+/**
+ * Every method of the store, answering `StoreUnavailable` for storage faults and, but for
+ * UNTIMED ones, after `timeoutMs`.
+ */
 function withTimeLimits(store: CompleteStore, timeoutMs: number): CompleteStore {
   const limited: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(store)) {
-    limited[name] =
-      typeof value === "function" && name !== "close"
-        ? (...args: unknown[]) => withinTime(timeoutMs, () => (value as (...a: unknown[]) => Promise<unknown>).apply(store, args))
-        : value;
+    if (typeof value !== "function") {
+      limited[name] = value;
+      continue;
+    }
+    const call = (args: unknown[]) => (value as (...a: unknown[]) => Promise<unknown>).apply(store, args);
+    limited[name] = UNTIMED.has(name)
+      ? (...args: unknown[]) =>
+          call(args).catch((error: unknown) => {
+            throw storageFault(error);
+          })
+      : (...args: unknown[]) => withinTime(timeoutMs, () => call(args));
   }
   return limited as unknown as CompleteStore;
 }
