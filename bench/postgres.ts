@@ -22,6 +22,7 @@ import { startPostgresCluster } from "../test/support/postgres.ts";
 import { equalityFilterCombinations, generateSubmissions, seededRandom } from "./support/dataset.ts";
 import { canPin, formatTable, pinSelf, runLoad, startServerProcess, stopServerProcess } from "./support/load.ts";
 import { reportTargets, type TargetFigure } from "./support/targets.ts";
+import { ms, percentile, timeEach } from "./support/timing.ts";
 
 const quick = process.argv.includes("--quick");
 const ROWS = quick ? 100_000 : 1_000_000;
@@ -43,20 +44,6 @@ console.log(
   `PostgreSQL ${version} (throwaway cluster, fsync on); Node ${process.version}; ${canPin() ? "server on core 0, load on core 1" : "taskset unavailable: not pinned"}; ` +
     `${ROWS.toLocaleString("en-US")} submissions, ${SECONDS} s HTTP runs, 10 connections\n`,
 );
-
-const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
-const percentile = (times: readonly number[], p: number) => [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor((p / 100) * times.length))]!;
-
-async function timeEach<T>(inputs: readonly T[], run: (input: T) => Promise<unknown>, warmup = 0): Promise<number[]> {
-  for (const input of inputs.slice(0, warmup)) await run(input);
-  const times: number[] = [];
-  for (const input of inputs) {
-    const started = performance.now();
-    await run(input);
-    times.push(performance.now() - started);
-  }
-  return times;
-}
 
 const rows: string[][] = [];
 const figures: TargetFigure[] = [];

@@ -5,13 +5,12 @@
  */
 import type postgres from "postgres";
 import { randomHex } from "../../hex.ts";
-import {
-  type Account, type ApiKeyListing, type ApiKeyRecord, type CompleteStore, type ErasureReceipt, identifierKey, type RetentionRule,
-} from "../../store.ts";
+import { type Account, type ApiKeyListing, type CompleteStore, identifierKey, type RetentionRule } from "../../store.ts";
 import type { DeletionReason, Submission } from "../../submission.ts";
 import { newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
 import { createdEventText, PRUNE_EVENTS, readEventTexts } from "./events.ts";
+import { toApiKey, toErasureReceipt } from "../sql/records.ts";
 import { batchedInserts } from "./batched-inserts.ts";
 import { storageFault, withinTime } from "./faults.ts";
 import {
@@ -275,27 +274,3 @@ function withTimeLimits(store: CompleteStore, timeoutMs: number): CompleteStore 
   return limited as unknown as CompleteStore;
 }
 
-function toApiKey(row: Record<string, unknown>): ApiKeyRecord {
-  return {
-    id: String(row.id),
-    accountId: String(row.account_id),
-    kind: String(row.kind) === "publishable" ? "publishable" : "secret",
-    hash: String(row.hash),
-    domains: JSON.parse(String(row.domains)) as string[],
-    createdAt: String(row.created_at),
-    revokedAt: row.revoked_at === null ? null : String(row.revoked_at),
-  };
-}
-
-function toErasureReceipt(row: Record<string, unknown>): ErasureReceipt {
-  return {
-    erasureId: String(row.id),
-    field: String(row.field),
-    valueHash: String(row.value_hash),
-    matched: Number(row.matched),
-    deleted: Number(row.deleted),
-    submissionIds: JSON.parse(String(row.submission_ids)) as string[],
-    requestedAt: String(row.requested_at),
-    completedAt: String(row.completed_at),
-  };
-}
