@@ -30,31 +30,29 @@ export interface PostgresStoreSettings {
 export function postgresStore(sql: Sql, settings: PostgresStoreSettings): CompleteStore {
   const { timeoutMs } = settings;
   const lockTimeout = `${Math.max(1, Math.floor(timeoutMs))}ms`;
+  const query = (text: string, args: readonly unknown[]) => sql.unsafe(text, args as postgres.ParameterOrJSON<never>[], { prepare: true });
   const records = (submissions: readonly Submission[], now: number) =>
     JSON.stringify(submissions.map((s) => submissionRecord(s, createdEventText(now))));
   const insert = async (accountId: string, submissions: readonly Submission[], skipPresent: boolean): Promise<number> => {
     const now = Date.now();
     const { dataKeys, identifiers } = derivedRecords(submissions, settings.identifyingFields);
-    const inserted = await sql.unsafe(
+    const inserted = await query(
       "SELECT formsink_insert($1, $2, $3, $4, $5, $6, $7)",
       [accountId, records(submissions, now), now, dataKeys, identifiers, skipPresent, lockTimeout],
-      { prepare: true },
     );
     return inserted.length;
   };
   const deleteRows = async (accountId: string, submissionIds: readonly string[], reason: DeletionReason): Promise<string[]> => {
     const now = Date.now();
     const eventIds = submissionIds.map(() => newEventId());
-    const gone = await sql.unsafe(
+    const gone = await query(
       "SELECT formsink_delete($1, $2, $3, $4, $5, $6, $7) AS id",
       [accountId, JSON.stringify(submissionIds), JSON.stringify(eventIds), reason, now, formatInstant(now), lockTimeout],
-      { prepare: true },
     );
     return gone.map((row) => String(row.id));
   };
 
-  const rows = async (text: string, args: readonly unknown[]) =>
-    (await sql.unsafe(text, args as postgres.ParameterOrJSON<never>[], { prepare: true }).values()) as unknown as SubmissionRow[];
+  const rows = async (text: string, args: readonly unknown[]) => (await query(text, args).values()) as unknown as SubmissionRow[];
 
   const toAccount = (row: Record<string, unknown>): Account => ({ id: String(row.id), name: String(row.name), createdAt: String(row.created_at) });
 
@@ -71,9 +69,9 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
       const [row] = await rows(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = $1 AND id = $2`, [accountId, submissionId]);
       return row && rowToSubmission(row);
     },
-    async listSubmissions(accountId, query) {
-      const { text, args } = listStatement(accountId, query);
-      const result = (await sql.unsafe(text, args, { prepare: true }).values()) as unknown as [number, ...SubmissionRow][];
+    async listSubmissions(accountId, list) {
+      const { text, args } = listStatement(accountId, list);
+      const result = (await query(text, args).values()) as unknown as [number, ...SubmissionRow][];
       const items = result.filter((row) => row[1] !== null).map((row) => rowToSubmission(row.slice(1) as unknown as SubmissionRow));
       return { items, total: Number(result[0]![0]) };
     },
@@ -100,10 +98,9 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
     },
     async setSubmissionStatus(accountId, submissionId, status) {
       const now = Date.now();
-      const [row] = await sql.unsafe(
+      const [row] = await query(
         "SELECT formsink_set_status($1, $2, $3, $4, $5, $6, $7) AS found",
         [accountId, submissionId, status, now, newEventId(), formatInstant(now), lockTimeout],
-        { prepare: true },
       );
       return row!.found === true;
     },
@@ -122,13 +119,12 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
     },
     async insertSubmissionOnce(accountId, s, idempotency, now) {
       const { dataKeys, identifiers } = derivedRecords([s], settings.identifyingFields);
-      const [row] = await sql.unsafe(
+      const [row] = await query(
         "SELECT * FROM formsink_insert_once($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
         [
           accountId, idempotency.key, idempotency.fingerprint, s.submissionId, JSON.stringify(s), idempotency.expiresAt, now,
           records([s], Date.now()), dataKeys, identifiers, lockTimeout,
         ],
-        { prepare: true },
       );
       if (row!.inserted === true) return { inserted: true };
       return { inserted: false, fingerprint: String(row!.held_fingerprint), submission: JSON.parse(String(row!.held_submission)) as Submission };
@@ -183,17 +179,17 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
       return row && toApiKey(row);
     },
 
-    async readEvents(accountId, query) {
-      const page = await readEventTexts((text, args) => sql.unsafe(text, args as never[], { prepare: true }), accountId, query);
+    async readEvents(accountId, eventQuery) {
+      const page = await readEventTexts(query, accountId, eventQuery);
       return page.expired ? page : { ...page, events: page.events.map((text) => JSON.parse(text) as never) };
     },
-    readEventsAsJson(accountId, query) {
-      return readEventTexts((text, args) => sql.unsafe(text, args as never[], { prepare: true }), accountId, query);
+    readEventsAsJson(accountId, eventQuery) {
+      return readEventTexts(query, accountId, eventQuery);
     },
     async pruneEvents(before) {
       let total = 0;
       for (;;) {
-        const [row] = await sql.unsafe(PRUNE_EVENTS, [before], { prepare: true });
+        const [row] = await query(PRUNE_EVENTS, [before]);
         if (Number(row!.pruned) === 0) return total;
         total += Number(row!.pruned);
       }
