@@ -146,9 +146,6 @@ export function createRequestListener(handler: NodeHandler, hooks: ListenerHooks
   let consumedBodyReported = false;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (afterRespond) res.once("finish", afterRespond);
-    res.once("finish", () => {
-      if (!req.complete) closePastDrainLimit(req);
-    });
     const target = requestTarget(req);
     let answer: Answer | Response;
     if (!("url" in target)) {
@@ -168,6 +165,13 @@ export function createRequestListener(handler: NodeHandler, hooks: ListenerHooks
         onError(error);
         answer = jsonError(500, INTERNAL_ERROR_MESSAGE);
       }
+    }
+    // A body still arriving when the answer goes out is drained, up to a limit (most requests
+    // have been read whole by now, and need no listener).
+    if (!req.complete) {
+      res.once("finish", () => {
+        if (!req.complete) closePastDrainLimit(req);
+      });
     }
     beforeRespond?.(res);
     await (answer instanceof Response ? writeResponse(answer, res) : writeAnswer(answer, res)).catch((error) => {

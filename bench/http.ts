@@ -14,15 +14,8 @@
  * `importSubmissions` and kept in bench/.data/; each run works on a copy, so the creates of one
  * run do not change the next one's data.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { createApiKey } from "../src/auth/keys.ts";
-import { createLibsqlStore } from "../src/stores/libsql/index.ts";
-import type { Submission } from "../src/submission.ts";
-import { generateSubmissions, POPUPS, STATUSES } from "./support/dataset.ts";
-import {
-  canPin, cpuSeconds, formatTable, type LoadOptions, type LoadResult, pinSelf, runLoad, startServerProcess, stopServerProcess,
-} from "./support/load.ts";
+import { canPin, formatTable, type LoadOptions, pinSelf, startServerProcess, stopServerProcess } from "./support/load.ts";
+import { createRequest, DATA_DIR, httpDatabase, listRequests, type Measured, measure, removeDatabase, workingCopy } from "./support/http-setup.ts";
 import { reportTargets, type TargetFigure } from "./support/targets.ts";
 
 const quick = process.argv.includes("--quick");
@@ -31,9 +24,6 @@ const withMetrics = process.argv.includes("--metrics");
 const profileDir = process.argv.find((arg) => arg.startsWith("--profile="))?.slice("--profile=".length);
 const ROWS = quick ? 20_000 : 100_000;
 const SECONDS = quick ? 3 : 10;
-const IMPORT_BATCH = 5000;
-const DATA_DIR = fileURLToPath(new URL("./.data/", import.meta.url));
-const DATABASE = `${DATA_DIR}http-${ROWS}.db`;
 const WORKING_COPY = `${DATA_DIR}http-${ROWS}-run.db`;
 const RAW_SERVER = new URL("./support/bridge-server.ts", import.meta.url);
 const FORMSINK_SERVER = new URL("./support/export-server.ts", import.meta.url);
@@ -44,58 +34,9 @@ console.log(
     `${SECONDS} s per run, 10 connections; libSQL file with ${ROWS.toLocaleString("en-US")} submissions\n`,
 );
 
-/** The database and its secret key, made once; the ids of its submissions, to get by id. */
-async function database(): Promise<{ key: string; ids: string[] }> {
-  const keyFile = `${DATABASE}.key`;
-  const idsFile = `${DATABASE}.ids`;
-  if (existsSync(DATABASE) && existsSync(keyFile) && existsSync(idsFile)) {
-    console.log(`database: reusing ${DATABASE}`);
-    // Opened once here, so that a schema migration runs in this process, not in the server's.
-    await (await createLibsqlStore({ url: `file:${DATABASE}` })).close();
-    return { key: readFileSync(keyFile, "utf8"), ids: readFileSync(idsFile, "utf8").split("\n") };
-  }
-  mkdirSync(DATA_DIR, { recursive: true });
-  for (const suffix of ["", "-wal", "-shm", ".key", ".ids"]) rmSync(`${DATABASE}${suffix}`, { force: true });
-  const store = await createLibsqlStore({ url: `file:${DATABASE}` });
-  try {
-    const { key, record } = await createApiKey(store, { account: "bench" });
-    const started = performance.now();
-    const ids: string[] = [];
-    let batch: Submission[] = [];
-    for (const submission of generateSubmissions(ROWS)) {
-      batch.push(submission);
-      ids.push(submission.submissionId);
-      if (batch.length === IMPORT_BATCH) {
-        await store.importSubmissions(record.accountId, batch);
-        batch = [];
-      }
-    }
-    if (batch.length > 0) await store.importSubmissions(record.accountId, batch);
-    console.log(`database: imported ${ROWS.toLocaleString("en-US")} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    writeFileSync(idsFile, ids.join("\n"));
-    writeFileSync(keyFile, key);
-    return { key, ids };
-  } finally {
-    await store.close();
-  }
-}
-
-/** A copy of the database (and its WAL, if one was left) for this run. */
-function workingCopy(): string {
-  for (const suffix of ["", "-wal", "-shm"]) {
-    rmSync(`${WORKING_COPY}${suffix}`, { force: true });
-    if (existsSync(`${DATABASE}${suffix}`)) copyFileSync(`${DATABASE}${suffix}`, `${WORKING_COPY}${suffix}`);
-  }
-  return WORKING_COPY;
-}
-
-const { key, ids } = await database();
+const { path: database, key, ids } = await httpDatabase(ROWS);
 const keyed = { "x-api-key": key };
-
-/** `GET /api/submission`, page 1 with its total, for each popup and status in turn. */
-const listRequests = POPUPS.flatMap((popupId) =>
-  STATUSES.map((status) => ({ method: "GET" as const, path: `/api/submission?popupId=${popupId}&status=${status}`, headers: keyed })),
-);
+const listLoad = listRequests(key);
 
 /** `GET /api/submission/:id`, a different existing id each time (a seeded walk over all of them). */
 let nextId = 0;
@@ -108,11 +49,7 @@ const getRequests = [{
   },
 }];
 
-const CREATE_BODY = JSON.stringify({
-  popupId: "popup_3",
-  data: { email: "visitor@example.com", name: "A Visitor", message: "I would like to hear more about the spring offer, please call me back.", consent: true },
-});
-const createLoad = { method: "POST" as const, path: "/api/submission", headers: { ...keyed, "content-type": "application/json" }, body: CREATE_BODY };
+const createLoad = createRequest(key);
 
 interface Workload {
   name: string;
@@ -130,43 +67,29 @@ const CREATE = "create (JSON, secret key)";
 
 const WORKLOADS = ([
   { name: RAW_GET, server: "raw GET", baseline: RAW_GET, load: {} },
-  { name: RAW_POST, server: "raw POST", baseline: RAW_POST, load: { method: "POST", headers: createLoad.headers, body: CREATE_BODY } },
-  { name: LIST, server: "formsink", baseline: RAW_GET, load: { requests: listRequests } },
+  { name: RAW_POST, server: "raw POST", baseline: RAW_POST, load: { method: "POST", headers: createLoad.headers, body: createLoad.body } },
+  { name: LIST, server: "formsink", baseline: RAW_GET, load: { requests: listLoad } },
   { name: GET, server: "formsink", baseline: RAW_GET, load: { requests: getRequests } },
   { name: CREATE, server: "formsink", baseline: RAW_POST, load: { requests: [createLoad] } },
 ] satisfies Workload[]).filter((w: Workload) => w.server !== "formsink" || only === undefined || w.name.includes(only));
-
-interface Measured extends LoadResult {
-  /** The server's CPU time per request: what a request costs, however fast the load came. */
-  serverMicros: number;
-}
-
-async function measure(workload: Workload, url: string, serverPid: number): Promise<Measured> {
-  await runLoad({ url, ...workload.load, durationSeconds: 1 }); // warm-up: JIT, connections, pages
-  const cpuBefore = cpuSeconds(serverPid);
-  const result = await runLoad({ url, ...workload.load, durationSeconds: SECONDS });
-  const serverMicros = ((cpuSeconds(serverPid) - cpuBefore) * 1e6) / (result.requestsPerSecond * SECONDS);
-  if (result.errors + result.non2xx > 0) throw new Error(`${workload.name}: ${result.errors} errors, ${result.non2xx} answers not 2xx`);
-  return { ...result, serverMicros };
-}
 
 const results = new Map<string, Measured>();
 {
   const { url, child } = await startServerProcess(RAW_SERVER, ["raw node:http"], 0);
   try {
-    for (const workload of WORKLOADS.filter((w) => w.server !== "formsink")) results.set(workload.name, await measure(workload, url, child.pid!));
+    for (const workload of WORKLOADS.filter((w) => w.server !== "formsink")) results.set(workload.name, await measure(workload.name, workload.load, url, child.pid!, SECONDS));
   } finally {
     await stopServerProcess(child);
   }
 }
 {
   const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const { url, child } = await startServerProcess(FORMSINK_SERVER, [workingCopy(), ...(withMetrics ? ["--metrics"] : [])], 0, profile);
+  const { url, child } = await startServerProcess(FORMSINK_SERVER, [workingCopy(database, WORKING_COPY), ...(withMetrics ? ["--metrics"] : [])], 0, profile);
   try {
-    for (const workload of WORKLOADS.filter((w) => w.server === "formsink")) results.set(workload.name, await measure(workload, url, child.pid!));
+    for (const workload of WORKLOADS.filter((w) => w.server === "formsink")) results.set(workload.name, await measure(workload.name, workload.load, url, child.pid!, SECONDS));
   } finally {
     await stopServerProcess(child);
-    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${WORKING_COPY}${suffix}`, { force: true });
+    removeDatabase(WORKING_COPY);
   }
 }
 

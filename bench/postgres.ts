@@ -20,7 +20,8 @@ import { createPostgresStore } from "../src/stores/postgres/index.ts";
 import type { Submission } from "../src/submission.ts";
 import { startPostgresCluster } from "../test/support/postgres.ts";
 import { equalityFilterCombinations, generateSubmissions, seededRandom } from "./support/dataset.ts";
-import { canPin, formatTable, pinSelf, runLoad, startServerProcess, stopServerProcess } from "./support/load.ts";
+import { createRequest, measure } from "./support/http-setup.ts";
+import { canPin, formatTable, pinSelf, startServerProcess, stopServerProcess } from "./support/load.ts";
 import { reportTargets, type TargetFigure } from "./support/targets.ts";
 import { ms, percentile, timeEach } from "./support/timing.ts";
 
@@ -108,20 +109,12 @@ try {
   await store.close();
 }
 
-// Durable creates over HTTP, as a share of raw node:http parsing the same body.
-const CREATE_BODY = JSON.stringify({
-  popupId: "popup_3",
-  data: { email: "visitor@example.com", name: "A Visitor", message: "I would like to hear more about the spring offer, please call me back.", consent: true },
-});
-const createLoad = { method: "POST" as const, headers: { "x-api-key": key!, "content-type": "application/json" }, body: CREATE_BODY };
+// Durable creates over HTTP, as a share of raw node:http parsing the same body (bench/http.ts's create baseline).
 async function createsPerSecond(script: URL, args: string[]): Promise<number> {
   const { url, child } = await startServerProcess(script, args, 0);
   try {
-    const target = `${url}/api/submission`;
-    await runLoad({ url: target, ...createLoad, durationSeconds: 1 });
-    const result = await runLoad({ url: target, ...createLoad, durationSeconds: SECONDS });
-    if (result.errors + result.non2xx > 0) throw new Error(`${args[0]}: ${result.errors} errors, ${result.non2xx} answers not 2xx`);
-    return result.requestsPerSecond;
+    const { method, headers, body } = createRequest(key!);
+    return (await measure(args[0]!, { method, headers, body }, `${url}/api/submission`, child.pid!, SECONDS)).requestsPerSecond;
   } finally {
     await stopServerProcess(child);
   }

@@ -125,7 +125,7 @@ export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr">):
       reportUpgrade(await migrate(driver), io);
       return await createSqlStore(driver, close);
     } catch (error) {
-      close();
+      await close();
       throw error;
     }
   } catch (error) {
@@ -146,7 +146,7 @@ async function openPostgres(url: string, io: Pick<Io, "stderr">): Promise<Comple
   return store;
 }
 
-async function connect(url: string, authToken: string | undefined): Promise<{ driver: SqlDriver; close: () => void }> {
+async function connect(url: string, authToken: string | undefined): Promise<{ driver: SqlDriver; close: () => void | Promise<void> }> {
   const path = localPath(url);
   if (path === ":memory:") return openLibsqlFile(path);
   if (path !== undefined) {

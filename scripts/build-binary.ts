@@ -2,7 +2,8 @@
 // by `bun build --compile` from the bundled bin (dist/cli/bin.js, which `npm run build` makes:
 // it already holds every runtime adapter, which the CLI picks by a computed import).
 //
-// libSQL's native addon is embedded: `libsql` picks it with `require(\`@libsql/${target}\`)`,
+// libSQL's native addon is embedded: `libsql` (and `libsql/promise`, the file store's write
+// connection) picks it with `require(\`@libsql/${target}\`)`,
 // which no bundler can follow, so this build replaces that one call with a static require of the
 // linux-x64 glibc addon, which Bun embeds and, at start, writes to $TMPDIR to load it.
 // Run with Bun: bun scripts/build-binary.ts [--outfile PATH]
@@ -19,7 +20,7 @@ const result = await Bun.build({
     {
       name: "libsql-native-addon",
       setup(build) {
-        build.onLoad({ filter: /[\\/]node_modules[\\/]libsql[\\/]index\.js$/ }, async ({ path }) => {
+        build.onLoad({ filter: /[\\/]node_modules[\\/]libsql[\\/](index|promise)\.js$/ }, async ({ path }) => {
           const source = await Bun.file(path).text();
           if (!source.includes(NATIVE_REQUIRE)) throw new Error(`${path} no longer loads its addon with ${NATIVE_REQUIRE}: update scripts/build-binary.ts`);
           return { contents: source.replace(NATIVE_REQUIRE, 'require("@libsql/linux-x64-gnu/index.node")'), loader: "js" };

@@ -3,6 +3,7 @@
  * a submission, and what `GET /api/events` and webhook deliveries carry. The shape is the
  * Standard Webhooks payload form: `{id, type, timestamp, data}`.
  */
+import { pooledRandomBytes, toHex } from "./hex.ts";
 import type { DeletionReason, Submission, SubmissionStatus } from "./submission.ts";
 
 export const EVENT_TYPES = ["submission.created", "submission.status_changed", "submission.deleted"] as const;
@@ -42,8 +43,5 @@ export function pruneBefore(now: number, days: number): number {
 
 /** A new event id: `evt_` and 128 random bits in lower-case hex. */
 export function newEventId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  let hex = "";
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
-  return `evt_${hex}`;
+  return `evt_${toHex(pooledRandomBytes(16))}`;
 }

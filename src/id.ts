@@ -3,6 +3,7 @@
  * primary-key index, and monotonic for one generator, so ids made in the same millisecond
  * still sort in the order they were made.
  */
+import { pooledRandomBytes, toHex } from "./hex.ts";
 
 export interface NewSubmissionId {
   id: string;
@@ -29,7 +30,7 @@ export function createSubmissionIdGenerator(clock: () => number = Date.now): () 
       counter = 0;
     }
     const bytes = new Uint8Array(16);
-    bytes.set(randomBytes(8), 8);
+    bytes.set(pooledRandomBytes(8), 8);
     let millis = lastMillis;
     for (let i = 5; i >= 0; i--) {
       bytes[i] = millis % 256;
@@ -49,32 +50,12 @@ export function isSubmissionId(value: string): boolean {
   return UUID.test(value);
 }
 
-// Random bytes drawn 4 KiB at a time: one getRandomValues call per ~400 ids instead of two per id.
-const pool = new Uint8Array(4096);
-let poolOffset = pool.length;
-
-/** The next `count` bytes of the pool, valid until the next call. */
-function randomBytes(count: number): Uint8Array {
-  if (poolOffset + count > pool.length) {
-    crypto.getRandomValues(pool);
-    poolOffset = 0;
-  }
-  poolOffset += count;
-  return pool.subarray(poolOffset - count, poolOffset);
-}
-
 function randomBits12(): number {
-  const [high, low] = randomBytes(2);
+  const [high, low] = pooledRandomBytes(2);
   return ((high! << 8) | low!) & 0xfff;
 }
 
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
-
 function formatUuid(bytes: Uint8Array): string {
-  let text = "";
-  for (let i = 0; i < 16; i++) {
-    if (i === 4 || i === 6 || i === 8 || i === 10) text += "-";
-    text += HEX[bytes[i]!]!;
-  }
-  return text;
+  const hex = toHex(bytes);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -80,7 +80,7 @@ export async function backupCommand(args: string[], io: Io): Promise<number> {
     rmSync(partial, { force: true });
     throw error instanceof CommandError ? error : new CommandError(`backup of ${source} failed: ${messageOf(error)}`);
   } finally {
-    connection.close();
+    await connection.close();
   }
   io.stderr(`backed up ${displayUrl(url)} to ${output}`);
   return EXIT_OK;
@@ -105,7 +105,7 @@ export async function restoreCommand(args: string[], io: Io): Promise<number> {
       if (problems.join() !== "ok") throw new CommandError(`${input} is damaged: ${problems.slice(0, 3).join("; ")}`);
       await schemaVersion(copy.driver, input);
     } finally {
-      copy.close();
+      await copy.close();
     }
     if (existsSync(target) && !force && (await holdsData(target))) {
       throw new CommandError(`${target} holds submissions or keys; pass --force to replace it`);
@@ -168,7 +168,7 @@ async function holdsData(file: string): Promise<boolean> {
     }
     return false;
   } finally {
-    connection.close();
+    await connection.close();
   }
 }
 

@@ -2,6 +2,9 @@
  * Group commit (src/stores/sql/group-commit.ts): concurrent creates share one transaction, each
  * is answered only after that commit, and a create that fails does not take the others with it.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { openLibsqlFile } from "../../src/stores/libsql/file.ts";
@@ -101,6 +104,47 @@ test("creates made one after another are not held back for a group", async () =>
     assert.equal(commits, [3, 3, 3]);
   } finally {
     await store.close();
+  }
+});
+
+test("creates that arrive while a commit is in flight wait for it, then share the next one", async () => {
+  // A file, whose commit runs off the event loop; the first commit's answer is held back until
+  // the later creates have arrived, so they arrive while it is in flight whatever the disk's speed.
+  const dir = mkdtempSync(join(tmpdir(), "formsink-group-"));
+  const connection = openLibsqlFile(join(dir, "group.db"));
+  const commits: number[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let holding = false;
+  const driver: SqlDriver = {
+    execute: (statement) => connection.driver.execute(statement),
+    batch: async (statements, mode) => {
+      const results = await connection.driver.batch(statements, mode);
+      if (mode === "write") commits.push(statements.length);
+      if (mode === "write" && holding) {
+        holding = false;
+        await held;
+      }
+      return results;
+    },
+  };
+  const store = await createSqlStore(driver, connection.close);
+  try {
+    commits.length = 0; // migrations
+    holding = true;
+    const first = store.insertSubmission("acct", row(0));
+    while (commits.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    const later = Promise.all([1, 2, 3, 4, 5].map((i) => store.insertSubmission("acct", row(i))));
+    // Several turns of the event loop pass with the first commit still unanswered.
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(commits, [3], "no second commit while the first is in flight");
+    release();
+    await Promise.all([first, later]);
+    assert.equal(commits, [3, 15], "the five later creates went in one commit, after the first");
+    assert.is((await store.listSubmissions("acct", { order: "asc", limit: 1, offset: 0 })).total, 6);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -68,6 +68,35 @@ bulk("an import is one transaction: a row the database refuses in its last state
 
 bulk.run();
 
+const closing = suite("libSQL file: closing");
+
+closing("closing lets the write in flight finish, keeps it, and refuses writes after", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "formsink-close-"));
+  const url = `file:${join(dir, "close.db")}`;
+  try {
+    const store = await createLibsqlStore({ url });
+    const row: Submission = {
+      submissionId: "00000000-0000-7000-8000-000000000001", popupId: "popup", data: { i: 1 }, domain: "example.com",
+      userAgent: "agent", device: "desktop", status: "pending", createdAt: "2025-01-01T00:00:00.000Z",
+    };
+    const inFlight = store.importSubmissions("a", [row]);
+    await store.close();
+    assert.is(await inFlight, 1);
+    const after = await store.importSubmissions("a", [{ ...row, submissionId: "00000000-0000-7000-8000-000000000002" }]).then(() => undefined, (error: Error) => error);
+    assert.match(String(after?.message), /closed/);
+    const reopened = await createLibsqlStore({ url });
+    try {
+      assert.is((await reopened.listSubmissions("a", { order: "asc", limit: 10, offset: 0 })).total, 1);
+    } finally {
+      await reopened.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+closing.run();
+
 const remote = suite("libSQL remote: transport");
 
 remote("every query goes to the server, and a wrong token fails to open with a clear error", async () => {

@@ -1,28 +1,30 @@
 /**
  * Embedded libSQL (a file or `:memory:`) through the `libsql` binding directly, which
- * `@libsql/client` itself runs on: one connection, each statement prepared once and kept,
- * and a batch is BEGIN ... COMMIT around synchronous calls. Through `@libsql/client` every
- * call prepares its statement again and builds each row with `Object.defineProperty`, which
- * cost more than the queries themselves (bench/README.md).
+ * `@libsql/client` itself runs on: each statement prepared once and kept. Through
+ * `@libsql/client` every call prepares its statement again and builds each row with
+ * `Object.defineProperty`, which cost more than the queries themselves (bench/README.md).
+ *
+ * A file has two connections. Reads run on one through synchronous calls: a page is a few index
+ * lookups, cheaper than any hand-off. Writes run on the other, whose BEGIN and COMMIT are the
+ * binding's asynchronous calls (`libsql/promise`), run on the binding's own threads: waiting for
+ * another process's lock and the commit's fsync never stop the event loop, so the server goes
+ * on reading requests and forming the next group commit meanwhile. The statements between them
+ * run synchronously; one write transaction at a time. With `synchronous = FULL` SQLite makes a
+ * commit visible to readers only after the WAL is synced, so no read (and no answer) shows a
+ * write that is not on disk yet.
  */
 import Database from "libsql";
+import AsyncDatabase from "libsql/promise";
 import { StoreUnavailable } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "../sql/driver.ts";
 
 /** Prepared statements kept per connection; past this many, the cache starts over. */
 const MAX_PREPARED = 512;
 
-/** What the driver uses of a prepared `libsql` statement. */
-interface PreparedStatement {
-  readonly reader: boolean;
-  run(...args: unknown[]): { changes: number };
-  all(...args: unknown[]): unknown[];
-  raw(toggle?: boolean): PreparedStatement;
-}
-
 export interface FileConnection {
   driver: SqlDriver;
-  close(): void;
+  /** Closes the database once a write in flight is done; a write asked after it is refused. */
+  close(): Promise<void>;
 }
 
 /**
@@ -38,11 +40,6 @@ const OUTSIDE_TRANSACTION = /^\s*VACUUM\b/i;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/**
- * Opens `path` (or `:memory:`). Another process's write lock is waited for without blocking
- * the event loop: SQLite's own busy handler would sleep in the only thread, stopping every
- * request, so it is off and a busy statement is tried again on a timer until `LOCK_WAIT_MS`.
- */
 export interface FileOptions {
   /**
    * Runs before each write and throws to refuse it: the CLI's server checks there that the
@@ -52,6 +49,12 @@ export interface FileOptions {
   beforeWrite?: () => void;
 }
 
+/**
+ * Opens `path` (or `:memory:`). Another process's lock is waited for without blocking the event
+ * loop: by the write connection in the binding's thread; on the synchronous connection,
+ * SQLite's own busy handler would sleep in the only thread, stopping every request, so it is
+ * off there and a busy statement is tried again on a timer until `LOCK_WAIT_MS`.
+ */
 export function openLibsqlFile(path: string, options: FileOptions = {}): FileConnection {
   // Opening may wait for the lock (switching to WAL): nothing is served yet, so waiting in the
   // binding is fine; from then on SQLite answers SQLITE_BUSY at once.
@@ -66,22 +69,13 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
   // must not stay readable in the file (docs/privacy.md, "What remains on disk").
   db.exec("PRAGMA secure_delete = ON");
   db.exec("PRAGMA busy_timeout = 0");
-  // Whether a statement returns rows is asked of the binding once, not on every run. Raw mode
-  // (rows as arrays) is a state of the prepared statement, so each mode has its own.
-  const prepared = new Map<string, { statement: PreparedStatement; reader: boolean }>();
-  const prepare = (sql: string, asArrays = false) => {
-    const key = asArrays ? `raw:${sql}` : sql;
-    let entry = prepared.get(key);
-    if (entry === undefined) {
-      if (prepared.size >= MAX_PREPARED) prepared.clear();
-      const statement = db.prepare(sql);
-      entry = { statement: asArrays ? statement.raw(true) : statement, reader: statement.reader };
-      prepared.set(key, entry);
-    }
-    return entry;
-  };
-  const run = ({ sql, args = [], asArrays }: SqlStatement): SqlResult => {
+  const prepare = statementCache((sql) => db.prepare(sql));
+  const run = ({ sql, args = [], asArrays, oneRow }: SqlStatement): SqlResult => {
     const { statement, reader } = prepare(sql, asArrays);
+    if (reader && oneRow) {
+      const row = statement.get(args as SqlValue[]) as SqlRow | undefined;
+      return { rows: row === undefined ? [] : [row], rowsAffected: 0 };
+    }
     if (reader) return { rows: statement.all(args as SqlValue[]) as SqlRow[], rowsAffected: 0 };
     return { rows: [], rowsAffected: statement.run(args as SqlValue[]).changes };
   };
@@ -100,28 +94,146 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
       throw error;
     }
   };
-  // A write alone still takes the lock through BEGIN IMMEDIATE, so that only `exec` ever meets
-  // another process's lock; a read in WAL mode does not wait for writers, and VACUUM cannot run
-  // inside a transaction.
-  const execute = (statement: SqlStatement): SqlResult =>
-    prepare(statement.sql, statement.asArrays).reader || OUTSIDE_TRANSACTION.test(statement.sql) ? run(statement) : transaction([statement], "write")[0]!;
+  const isWrite = (statement: SqlStatement) => !prepare(statement.sql, statement.asArrays).reader && !OUTSIDE_TRANSACTION.test(statement.sql);
+  const closeReader = () => {
+    // Moves every commit from the WAL into the file and empties the WAL: after a clean stop
+    // the .db alone holds all the data, so copying just it (as people do) loses nothing.
+    // (libSQL does not do it when the last connection closes, as SQLite does.)
+    try {
+      if (path !== ":memory:") db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } finally {
+      db.close();
+    }
+  };
+
+  if (path === ":memory:") {
+    // One connection holds the whole database, and nothing waits for a disk.
+    return {
+      driver: {
+        // A write alone still goes through BEGIN IMMEDIATE, as a file's does.
+        execute: (statement) => patiently(() => (isWrite(statement) ? transaction([statement], "write")[0]! : run(statement))),
+        batch: (statements, mode) => patiently(() => transaction(statements, mode)),
+      },
+      close: async () => closeReader(),
+    };
+  }
+
+  const writes = openWriter(path, options);
   return {
     driver: {
-      execute: (statement) => patiently(() => execute(statement)),
-      batch: (statements, mode) => patiently(() => transaction(statements, mode)),
+      // A read in WAL mode does not wait for writers; VACUUM cannot run inside a transaction.
+      execute: (statement) => (isWrite(statement) ? writes.transaction([statement]).then((results) => results[0]!) : patiently(() => run(statement))),
+      batch: (statements, mode) => (mode === "write" ? writes.transaction(statements) : patiently(() => transaction(statements, "read"))),
     },
-    close: () => {
-      prepared.clear();
-      // Moves every commit from the WAL into the file and empties the WAL: after a clean stop
-      // the .db alone holds all the data, so copying just it (as people do) loses nothing.
-      // (libSQL does not do it when the last connection closes, as SQLite does.)
+    close: async () => {
       try {
-        if (path !== ":memory:") db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        await writes.close();
       } finally {
-        db.close();
+        closeReader();
       }
     },
   };
+}
+
+/** A prepare that keeps each statement, asking the binding once whether it returns rows. */
+function statementCache<S extends { readonly reader: boolean; raw(toggle?: boolean): S }>(prepareNew: (sql: string) => S) {
+  // Raw mode (rows as arrays) is a state of the prepared statement, so each mode has its own.
+  const prepared = new Map<string, { statement: S; reader: boolean }>();
+  return (sql: string, asArrays = false) => {
+    const key = asArrays ? `raw:${sql}` : sql;
+    let entry = prepared.get(key);
+    if (entry === undefined) {
+      if (prepared.size >= MAX_PREPARED) prepared.clear();
+      const statement = prepareNew(sql);
+      entry = { statement: asArrays ? statement.raw(true) : statement, reader: statement.reader };
+      prepared.set(key, entry);
+    }
+    return entry;
+  };
+}
+
+/**
+ * The write connection of a file: one write transaction at a time, in the order asked. BEGIN
+ * waits for another process's lock in the binding's thread (SQLite's busy handler, up to
+ * `LOCK_WAIT_MS`) and COMMIT syncs there; the event loop is free during both.
+ */
+function openWriter(path: string, options: FileOptions) {
+  const db = new AsyncDatabase(path, { timeout: LOCK_WAIT_MS });
+  // As the read connection's settings (see there); the busy handler may sleep here, off the event loop.
+  const ready = db.exec(`PRAGMA synchronous = FULL; PRAGMA secure_delete = ON; PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
+  const statements = new Map<string, Promise<AsyncStatement>>();
+  const prepare = (sql: string): Promise<AsyncStatement> => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      if (statements.size >= MAX_PREPARED) statements.clear();
+      statement = db.prepare(sql) as Promise<AsyncStatement>;
+      statements.set(sql, statement);
+      statement.catch(() => statements.delete(sql));
+    }
+    return statement;
+  };
+  const run = async ({ sql, args = [], asArrays }: SqlStatement): Promise<SqlResult> => {
+    const statement = await prepare(sql);
+    if (!statement.reader) return { rows: [], rowsAffected: statement.run(args as SqlValue[]).changes };
+    statement.raw(asArrays === true);
+    return { rows: (await statement.all(args as SqlValue[])) as SqlRow[], rowsAffected: 0 };
+  };
+  const transaction = async (statements: readonly SqlStatement[]): Promise<SqlResult[]> => {
+    await ready;
+    options.beforeWrite?.();
+    await db.exec("BEGIN IMMEDIATE");
+    try {
+      const results: SqlResult[] = [];
+      for (const statement of statements) results.push(await run(statement));
+      await db.exec("COMMIT");
+      return results;
+    } catch (error) {
+      // The binding has `inTransaction` here too; its declared types leave it out.
+      if ((db as unknown as { readonly inTransaction: boolean }).inTransaction) await db.exec("ROLLBACK");
+      throw error;
+    }
+  };
+  // Each write starts when the one before it is done; the settings are the first call. Their
+  // failure is each write's, when it awaits them.
+  let last: Promise<unknown> = ready.catch(() => {});
+  let closed = false;
+  return {
+    transaction(statements: readonly SqlStatement[]): Promise<SqlResult[]> {
+      if (closed) return Promise.reject(new Error("The database is closed"));
+      const result = last.then(() => transaction(statements)).catch((error: unknown) => {
+        throw writeFault(error);
+      });
+      last = result.catch(() => {});
+      return result;
+    },
+    // The binding aborts the process when a connection is closed under a call in flight (a
+    // background prune, say), so the writes asked before are let finish first.
+    async close() {
+      closed = true;
+      await last;
+      db.close();
+    },
+  };
+}
+
+/** What the writer uses of a prepared `libsql/promise` statement. */
+interface AsyncStatement {
+  readonly reader: boolean;
+  run(...args: unknown[]): { changes: number };
+  all(...args: unknown[]): Promise<unknown[]>;
+  raw(toggle?: boolean): AsyncStatement;
+}
+
+/**
+ * A write's error as the driver reports it: another process's lock still held after the busy
+ * handler's wait, like a storage fault, is `StoreUnavailable`.
+ */
+function writeFault(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") {
+    return new StoreUnavailable("busy", "The database is locked by another process; try again shortly", { cause: error });
+  }
+  return storageFault(error);
 }
 
 /**

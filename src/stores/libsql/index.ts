@@ -28,7 +28,7 @@ export async function createLibsqlStore(options: LibsqlStoreOptions = {}): Promi
   try {
     return await createSqlStore(connection.driver, connection.close, options);
   } catch (error) {
-    connection.close();
+    await connection.close();
     throw error;
   }
 }

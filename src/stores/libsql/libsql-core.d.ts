@@ -7,6 +7,7 @@ interface Statement {
   readonly reader: boolean;
   run(...args: unknown[]): { changes: number };
   all(...args: unknown[]): unknown[];
+  get(...args: unknown[]): unknown;
   raw(toggle?: boolean): Statement;
 }
 declare class Database {

@@ -17,6 +17,11 @@ export interface SqlStatement {
    * the query.
    */
   asArrays?: true;
+  /**
+   * The statement returns at most one row (a lookup by key): a driver may read just that row,
+   * which the libSQL binding does in one call (bench/http.ts: get by id and every key check).
+   */
+  oneRow?: true;
 }
 
 /** A row by column name; with `asArrays`, an array (read it through `arrayRows`). */

@@ -22,7 +22,9 @@ interface PendingWrite {
 
 /**
  * Queues a batch until the current turn of the event loop is over (every request that is ready
- * has had its turn), then commits the queue in one transaction.
+ * has had its turn) and no commit is in flight, then commits the queue in one transaction. A
+ * driver whose commit does not hold the event loop (the libSQL file's, whose fsync runs in the
+ * binding's thread) so gathers every write that arrives during one commit into the next.
  */
 const nextTurn: (run: () => void) => void =
   typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function"
@@ -32,11 +34,20 @@ const nextTurn: (run: () => void) => void =
 export function groupCommit(driver: SqlDriver): (statements: readonly SqlStatement[]) => Promise<SqlResult[]> {
   const queue: PendingWrite[] = [];
   let scheduled = false;
+  let committing = false;
 
   const flush = async () => {
     scheduled = false;
-    const group = queue.splice(0, MAX_GROUP);
-    if (queue.length > 0) schedule();
+    if (committing) return; // the commit in flight schedules the next when it is done
+    committing = true;
+    try {
+      await commit(queue.splice(0, MAX_GROUP));
+    } finally {
+      committing = false;
+      if (queue.length > 0) schedule();
+    }
+  };
+  const commit = async (group: PendingWrite[]) => {
     if (group.length === 1) {
       const [only] = group;
       await driver.batch(only!.statements, "write").then(only!.resolve, only!.reject);

@@ -32,13 +32,13 @@ export interface SqlStoreOptions {
  * A store over `driver`, its schema brought up to date first. `close` runs when the store is
  * closed (a driver that owns its connection closes it there).
  */
-export async function createSqlStore(driver: SqlDriver, close: () => void = () => {}, options: SqlStoreOptions = {}): Promise<CompleteStore> {
+export async function createSqlStore(driver: SqlDriver, close: () => void | Promise<void> = () => {}, options: SqlStoreOptions = {}): Promise<CompleteStore> {
   await migrate(driver);
   const identifyingFields = await useIdentifyingFields(driver, options.identifyingFields);
   return sqlStore(driver, close, identifyingFields);
 }
 
-function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: readonly string[]): CompleteStore {
+function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identifyingFields: readonly string[]): CompleteStore {
   const readWholePage = async (statement: SqlStatement, separator: "," | "\n", order: "asc" | "desc"): Promise<string | undefined> => {
     const row = (await driver.execute(wholePage(statement, separator))).rows[0];
     if (row?.page === null || row?.page === undefined) return undefined;
@@ -63,6 +63,7 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
         sql: `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = ? AND id = ?`,
         args: [accountId, submissionId],
         asArrays: true,
+        oneRow: true,
       });
       const row = arrayRows(result)[0];
       return row && rowToSubmission(row);
@@ -224,7 +225,7 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
       });
     },
     async findApiKey(keyId) {
-      const { rows } = await driver.execute({ sql: "SELECT * FROM api_keys WHERE id = ?", args: [keyId] });
+      const { rows } = await driver.execute({ sql: "SELECT * FROM api_keys WHERE id = ?", args: [keyId], oneRow: true });
       return rows[0] && toApiKey(rows[0]);
     },
     async listApiKeys(filter = {}): Promise<ApiKeyListing[]> {
@@ -309,7 +310,7 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
     },
 
     async close() {
-      close();
+      await close();
     },
   };
 }
