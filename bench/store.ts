@@ -22,6 +22,7 @@ import type { Submission } from "../src/submission.ts";
 import { DATASET_SPAN_MS, DATASET_START, equalityFilterCombinations, generateSubmissions, seededRandom } from "./support/dataset.ts";
 import { canPin, formatTable, oneStorePerProcess, pinSelf } from "./support/load.ts";
 import { reportTargets, type TargetFigure } from "./support/targets.ts";
+import { ms, percentile, timeEach } from "./support/timing.ts";
 
 const quick = process.argv.includes("--quick");
 const storeKinds = (process.argv.includes("--store") ? [process.argv[process.argv.indexOf("--store") + 1]] : ["libsql", "memory"]) as StoreKind[];
@@ -86,25 +87,6 @@ async function loadGenerated(store: CompleteStore, accountId: string, count: num
   }
   if (batch.length > 0) await store.importSubmissions(accountId, batch);
 }
-
-/** Milliseconds each call of `run` took, after `warmup` untimed calls. */
-async function timeEach<T>(inputs: readonly T[], run: (input: T) => Promise<unknown>, warmup = 0): Promise<number[]> {
-  for (const input of inputs.slice(0, warmup)) await run(input);
-  const times: number[] = [];
-  for (const input of inputs) {
-    const started = performance.now();
-    await run(input);
-    times.push(performance.now() - started);
-  }
-  return times;
-}
-
-function percentile(times: readonly number[], p: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 
 /** The list queries of target 4 (or, with `range`, 5): every combination, both orders, `rounds` times each. */
 function listQueries(rounds: number, extra: (round: number) => Partial<SubmissionQuery> = () => ({})): SubmissionQuery[] {

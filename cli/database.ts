@@ -5,12 +5,17 @@ import { libsqlDriver } from "../src/stores/libsql/client.ts";
 import { openLibsqlFile } from "../src/stores/libsql/file.ts";
 import { DEFAULT_DATABASE_URL, localPath } from "../src/stores/libsql/options.ts";
 import type { SqlDriver } from "../src/stores/sql/driver.ts";
-import { migrate } from "../src/stores/sql/migrate.ts";
+import { migrate, type SchemaUpgrade } from "../src/stores/sql/migrate.ts";
 import { createSqlStore } from "../src/stores/sql/store.ts";
 import { BadValue, setting, settingHelp } from "./config.ts";
 import { type Io, UsageError } from "./usage.ts";
 
-const SUPPORTED_URL = /^(file:.+|:memory:|libsql:\/\/.+|https?:\/\/.+|wss?:\/\/.+)$/;
+const SUPPORTED_URL = /^(file:.+|:memory:|libsql:\/\/.+|https?:\/\/.+|wss?:\/\/.+|postgres(ql)?:\/\/.+)$/;
+
+/** True for a PostgreSQL URL (`postgres://` or `postgresql://`). */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//.test(url);
+}
 
 /**
  * The database every command opens. Its default is a file whose place suits how formsink runs:
@@ -24,10 +29,10 @@ export const DATABASE_SETTING = setting({
   valueName: "<url>",
   default: defaultDatabaseUrl,
   defaultText: "formsink.db in $FORMSINK_DATA_DIR, else in $STATE_DIRECTORY, else ./formsink.db",
-  help: "libSQL database: file:<path>, :memory:, or libsql://<name>.turso.io\nwith FORMSINK_DB_AUTH_TOKEN",
+  help: "libSQL database: file:<path>, :memory:, or libsql://<name>.turso.io\nwith FORMSINK_DB_AUTH_TOKEN; or PostgreSQL: postgres://user:pass@host/db",
   parse: (url) => {
     if (!SUPPORTED_URL.test(url)) {
-      throw new BadValue(`must be a libSQL URL such as ${DEFAULT_DATABASE_URL}, :memory: or libsql://<name>.turso.io`);
+      throw new BadValue(`must be a libSQL URL such as ${DEFAULT_DATABASE_URL}, :memory: or libsql://<name>.turso.io, or postgres://...`);
     }
     return url;
   },
@@ -114,12 +119,10 @@ export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr">):
   const problem = path === undefined || path === ":memory:" ? undefined : unwritable(path);
   if (problem !== undefined) throw new DatabaseError(`cannot open database ${displayUrl(url)}: ${problem}`, { storage: true });
   try {
+    if (isPostgresUrl(url)) return await openPostgres(url, io);
     const { driver, close } = await connect(url, io.env.FORMSINK_DB_AUTH_TOKEN);
     try {
-      const { from, to } = await migrate(driver);
-      if (from !== to) {
-        io.stderr(from === 0 ? `database schema created at version ${to}` : `database schema upgraded from version ${from} to ${to}`);
-      }
+      reportUpgrade(await migrate(driver), io);
       return await createSqlStore(driver, close);
     } catch (error) {
       await close();
@@ -129,6 +132,18 @@ export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr">):
     const storage = storageProblem(error);
     throw new DatabaseError(`cannot open database ${displayUrl(url)}: ${storage ?? (error instanceof Error ? error.message : String(error))}`, { storage: storage !== undefined });
   }
+}
+
+function reportUpgrade({ from, to }: SchemaUpgrade, io: Pick<Io, "stderr">): void {
+  if (from !== to) io.stderr(from === 0 ? `database schema created at version ${to}` : `database schema upgraded from version ${from} to ${to}`);
+}
+
+async function openPostgres(url: string, io: Pick<Io, "stderr">): Promise<CompleteStore> {
+  // Loaded only for PostgreSQL, as the libSQL client is only for remote libSQL.
+  const { openPostgresStore } = await import("../src/stores/postgres/index.ts");
+  const { store, upgrade } = await openPostgresStore({ url });
+  reportUpgrade(upgrade, io);
+  return store;
 }
 
 async function connect(url: string, authToken: string | undefined): Promise<{ driver: SqlDriver; close: () => void | Promise<void> }> {
@@ -164,9 +179,13 @@ function refuseIfReplaced(path: string, opened: Stats | undefined): void {
   }
 }
 
-/** The URL without its query, which may carry an `authToken`; a local file as its absolute path. */
+/**
+ * The URL without its query, which may carry an `authToken`, and without a password; a local
+ * file as its absolute path.
+ */
 export function displayUrl(url: string): string {
   const withoutQuery = url.split("?", 1)[0]!;
+  if (isPostgresUrl(url)) return withoutQuery.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/, "$1@");
   const path = url === withoutQuery ? localPath(url) : undefined;
   return path === undefined || path === ":memory:" ? withoutQuery : `file:${resolve(path)}`;
 }

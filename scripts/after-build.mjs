@@ -3,7 +3,8 @@
 //   files, and a runtime that resolves types literally (Deno) finds no `./x.ts` in dist/;
 // - the `formsink` bin is one bundled file: loading the ~180 modules it is made of one by one
 //   took about 50 ms of the ~340 ms from `formsink serve` to its first answer (bench/README.md,
-//   cold start); libsql (native) and @libsql/client (only for remote databases) stay outside;
+//   cold start); libsql (native), @libsql/client (only for remote databases) and postgres (only for
+//   PostgreSQL) stay outside;
 // - the bin must be executable for `npx formsink` in a checkout (npm marks it so itself only
 //   when it installs the package);
 // - the popup script the README tells users to embed ships as it is, to be served from
@@ -29,7 +30,7 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
-  external: ["libsql", "@libsql/client"],
+  external: ["libsql", "@libsql/client", "postgres"],
   logLevel: "warning",
 });
 chmodSync("dist/cli/bin.js", 0o755);

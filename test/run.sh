@@ -6,8 +6,9 @@ set -u
 cd "$(dirname "$0")/.."
 bin=node_modules/.bin
 uvu=node_modules/uvu/bin.js
-# Deno: --allow-ffi loads libSQL's native addon (which then does its own file I/O).
-deno_run=("$bin/deno" run --allow-env --allow-sys --allow-ffi --allow-net=127.0.0.1 --allow-read --allow-write)
+# Deno: --allow-ffi loads libSQL's native addon (which then does its own file I/O); --allow-run
+# starts the PostgreSQL tests' throwaway cluster (initdb, pg_ctl, runuser).
+deno_run=("$bin/deno" run --allow-env --allow-sys --allow-ffi --allow-net=127.0.0.1 --allow-read --allow-write --allow-run)
 
 run_suite() {
   case $1 in

@@ -5,7 +5,7 @@ import { openLibsqlFile } from "../../src/stores/libsql/file.ts";
 import { localPath } from "../../src/stores/libsql/options.ts";
 import type { SqlDriver } from "../../src/stores/sql/driver.ts";
 import { MIGRATIONS } from "../../src/stores/sql/migrations.ts";
-import { DATABASE_HELP, databaseUrl, displayUrl } from "../database.ts";
+import { DATABASE_HELP, databaseUrl, displayUrl, isPostgresUrl } from "../database.ts";
 import { CommandError, EXIT_OK, type Io, UsageError } from "../usage.ts";
 
 const BACKUP_HELP = `Write a consistent snapshot of a libSQL database file, safe while formsink serves it:
@@ -126,6 +126,12 @@ export async function restoreCommand(args: string[], io: Io): Promise<number> {
 function databaseFile(url: string, action: string): string {
   const path = localPath(url);
   if (path === ":memory:") throw new UsageError(`cannot ${action} an in-memory database`);
+  if (isPostgresUrl(url)) {
+    throw new UsageError(
+      `cannot ${action} ${displayUrl(url)}: formsink backs up only libSQL files; back up PostgreSQL with its own tools ` +
+        "(pg_dump and pg_restore, or your provider's backups), and `formsink export` copies its submissions",
+    );
+  }
   if (path === undefined) {
     throw new UsageError(
       `cannot ${action} ${displayUrl(url)}: only libSQL files are backed up by formsink; a remote database keeps ` +

@@ -112,8 +112,8 @@ export const SERVE_SETTINGS = {
   }),
 };
 
-const HELP = `Serve the formsink HTTP API on an embedded libSQL database (or a remote one), with
-the server of the runtime it runs in: Node, Bun or Deno.
+const HELP = `Serve the formsink HTTP API on an embedded libSQL database (or a remote one, or
+PostgreSQL), with the server of the runtime it runs in: Node, Bun or Deno.
 
 Usage:
   formsink serve [options]

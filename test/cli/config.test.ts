@@ -15,7 +15,7 @@ import { FORMSINK, runHere } from "./run.ts";
 const BAD: Record<keyof typeof SERVE_SETTINGS, string[]> = {
   port: ["abc", "65536", "-1", "8787.5", ""],
   host: ["a b", "", "http://x"],
-  db: ["postgres://x", "formsink.db", ""],
+  db: ["mysql://x", "formsink.db", ""],
   trustProxy: ["yes", "-1", "100", ""],
   rateLimits: ["redis", "Memory", ""],
   logFormat: ["xml", "JSON", ""],

@@ -13,7 +13,7 @@ import { collect, waitForOutput } from "../support/process.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "node_modules/.bin");
-const ENTRY_POINTS = ["formsink", "formsink/memory", "formsink/libsql", "formsink/d1", "formsink/node", "formsink/bun", "formsink/deno", "formsink/workers", "formsink/testing"];
+const ENTRY_POINTS = ["formsink", "formsink/memory", "formsink/libsql", "formsink/d1", "formsink/postgres", "formsink/node", "formsink/bun", "formsink/deno", "formsink/workers", "formsink/testing"];
 
 const pkg = suite<{ project: string; files: string[] }>("npm package");
 
@@ -76,6 +76,7 @@ pkg("the types of every entry point resolve (strict TypeScript), and the TypeScr
 import { createMemoryStore } from "formsink/memory";
 import { createLibsqlStore } from "formsink/libsql";
 import { createD1Store } from "formsink/d1";
+import { createPostgresStore } from "formsink/postgres";
 import { serve, createRequestListener } from "formsink/node";
 import { createWorker } from "formsink/workers";
 import type { BunServer } from "formsink/bun";
@@ -87,7 +88,7 @@ export function neverCalled(): void {
   // @ts-expect-error basePath is a string: fails to compile if the types resolved to any
   createSubmissionsHandler(store, { basePath: 5 });
 }
-const unused = [createLibsqlStore, createD1Store, serve, createRequestListener, createWorker] as const;
+const unused = [createLibsqlStore, createD1Store, createPostgresStore, serve, createRequestListener, createWorker] as const;
 type Servers = BunServer["url"] | DenoServer["url"];
 const { key } = await createApiKey(store, { account: "ts" });
 const response = await handler(new Request("http://x/forms/api/submission", { headers: { "x-api-key": key } }));
@@ -106,7 +107,7 @@ console.log(response.status, page.total, unused.length, url);`,
     }),
   );
   run(join(BIN, "tsc"), ["-p", "tsconfig.json"], project);
-  assert.is(run(process.execPath, ["--import", join(ROOT, "node_modules/tsx/dist/esm/index.mjs"), "use.ts"], project).trim(), "200 0 5 http://x");
+  assert.is(run(process.execPath, ["--import", join(ROOT, "node_modules/tsx/dist/esm/index.mjs"), "use.ts"], project).trim(), "200 0 6 http://x");
 });
 
 pkg("Deno imports the npm package and type-checks it", ({ project }) => {

@@ -3,13 +3,13 @@
  * `:memory:`, Turso) and Cloudflare D1 share every line of it.
  */
 import {
-  type Account, type ApiKeyListing, type ApiKeyRecord, type CompleteStore, type ErasureReceipt, type RetentionRule,
-  type SubmissionPage, type SubmissionQuery,
+  type Account, type ApiKeyListing, type CompleteStore, type RetentionRule, type SubmissionPage, type SubmissionQuery,
 } from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { createdEvent, deletedEvent, importedEvents, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
-import { arrayRows, type SqlDriver, type SqlRow, type SqlStatement, type SqlValue } from "./driver.ts";
+import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
+import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
 import { dataKeysStatement, listStatements, walkStatement, wholePage } from "./list-query.ts";
@@ -346,19 +346,6 @@ async function readOrMakeHashKey(driver: SqlDriver): Promise<string> {
   return String(selected!.rows[0]!.value);
 }
 
-function toErasureReceipt(row: SqlRow): ErasureReceipt {
-  return {
-    erasureId: String(row.id),
-    field: String(row.field),
-    valueHash: String(row.value_hash),
-    matched: Number(row.matched),
-    deleted: Number(row.deleted),
-    submissionIds: JSON.parse(String(row.submission_ids)) as string[],
-    requestedAt: String(row.requested_at),
-    completedAt: String(row.completed_at),
-  };
-}
-
 const PLACEHOLDERS = Array(SUBMISSION_COLUMN_COUNT + 1).fill("?").join(", ");
 
 /**
@@ -375,14 +362,3 @@ function checkOrder(times: readonly number[], ids: readonly string[], order: "as
   }
 }
 
-function toApiKey(row: SqlRow): ApiKeyRecord {
-  return {
-    id: String(row.id),
-    accountId: String(row.account_id),
-    kind: String(row.kind) === "publishable" ? "publishable" : "secret",
-    hash: String(row.hash),
-    domains: JSON.parse(String(row.domains)) as string[],
-    createdAt: String(row.created_at),
-    revokedAt: row.revoked_at === null ? null : String(row.revoked_at),
-  };
-}

@@ -1,0 +1,161 @@
+/**
+ * Every write to an account's submissions is one call of a function defined here, so one
+ * statement: atomic, one round trip, and no transaction held open by the client. (A client-side
+ * transaction cut off by a restarting server can crash the process in the postgres package, which
+ * then writes to the closed connection; a single statement cannot.)
+ *
+ * Each function first locks the account's row in `event_heads` (`formsink_lock_head`), so an
+ * account's writes run one after another whichever server sends them. In a PL/pgSQL function
+ * every statement takes a fresh snapshot, so what follows the lock sees everything the
+ * account's previous writer committed. That gives the change log positions that grow in commit
+ * order, makes an Idempotency-Key raced on two connections store one submission, and fixes the
+ * order of locks (the head, then rows and counts), so writers never deadlock. Different accounts
+ * never wait for each other. The lock wait is bounded by `p_lock_timeout` (a 503 after it).
+ *
+ * These definitions are part of migration 1 (migrations.ts): never edited once released; a change
+ * is a new migration that replaces the function.
+ */
+
+const LOCK_HEAD = `CREATE FUNCTION formsink_lock_head(p_account text, p_lock_timeout text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout, true);
+  INSERT INTO event_heads (account_id, position) VALUES (p_account, 0)
+    ON CONFLICT (account_id) DO UPDATE SET position = event_heads.position;
+END $$`;
+
+/** Appends one event after the account's newest position; the head is locked. */
+const APPEND_EVENT = `CREATE FUNCTION formsink_append_event(
+    p_account text, p_now bigint, p_type text, p_popup text, p_submission text, p_event text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  next_position bigint;
+BEGIN
+  UPDATE event_heads SET position = position + 1 WHERE account_id = p_account RETURNING position INTO next_position;
+  INSERT INTO events (account_id, position, type, at, popup_id, submission_id, created_status, event)
+    VALUES (p_account, next_position, p_type, p_now, p_popup, p_submission, NULL, p_event);
+END $$`;
+
+/**
+ * Inserts the rows of $2 (a JSON array of `submissionRecord`s, rows.ts) into account $1 with
+ * their created events stamped $3, their data keys $4 and identifiers $5 (worked out by the
+ * caller, once per batch: rows.ts); returns the ids inserted, in the given order. A row whose id
+ * the account has fails the call, or with `ON CONFLICT` is skipped.
+ */
+const INSERT_ROWS_BODY = (onConflict: string) => `WITH input AS (
+    SELECT * FROM ROWS FROM (json_to_recordset($2::json) AS (
+      id text, popup_id text, data text, domain text, user_agent text, device text, status text, created_at bigint, event text))
+    WITH ORDINALITY AS r(id, popup_id, data, domain, user_agent, device, status, created_at, event, ord)),
+  inserted AS (
+    INSERT INTO submissions (account_id, id, popup_id, data, domain, user_agent, device, status, created_at)
+    SELECT $1, input.id, input.popup_id, input.data, input.domain, input.user_agent, input.device, input.status, input.created_at
+    FROM input ORDER BY input.ord
+    ${onConflict} RETURNING submissions.id, submissions.popup_id, submissions.status, submissions.data),
+  numbered AS (
+    SELECT inserted.*, input.event, row_number() OVER (ORDER BY input.ord) AS n FROM inserted JOIN input ON input.id = inserted.id),
+  head AS (
+    UPDATE event_heads SET position = event_heads.position + (SELECT COUNT(*) FROM numbered) WHERE event_heads.account_id = $1
+    RETURNING event_heads.position - (SELECT COUNT(*) FROM numbered) AS base),
+  created AS (
+    INSERT INTO events (account_id, position, type, at, popup_id, submission_id, created_status, event)
+    SELECT $1, head.base + numbered.n, 'submission.created', $3, numbered.popup_id, numbered.id, numbered.status, numbered.event
+    FROM head, numbered),
+  data_keys AS (
+    INSERT INTO submission_data_keys (account_id, popup_id, key)
+    SELECT $1, k.popup_id, k.key FROM json_to_recordset($4::json) AS k(popup_id text, key text) ORDER BY 2, 3 ON CONFLICT DO NOTHING),
+  identifiers AS (
+    INSERT INTO submission_identifiers (account_id, field, value_key, submission_id)
+    SELECT $1, i.field, i.value_key, i.submission_id FROM json_to_recordset($5::json) AS i(field text, value_key text, submission_id text)
+    WHERE i.submission_id IN (SELECT numbered.id FROM numbered) ON CONFLICT DO NOTHING)
+  SELECT numbered.id FROM numbered ORDER BY numbered.n`;
+
+const INSERT = `CREATE FUNCTION formsink_insert(
+    p_account text, p_rows text, p_now bigint, p_data_keys text, p_identifiers text, p_skip_present boolean, p_lock_timeout text)
+  RETURNS SETOF text LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM formsink_lock_head(p_account, p_lock_timeout);
+  IF p_skip_present THEN
+    RETURN QUERY ${INSERT_ROWS_BODY("ON CONFLICT (account_id, id) DO NOTHING")};
+  ELSE
+    RETURN QUERY ${INSERT_ROWS_BODY("")};
+  END IF;
+END $$`;
+
+/**
+ * Stores a submission under an Idempotency-Key unless the account has a live record of the key:
+ * then it returns that record's fingerprint and submission (`inserted` false). Drops the
+ * account's expired records on the way.
+ */
+const INSERT_ONCE = `CREATE FUNCTION formsink_insert_once(
+    p_account text, p_key text, p_fingerprint text, p_submission_id text, p_submission text, p_expires_at bigint,
+    p_now bigint, p_rows text, p_data_keys text, p_identifiers text, p_lock_timeout text)
+  RETURNS TABLE (inserted boolean, held_fingerprint text, held_submission text) LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM formsink_lock_head(p_account, p_lock_timeout);
+  DELETE FROM idempotency_keys WHERE account_id = p_account AND expires_at <= p_now;
+  RETURN QUERY SELECT false, k.fingerprint, k.submission FROM idempotency_keys k WHERE k.account_id = p_account AND k.idempotency_key = p_key;
+  IF FOUND THEN
+    RETURN;
+  END IF;
+  INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint, submission_id, submission, expires_at)
+    VALUES (p_account, p_key, p_fingerprint, p_submission_id, p_submission, p_expires_at);
+  PERFORM formsink_insert(p_account, p_rows, p_now, p_data_keys, p_identifiers, false, p_lock_timeout);
+  RETURN QUERY SELECT true, NULL::text, NULL::text;
+END $$`;
+
+/** Sets the status; false when the account has no such submission. A change appends its event, built here as JSON.stringify would. */
+const SET_STATUS = `CREATE FUNCTION formsink_set_status(
+    p_account text, p_id text, p_status text, p_now bigint, p_event_id text, p_timestamp text, p_lock_timeout text)
+  RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  old_popup text;
+  old_status text;
+BEGIN
+  PERFORM formsink_lock_head(p_account, p_lock_timeout);
+  SELECT popup_id, status INTO old_popup, old_status FROM submissions WHERE account_id = p_account AND id = p_id;
+  IF NOT FOUND THEN
+    RETURN false;
+  END IF;
+  IF old_status <> p_status THEN
+    UPDATE submissions SET status = p_status WHERE account_id = p_account AND id = p_id;
+    PERFORM formsink_append_event(p_account, p_now, 'submission.status_changed', old_popup, p_id,
+      '{"id":"' || p_event_id || '","type":"submission.status_changed","timestamp":"' || p_timestamp || '","data":{"submissionId":'
+        || to_json(p_id)::text || ',"popupId":' || to_json(old_popup)::text || ',"status":' || to_json(p_status)::text
+        || ',"previousStatus":' || to_json(old_status)::text || '}}');
+  END IF;
+  RETURN true;
+END $$`;
+
+/**
+ * Deletes the ids of p_ids (a JSON array) with their idempotency records and identifiers, each
+ * with its tombstone (event ids from p_event_ids, one per requested id); returns the ids deleted.
+ */
+const DELETE = `CREATE FUNCTION formsink_delete(
+    p_account text, p_ids text, p_event_ids text, p_reason text, p_now bigint, p_timestamp text, p_lock_timeout text)
+  RETURNS SETOF text LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM formsink_lock_head(p_account, p_lock_timeout);
+  RETURN QUERY WITH requested AS (
+      SELECT value AS id, ordinality AS ord FROM json_array_elements_text(p_ids::json) WITH ORDINALITY),
+    gone AS (
+      DELETE FROM submissions s USING requested r WHERE s.account_id = p_account AND s.id = r.id RETURNING s.id, s.popup_id, s.data, r.ord),
+    records AS (
+      DELETE FROM idempotency_keys k WHERE k.account_id = p_account AND k.submission_id IN (SELECT gone.id FROM gone)),
+    identifiers AS (
+      -- By primary key, from the deleted rows' own data: the index needs no second index by submission.
+      DELETE FROM submission_identifiers i USING gone, json_each(gone.data::json) AS d
+      WHERE i.account_id = p_account AND i.field = d.key AND json_typeof(d.value) = 'string'
+        AND i.value_key = formsink_identifier_key(d.key, d.value #>> '{}') AND i.submission_id = gone.id),
+    numbered AS (
+      SELECT gone.id, gone.popup_id, row_number() OVER (ORDER BY gone.ord) AS n, p_event_ids::json ->> (gone.ord - 1)::int AS event_id FROM gone),
+    head AS (
+      UPDATE event_heads h SET position = h.position + (SELECT COUNT(*) FROM numbered) WHERE h.account_id = p_account
+      RETURNING h.position - (SELECT COUNT(*) FROM numbered) AS base),
+    tombstones AS (
+      INSERT INTO events (account_id, position, type, at, popup_id, submission_id, created_status, event)
+      SELECT p_account, head.base + numbered.n, 'submission.deleted', p_now, numbered.popup_id, numbered.id, NULL,
+        '{"id":"' || numbered.event_id || '","type":"submission.deleted","timestamp":"' || p_timestamp || '","data":{"submissionId":'
+          || to_json(numbered.id)::text || ',"popupId":' || to_json(numbered.popup_id)::text || ',"reason":' || to_json(p_reason)::text || '}}'
+      FROM head, numbered)
+    SELECT numbered.id FROM numbered ORDER BY numbered.n;
+END $$`;
+
+export const WRITE_FUNCTIONS: readonly string[] = [LOCK_HEAD, APPEND_EVENT, INSERT, INSERT_ONCE, SET_STATUS, DELETE];

@@ -1,0 +1,117 @@
+/**
+ * The PostgreSQL store against a real PostgreSQL server: a throwaway cluster started by the test
+ * (test/support/postgres.ts), one fresh database per store the suites open, directly and through
+ * PgBouncer in transaction mode (no prepared statements, no session state). Then what only
+ * several stores on one database can show: migrations raced at start, and the change log
+ * followed while two stores write.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import type { ChangeEvent } from "../../src/events.ts";
+import { openPostgresStore } from "../../src/stores/postgres/index.ts";
+import { POSTGRES_SCHEMA_VERSION } from "../../src/stores/postgres/migrations.ts";
+import type { Submission } from "../../src/submission.ts";
+import { sharedCluster, sharedPgBouncer, startPostgresCluster, stopClusterAfterSuites, storeOnNewDatabase } from "../support/postgres.ts";
+import { testCompleteStore } from "./complete-store.ts";
+
+testCompleteStore("PostgreSQL", storeOnNewDatabase);
+testCompleteStore("PostgreSQL through PgBouncer in transaction mode", async (options) => storeOnNewDatabase({ ...options, pooler: await sharedPgBouncer() }));
+
+const shared = suite("PostgreSQL: several stores on one database");
+
+shared("servers starting at once on a new database: one migrates, every one opens", async () => {
+  const database = await (await sharedCluster()).createDatabase();
+  try {
+    const opened = await Promise.all(Array.from({ length: 6 }, () => openPostgresStore({ url: database.url, max: 2 })));
+    try {
+      const upgrades = opened.map(({ upgrade }) => upgrade);
+      assert.equal(upgrades.filter(({ from }) => from === 0), [{ from: 0, to: POSTGRES_SCHEMA_VERSION }], "exactly one created the schema");
+      assert.ok(upgrades.every(({ to }) => to === POSTGRES_SCHEMA_VERSION));
+      await opened[0]!.store.insertSubmission("a", submission(0));
+      assert.is((await opened[5]!.store.listSubmissions("a", { order: "asc", limit: 10, offset: 0 })).total, 1);
+    } finally {
+      await Promise.all(opened.map(({ store }) => store.close()));
+    }
+  } finally {
+    await database.drop();
+  }
+});
+
+shared("two stores writing one account: a follower of the log sees every event once, in the one order", async () => {
+  const database = await (await sharedCluster()).createDatabase();
+  const [a, b] = await Promise.all([openPostgresStore({ url: database.url }), openPostgresStore({ url: database.url })]).then((all) => all.map((o) => o.store));
+  try {
+    let writing = true;
+    const seen: ChangeEvent[] = [];
+    const follower = (async () => {
+      let cursor: number | undefined;
+      for (;;) {
+        const done = !writing;
+        const page = await a!.readEvents("acct", { limit: 7, after: cursor });
+        if (page.expired) throw new Error("expired while following");
+        seen.push(...page.events);
+        cursor = page.cursor;
+        if (done && page.events.length < 7) return;
+      }
+    })();
+    await Promise.all(
+      Array.from({ length: 120 }, async (_, i) => {
+        const store = i % 2 === 0 ? a! : b!;
+        const row = submission(i);
+        await store.insertSubmission("acct", row);
+        if (i % 3 === 0) await (i % 2 === 0 ? b! : a!).setSubmissionStatus("acct", row.submissionId, "completed");
+        if (i % 4 === 0) await store.deleteSubmission("acct", row.submissionId);
+      }),
+    );
+    writing = false;
+    await follower;
+    const all: ChangeEvent[] = [];
+    for (let after: number | undefined; ; ) {
+      const page = await b!.readEvents("acct", { limit: 1000, after });
+      if (page.expired) throw new Error("expired");
+      all.push(...page.events);
+      after = page.cursor;
+      if (page.events.length < 1000) break;
+    }
+    assert.is(all.length, 120 + 40 + 30, "one event per change");
+    assert.equal(seen.map((e) => e.id), all.map((e) => e.id), "the follower saw the whole log in its one order");
+  } finally {
+    await Promise.all([a!.close(), b!.close()]);
+    await database.drop();
+  }
+});
+
+shared.run();
+
+const harness = suite("PostgreSQL test harness");
+
+harness("without PostgreSQL's binaries it fails at once, naming the package to install", async () => {
+  const saved = process.env.POSTGRES_BIN;
+  process.env.POSTGRES_BIN = "/nonexistent/postgresql/bin";
+  try {
+    let error: unknown;
+    await startPostgresCluster().catch((e: unknown) => (error = e));
+    assert.instance(error, Error);
+    assert.match(String(error), /apt-get install postgresql/);
+  } finally {
+    if (saved === undefined) delete process.env.POSTGRES_BIN;
+    else process.env.POSTGRES_BIN = saved;
+  }
+});
+
+harness.run();
+
+stopClusterAfterSuites();
+
+function submission(i: number): Submission {
+  return {
+    submissionId: crypto.randomUUID(),
+    popupId: `popup-${i % 3}`,
+    data: { email: `user${i}@example.com` },
+    domain: "example.com",
+    userAgent: "agent",
+    device: "desktop",
+    status: "pending",
+    createdAt: new Date(Date.UTC(2025, 0, 1) + i).toISOString(),
+  };
+}
