@@ -30,7 +30,7 @@ const CREATED_DATA = submissionJson((column) => (column === "status" ? "events.c
  * created event's data is the submission as stored, with the status it was created with, or,
  * once it is deleted, `{submissionId, popupId}`.
  */
-const EVENT_JSON = `CASE WHEN events.type = 'submission.created' THEN events.event || COALESCE(
+export const EVENT_JSON = `CASE WHEN events.type = 'submission.created' THEN events.event || COALESCE(
     (SELECT ${CREATED_DATA} FROM submissions WHERE submissions.account_id = events.account_id AND submissions.id = events.submission_id),
     '{"submissionId":' || json_quote(events.submission_id) || ',"popupId":' || json_quote(events.popup_id) || '}') || '}'
   ELSE events.event END`;

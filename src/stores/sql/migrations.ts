@@ -190,4 +190,52 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       pruned_through INTEGER NOT NULL
     ) WITHOUT ROWID`,
   ],
+  // 7: webhook endpoints and their outbox, which is the change log plus delivery state: a create
+  // writes nothing here. `log_position` is an endpoint's place in the log (the newest position
+  // already moved into its deliveries); claiming moves the events after it into
+  // `webhook_deliveries`, one row per (endpoint, event), which keeps the event's id and type
+  // (the log outlives a delivery's retries, not its listing) and the lease that makes one
+  // dispatcher at a time own an attempt.
+  [
+    `CREATE TABLE webhooks (
+      account_id TEXT NOT NULL,
+      id TEXT NOT NULL,
+      url TEXT NOT NULL,
+      types TEXT,                    -- JSON array of event types; NULL for every type
+      popup_id TEXT,
+      description TEXT,
+      created_at TEXT NOT NULL,
+      disabled_at TEXT,
+      secrets TEXT NOT NULL,         -- JSON array, newest first
+      previous_secret_expires_at INTEGER,
+      log_position INTEGER NOT NULL,
+      PRIMARY KEY (account_id, id)
+    )`,
+    `CREATE TABLE webhook_deliveries (
+      account_id TEXT NOT NULL,
+      webhook_id TEXT NOT NULL,
+      position INTEGER NOT NULL,
+      event_id TEXT NOT NULL,
+      event_type TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed')),
+      attempts INTEGER NOT NULL,
+      first_attempt_at INTEGER,      -- epoch milliseconds, as every time below
+      last_attempt_at INTEGER,
+      next_attempt_at INTEGER,       -- while pending
+      last_status_code INTEGER,
+      last_error TEXT,
+      last_duration_ms INTEGER,
+      lease_owner TEXT,
+      lease_until INTEGER,
+      lease_claim TEXT,              -- the claim that took the lease: how a claim reads back what it took
+      UNIQUE (account_id, webhook_id, position)
+    )`,
+    // A claim reads only pending deliveries: first attempts in commit order, the not yet due
+    // and the leased ones that hold back later first attempts, and due retries.
+    `CREATE INDEX webhook_deliveries_unattempted ON webhook_deliveries (position) WHERE status = 'pending' AND attempts = 0`,
+    `CREATE INDEX webhook_deliveries_unattempted_by_time ON webhook_deliveries (next_attempt_at) WHERE status = 'pending' AND attempts = 0`,
+    `CREATE INDEX webhook_deliveries_retries ON webhook_deliveries (next_attempt_at) WHERE status = 'pending' AND attempts > 0`,
+    `CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (lease_until) WHERE lease_until IS NOT NULL`,
+    `CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (account_id, webhook_id, event_id)`,
+  ],
 ];
