@@ -182,7 +182,10 @@ export interface RateLimitCounters {
 export interface EventLog {
   /** The account's events after `query.after`, oldest first, at most `query.limit`. */
   readEvents(accountId: string, query: EventQuery): Promise<EventPage>;
-  /** Drops every event stamped before `before` (epoch milliseconds); returns how many it dropped. */
+  /**
+   * Drops every event stamped before `before` (epoch milliseconds); returns how many it dropped.
+   * In a store that is also a `WebhookStore`, the deliveries of those events go with them.
+   */
   pruneEvents(before: number): Promise<number>;
   /**
    * Optional: the page `readEvents` gives, each event as the JSON text `JSON.stringify` gives
@@ -241,7 +244,9 @@ export interface WebhookStore {
    * `now + leaseMs`, and returns them, each with its event as it reads now. Of one endpoint, a
    * delivery never attempted is returned only after every earlier one was attempted at least
    * once (first attempts in commit order); due retries come in order of first attempt. Two
-   * callers never hold a lease on one delivery at once.
+   * callers never hold a lease on one delivery at once. A disabled endpoint is left out: its
+   * pending deliveries wait until it is enabled again, and the events committed while it is
+   * disabled never become its deliveries (a replay sends them).
    */
   claimDeliveries(claim: DeliveryClaim): Promise<ClaimedDelivery[]>;
   /**
@@ -280,6 +285,12 @@ export interface WebhookRecord {
   secrets: string[];
   /** Epoch milliseconds after which only the newest secret signs; null with one secret. */
   previousSecretExpiresAt: number | null;
+  /**
+   * Epoch milliseconds of the first failed attempt since the last success; null while the
+   * latest attempt succeeded (or none was made). The dispatcher keeps it, to disable an
+   * endpoint after days of nothing but failures.
+   */
+  failingSince: number | null;
 }
 
 export type WebhookChange = Partial<Omit<WebhookRecord, "webhookId" | "createdAt">>;
