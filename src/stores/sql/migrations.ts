@@ -191,11 +191,11 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     ) WITHOUT ROWID`,
   ],
   // 7: webhook endpoints and their outbox, which is the change log plus delivery state: a create
-  // writes nothing here. `log_position` is an endpoint's place in the log (the newest position
-  // already moved into its deliveries); claiming moves the events after it into
-  // `webhook_deliveries`, one row per (endpoint, event), which keeps the event's id and type
-  // (the log outlives a delivery's retries, not its listing) and the lease that makes one
-  // dispatcher at a time own an attempt.
+  // writes nothing here. `log_position` is an endpoint's place in the log: the newest position it
+  // has taken into its deliveries, or skipped while disabled. A claim moves the events after it
+  // into `webhook_deliveries`, one row per (endpoint, event), with the event's id and type (what
+  // the log lists and a retry names) and the lease that lets one dispatcher at a time make an
+  // attempt. Deliveries go when their events are pruned.
   [
     `CREATE TABLE webhooks (
       account_id TEXT NOT NULL,
@@ -208,6 +208,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       disabled_at TEXT,
       secrets TEXT NOT NULL,         -- JSON array, newest first
       previous_secret_expires_at INTEGER,
+      failing_since INTEGER,
       log_position INTEGER NOT NULL,
       PRIMARY KEY (account_id, id)
     )`,
@@ -230,10 +231,10 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       lease_claim TEXT,              -- the claim that took the lease: how a claim reads back what it took
       UNIQUE (account_id, webhook_id, position)
     )`,
-    // A claim reads only pending deliveries: first attempts in commit order, the not yet due
-    // and the leased ones that hold back later first attempts, and due retries.
-    `CREATE INDEX webhook_deliveries_unattempted ON webhook_deliveries (position) WHERE status = 'pending' AND attempts = 0`,
-    `CREATE INDEX webhook_deliveries_unattempted_by_time ON webhook_deliveries (next_attempt_at) WHERE status = 'pending' AND attempts = 0`,
+    // A claim reads only pending deliveries: each endpoint's oldest never-attempted one, and due
+    // retries; reading back what it leased goes by the lease's end. Pruning and the listing go
+    // by endpoint and position (the UNIQUE index).
+    `CREATE INDEX webhook_deliveries_unattempted ON webhook_deliveries (account_id, webhook_id, position) WHERE status = 'pending' AND attempts = 0`,
     `CREATE INDEX webhook_deliveries_retries ON webhook_deliveries (next_attempt_at) WHERE status = 'pending' AND attempts > 0`,
     `CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (lease_until) WHERE lease_until IS NOT NULL`,
     `CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (account_id, webhook_id, event_id)`,

@@ -14,7 +14,7 @@ import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts"
 import { importStatements } from "./import.ts";
 import { dataKeysStatement, listStatements, walkStatement, wholePage } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
-import { sqlWebhookStore } from "./webhooks.ts";
+import { deliveriesOfPrunedEvents, sqlWebhookStore } from "./webhooks.ts";
 import { randomHex } from "../../hex.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import { rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, submissionToRow } from "./submission-row.ts";
@@ -259,7 +259,7 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
       return readEventTexts(driver, accountId, query);
     },
     pruneEvents(before) {
-      return pruneEvents(driver, before);
+      return pruneEvents(driver, before, (through) => [deliveriesOfPrunedEvents(through)]);
     },
     ...sqlWebhookStore(driver),
 

@@ -23,6 +23,7 @@ const CHANGEABLE: { [K in keyof Required<WebhookChange>]: { column: string; writ
   disabledAt: { column: "disabled_at", write: (disabledAt) => disabledAt ?? null },
   secrets: { column: "secrets", write: (secrets) => JSON.stringify(secrets) },
   previousSecretExpiresAt: { column: "previous_secret_expires_at", write: (expiresAt) => expiresAt ?? null },
+  failingSince: { column: "failing_since", write: (since) => since ?? null },
 };
 
 /** The newest position of an endpoint's account's log (0 for an empty log). */
@@ -38,44 +39,56 @@ const MATCHES = `(webhooks.types IS NULL OR events.type IN (SELECT value FROM js
  */
 const EVENT_ID = `json_extract(CASE WHEN events.type = 'submission.created' THEN events.event || 'null}' ELSE events.event END, '$.id')`;
 
-/** Pending, due (at `?1`) and not leased, of an enabled endpoint. */
-const DUE = `status = 'pending' AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1)
-  AND EXISTS (SELECT 1 FROM webhooks WHERE webhooks.account_id = webhook_deliveries.account_id
-              AND webhooks.id = webhook_deliveries.webhook_id AND webhooks.disabled_at IS NULL)`;
+/** Due at `?1` and not leased. */
+const DUE = "next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1)";
 
 /**
- * The deliveries a claim at `?1` leases, at most `?5`: due retries by first attempt, then
- * first attempts in commit order. A first attempt waits while an earlier never-attempted
- * delivery of its endpoint is leased or not due, so first attempts go out in commit order.
- * Each part reads one partial index of pending deliveries, never the delivery history.
+ * The deliveries a claim at `?1` leases, at most `?2`: each enabled endpoint's oldest
+ * never-attempted delivery when it is due (so first attempts go one at a time, in commit
+ * order), before due retries in order of first attempt (so an endpoint that keeps failing
+ * does not hold up the others' new events). Each part reads pending deliveries through a
+ * partial index, never the delivery history.
  */
-const CLAIMABLE = `WITH held_back AS (
-    SELECT account_id, webhook_id, MIN(position) AS from_position FROM (
-      SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE status = 'pending' AND attempts = 0 AND lease_until > ?1
-      UNION ALL
-      SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE status = 'pending' AND attempts = 0 AND next_attempt_at > ?1)
-    GROUP BY account_id, webhook_id)
-  SELECT id FROM (
+const CLAIMABLE = `SELECT id FROM (
     SELECT * FROM (
-      SELECT rowid AS id, 0 AS kind, first_attempt_at AS since, position FROM webhook_deliveries
-      WHERE attempts > 0 AND ${DUE} ORDER BY first_attempt_at, position LIMIT ?5)
+      SELECT webhook_deliveries.rowid AS id, 0 AS kind, 0 AS since, webhook_deliveries.position AS position
+      FROM webhooks JOIN webhook_deliveries ON webhook_deliveries.rowid = (
+        SELECT rowid FROM webhook_deliveries
+        WHERE account_id = webhooks.account_id AND webhook_id = webhooks.id AND status = 'pending' AND attempts = 0
+        ORDER BY position LIMIT 1)
+      WHERE webhooks.disabled_at IS NULL AND ${DUE}
+      ORDER BY webhook_deliveries.position LIMIT ?2)
     UNION ALL
     SELECT * FROM (
-      SELECT rowid AS id, 1 AS kind, NULL AS since, position FROM webhook_deliveries
-      WHERE attempts = 0 AND ${DUE} AND NOT EXISTS (SELECT 1 FROM held_back WHERE held_back.account_id = webhook_deliveries.account_id
-        AND held_back.webhook_id = webhook_deliveries.webhook_id AND held_back.from_position < webhook_deliveries.position)
-      ORDER BY position LIMIT ?5))
-  ORDER BY kind, since, position LIMIT ?5`;
+      SELECT rowid AS id, 1 AS kind, first_attempt_at AS since, position FROM webhook_deliveries
+      WHERE status = 'pending' AND attempts > 0 AND ${DUE}
+        AND EXISTS (SELECT 1 FROM webhooks WHERE webhooks.account_id = webhook_deliveries.account_id
+                    AND webhooks.id = webhook_deliveries.webhook_id AND webhooks.disabled_at IS NULL)
+      ORDER BY first_attempt_at, position LIMIT ?2))
+  ORDER BY kind, since, position LIMIT ?2`;
+
+/**
+ * Deletes the deliveries of the events at or before the position `through` gives (for
+ * `pruneEvents`): endpoint by endpoint along the index by position (the CROSS JOIN fixes that
+ * order), so the history is not scanned.
+ */
+export function deliveriesOfPrunedEvents(through: string): string {
+  return `DELETE FROM webhook_deliveries WHERE rowid IN (
+    SELECT webhook_deliveries.rowid FROM webhooks CROSS JOIN webhook_deliveries
+      ON webhook_deliveries.account_id = webhooks.account_id AND webhook_deliveries.webhook_id = webhooks.id
+      AND webhook_deliveries.position <= ${through})`;
+}
 
 export function sqlWebhookStore(driver: SqlDriver): WebhookStore {
   return {
     async insertWebhook(accountId, webhook) {
       await driver.execute({
-        sql: `INSERT INTO webhooks (account_id, id, url, types, popup_id, description, created_at, disabled_at, secrets, previous_secret_expires_at, log_position)
-              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT MAX(position) FROM events WHERE account_id = ?), 0))`,
+        sql: `INSERT INTO webhooks (account_id, id, url, types, popup_id, description, created_at, disabled_at, secrets, previous_secret_expires_at,
+                failing_since, log_position)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT MAX(position) FROM events WHERE account_id = ?), 0))`,
         args: [
           accountId, webhook.webhookId, webhook.url, CHANGEABLE.types.write(webhook.types), webhook.popupId, webhook.description,
-          webhook.createdAt, webhook.disabledAt, JSON.stringify(webhook.secrets), webhook.previousSecretExpiresAt, accountId,
+          webhook.createdAt, webhook.disabledAt, JSON.stringify(webhook.secrets), webhook.previousSecretExpiresAt, webhook.failingSince, accountId,
         ],
       });
     },
@@ -94,11 +107,13 @@ export function sqlWebhookStore(driver: SqlDriver): WebhookStore {
       const assignments: string[] = [];
       const args: SqlValue[] = [];
       for (const key of Object.keys(CHANGEABLE) as (keyof WebhookChange)[]) {
-        if (!(key in change)) continue;
+        if (change[key] === undefined) continue;
         const field = CHANGEABLE[key] as { column: string; write: (value: unknown) => SqlValue };
         assignments.push(`${field.column} = ?`);
         args.push(field.write(change[key]));
       }
+      // Enabled again, it takes the events from now on: what came while it was disabled is skipped.
+      if (change.disabledAt === null) assignments.push(`log_position = CASE WHEN disabled_at IS NULL THEN log_position ELSE ${NEWEST_POSITION} END`);
       const { rows } = await driver.execute({
         sql: `UPDATE webhooks SET ${assignments.join(", ") || "id = id"} WHERE account_id = ? AND id = ? RETURNING *`,
         args: [...args, accountId, webhookId],
@@ -133,15 +148,8 @@ export function sqlWebhookStore(driver: SqlDriver): WebhookStore {
             sql: `UPDATE webhooks SET log_position = ${NEWEST_POSITION} WHERE disabled_at IS NULL AND log_position < ${NEWEST_POSITION}`,
           },
           {
-            sql: `UPDATE webhook_deliveries SET lease_owner = ?2, lease_until = ?3, lease_claim = ?4 WHERE rowid IN (${CLAIMABLE})`,
-            args: [now, owner, now + leaseMs, claim, limit],
-          },
-          // An event pruned before its delivery went out can no longer be sent.
-          {
-            sql: `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'the event is no longer kept',
-                    lease_owner = NULL, lease_until = NULL, lease_claim = NULL
-                  WHERE lease_until = ? AND lease_claim = ? AND NOT EXISTS (SELECT 1 FROM events WHERE events.position = webhook_deliveries.position)`,
-            args: [now + leaseMs, claim],
+            sql: `UPDATE webhook_deliveries SET lease_owner = ?3, lease_until = ?4, lease_claim = ?5 WHERE rowid IN (${CLAIMABLE})`,
+            args: [now, limit, owner, now + leaseMs, claim],
           },
           {
             sql: `SELECT webhook_deliveries.account_id, webhook_deliveries.position, webhook_deliveries.event_id, webhook_deliveries.event_type,
@@ -150,7 +158,7 @@ export function sqlWebhookStore(driver: SqlDriver): WebhookStore {
                   JOIN webhooks ON webhooks.account_id = webhook_deliveries.account_id AND webhooks.id = webhook_deliveries.webhook_id
                   JOIN events ON events.position = webhook_deliveries.position
                   WHERE webhook_deliveries.lease_until = ? AND webhook_deliveries.lease_claim = ?
-                  ORDER BY webhook_deliveries.attempts = 0, webhook_deliveries.first_attempt_at, webhook_deliveries.position`,
+                  ORDER BY webhook_deliveries.attempts > 0, webhook_deliveries.first_attempt_at, webhook_deliveries.position`,
             args: [now + leaseMs, claim],
           },
         ],
@@ -217,6 +225,7 @@ function toWebhook(row: SqlRow): WebhookRecord {
     disabledAt: nullableText(row.disabled_at),
     secrets: JSON.parse(String(row.secrets)) as string[],
     previousSecretExpiresAt: nullableNumber(row.previous_secret_expires_at),
+    failingSince: nullableNumber(row.failing_since),
   };
 }
 
