@@ -8,7 +8,7 @@ import { type ApiRequest, fromFetchRequest } from "./http/request.ts";
 import { requestIdOf } from "./http/request-id.ts";
 import { createSubmissionIdGenerator } from "./id.ts";
 import { formFields, openApiDocument, RATE_LIMIT_HEADERS } from "./openapi.ts";
-import { DEFAULT_HEALTH_TIMEOUT_MS, DEFAULT_LIMITS, type Limits, type SubmissionsHandlerOptions } from "./options.ts";
+import { DEFAULT_HEALTH_TIMEOUT_MS, DEFAULT_LIMITS, type Limits, mayHaveChanged, type SubmissionsHandlerOptions } from "./options.ts";
 import { type ConnectionInfo, connectionAddress } from "./rate-limit/client-address.ts";
 import { rateLimitSettings } from "./rate-limit/settings.ts";
 import { unknownAddressWarning } from "./rate-limit/unknown-address.ts";
@@ -394,7 +394,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
     warnUnknownClientAddress: unknownAddressWarning(options.log),
   };
   const clientAddress = options.clientAddress ?? connectionAddress;
-  const log = options.log;
+  const { log, onChange } = options;
   const route = routeFinder(basePath);
 
   const answer = async (request: ApiRequest, connection: ConnectionInfo = {}): Promise<Answer> => {
@@ -412,6 +412,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
       if (!(error instanceof HttpError)) log?.({ type: "error", requestId, method: request.method, path: url.pathname, error });
       answer = toErrorAnswer(error);
     }
+    if (onChange && found && mayHaveChanged(request.method, answer.status)) onChange();
     if (found?.crossOrigin) Object.assign(answer.headers, CROSS_ORIGIN_HEADERS);
     answer.headers["x-request-id"] = requestId;
     if (log) {

@@ -88,4 +88,14 @@ export interface SubmissionsHandlerOptions {
    * Default: nothing is logged but that warning, which goes to console.warn.
    */
   log?: (entry: LogEntry) => void;
+  /**
+   * Called after each request that may have changed data (a write that succeeded), once its
+   * change is committed: pass a webhook dispatcher's `wake`, so that deliveries go out at once.
+   */
+  onChange?: () => void;
+}
+
+/** True for a request that may have changed data: not a read, and answered with success. */
+export function mayHaveChanged(method: string, status: number): boolean {
+  return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && status < 400;
 }
