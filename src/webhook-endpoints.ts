@@ -8,6 +8,7 @@ import { randomHex } from "./hex.ts";
 import { HttpError } from "./http/errors.ts";
 import type { CreateWebhookBody, UpdateWebhookBody, WebhookBody, WebhookWithSecretBody } from "./schemas.ts";
 import type { WebhookChange, WebhookRecord, WebhookStore } from "./store.ts";
+import { signingSecrets } from "./webhooks/signing.ts";
 import { checkDeliveryUrl, WebhookRefused } from "./webhooks/transport.ts";
 
 /** How many endpoints an account may have unless the deployment says otherwise. */
@@ -106,7 +107,7 @@ export async function rotateWebhookSecret(store: WebhookStore, accountId: string
 
 /** What the API shows of an endpoint: everything but its secrets. */
 export function publicWebhook(webhook: WebhookRecord, now = Date.now()): WebhookBody {
-  const previousSigns = webhook.previousSecretExpiresAt !== null && webhook.previousSecretExpiresAt > now;
+  const previousSigns = signingSecrets(webhook, now).length > 1;
   return {
     webhookId: webhook.webhookId,
     url: webhook.url,
