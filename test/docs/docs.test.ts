@@ -156,6 +156,51 @@ function shell(env: NodeJS.ProcessEnv, cwd = ROOT): { run(script: string, timeou
   };
 }
 
+interface BlockRun {
+  /** The block's script for this run: ids and ports of earlier answers put in. */
+  rewrite(script: string): string;
+  /** Asserts that an answer line matches the line the README shows after the block. */
+  compare(answer: string, shown: string, where: string, lang: string): void;
+  timeoutMs?: number;
+  /** More to say when the number of lines differs (what the server logged). */
+  context?: () => string;
+}
+
+/**
+ * Runs each ```sh block of `blocks` in the session, in order: every curl must be announced by a
+ * comment ending in its status, and what the block prints must be the ```json or ```text block
+ * that follows it (or nothing). Returns how many lines were compared.
+ */
+async function runBlocks(session: ReturnType<typeof shell>, base: string, blocks: Block[], how: BlockRun): Promise<number> {
+  let checked = 0;
+  for (const [index, block] of blocks.entries()) {
+    if (block.lang !== "sh") continue;
+    const where = `README.md:${block.line}`;
+    const expectedStatuses = [...block.code.matchAll(/^\s*#.*\((\d{3})\)/gm)].map((match) => Number(match[1]));
+    const curls = block.code.match(/^\s*curl /gm)?.length ?? 0;
+    assert.is(expectedStatuses.length, curls, `${where}: each curl needs a comment before it that ends with its status, e.g. "# create (201)"`);
+    const script = how
+      .rewrite(block.code)
+      .replaceAll("http://127.0.0.1:8787", base)
+      .replaceAll("npx formsink", `node ${JSON.stringify(BIN)}`)
+      .replace(/^(\s*)curl /gm, `$1curl -w '\\n@@status %{http_code}\\n' `);
+    const output = await session.run(script, how.timeoutMs);
+    const statuses = [...output.matchAll(/^@@status (\d+)$/gm)].map((match) => Number(match[1]));
+    assert.equal(statuses, expectedStatuses, `${where}: statuses`);
+    const answers = output.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("@@status"));
+    const next = blocks[index + 1];
+    if (next?.lang !== "json" && next?.lang !== "text") {
+      assert.equal(answers, [], `${where}: prints what the README does not show`);
+      continue;
+    }
+    const shown = next.code.split("\n").filter((line) => line.trim() !== "");
+    assert.is(answers.length, shown.length, `${where}: ${answers.length} lines, the README shows ${shown.length}:\n${answers.join("\n")}\n${how.context?.() ?? ""}`);
+    answers.forEach((answer, i) => how.compare(answer, shown[i]!, `${where}: line ${i + 1}`, next.lang));
+    checked += answers.length;
+  }
+  return checked;
+}
+
 /** The address the server prints once it listens. */
 function serverAddress(server: ChildProcess, said: () => string): Promise<string> {
   return new Promise<string>((resolve, reject) => {
@@ -202,37 +247,14 @@ quickStart("npm start, a key, then each curl of the README gets the status and a
     }
 
     let lastId: string | undefined;
-    const runnable = blocks.slice(blocks.indexOf(start) + 1);
-    let checked = 0;
-    for (const [index, block] of runnable.entries()) {
-      if (block.lang !== "sh") continue;
-      const where = `README.md:${block.line}`;
-      const expectedStatuses = [...block.code.matchAll(/^\s*#.*\((\d{3})\)/gm)].map((match) => Number(match[1]));
-      const curls = block.code.match(/^\s*curl /gm)?.length ?? 0;
-      assert.is(expectedStatuses.length, curls, `${where}: each curl needs a comment before it that ends with its status, e.g. "# create (201)"`);
-      let script = block.code
-        .replaceAll("http://127.0.0.1:8787", base)
-        .replaceAll("npx formsink", `node ${JSON.stringify(BIN)}`)
-        .replace(/^(\s*)curl /gm, `$1curl -w '\\n@@status %{http_code}\\n' `);
-      if (lastId !== undefined) script = script.replace(UUID, lastId);
-      const output = await session.run(script);
-      const statuses = [...output.matchAll(/^@@status (\d+)$/gm)].map((match) => Number(match[1]));
-      assert.equal(statuses, expectedStatuses, `${where}: statuses`);
-      const answers = output.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("@@status"));
-      const next = runnable[index + 1];
-      if (next?.lang !== "json") {
-        assert.equal(answers, [], `${where}: prints what the README does not show`);
-        continue;
-      }
-      const shown = next.code.split("\n").filter((line) => line.trim() !== "");
-      assert.is(answers.length, shown.length, `${where}: ${answers.length} answers, the README shows ${shown.length}:\n${answers.join("\n")}`);
-      answers.forEach((answer, i) => {
+    const checked = await runBlocks(session, base, blocks.slice(blocks.indexOf(start) + 1), {
+      rewrite: (script) => (lastId === undefined ? script : script.replace(UUID, lastId)),
+      compare(answer, shown, where) {
         const value = JSON.parse(answer) as { submissionId?: string };
-        assert.equal(normalized(value), normalized(JSON.parse(shown[i]!)), `${where}: answer ${i + 1}`);
+        assert.equal(normalized(value), normalized(JSON.parse(shown)), where);
         if (typeof value.submissionId === "string") lastId = value.submissionId;
-      });
-      checked += answers.length;
-    }
+      },
+    });
     assert.ok(checked >= 5, `only ${checked} answers checked`);
   } finally {
     session.close();
@@ -298,39 +320,17 @@ walkThrough("the README's Webhooks section: a signed delivery verified by standa
     const base = await serverAddress(server, () => said);
     assert.is((await session.run(`KEY=$(node ${JSON.stringify(BIN)} keys create --account my-site 2>/dev/null)`)).trim(), "", "the quick start's key");
     let lastWebhookId: string | undefined;
-    let checked = 0;
-    const runnable = blocks.slice(startIndex + 1);
-    for (const [index, block] of runnable.entries()) {
-      if (block.lang !== "sh") continue;
-      const where = `README.md:${block.line}`;
-      const expectedStatuses = [...block.code.matchAll(/^\s*#.*\((\d{3})\)/gm)].map((match) => Number(match[1]));
-      const curls = block.code.match(/^\s*curl /gm)?.length ?? 0;
-      assert.is(expectedStatuses.length, curls, `${where}: each curl needs a comment before it that ends with its status, e.g. "# create (201)"`);
-      let script = block.code
-        .replaceAll("http://127.0.0.1:8787", base)
-        .replaceAll("9000", port)
-        .replaceAll("npx formsink", `node ${JSON.stringify(BIN)}`)
-        .replace(/^(\s*)curl /gm, `$1curl -w '\\n@@status %{http_code}\\n' `);
-      if (lastWebhookId !== undefined) script = script.replace(WEBHOOK_ID, lastWebhookId);
-      const output = await session.run(script, 60_000);
-      const statuses = [...output.matchAll(/^@@status (\d+)$/gm)].map((match) => Number(match[1]));
-      assert.equal(statuses, expectedStatuses, `${where}: statuses`);
-      const answers = output.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("@@status"));
-      const next = runnable[index + 1];
-      if (next?.lang !== "json" && next?.lang !== "text") {
-        assert.equal(answers, [], `${where}: prints what the README does not show`);
-        continue;
-      }
-      const shown = next.code.split("\n").filter((line) => line.trim() !== "");
-      assert.is(answers.length, shown.length, `${where}: ${answers.length} lines, the README shows ${shown.length}:\n${answers.join("\n")}\nserver: ${said}`);
-      answers.forEach((answer, i) => {
-        const expectedLine = shown[i]!.replaceAll("9000", port);
-        const [got, expected] = next.lang === "json" ? [JSON.parse(answer), JSON.parse(expectedLine)] : [answer, expectedLine];
-        assert.equal(walkThroughShape(got), walkThroughShape(expected), `${where}: line ${i + 1}`);
+    const withPort = (text: string) => text.replaceAll("9000", port);
+    const checked = await runBlocks(session, base, blocks.slice(startIndex + 1), {
+      rewrite: (script) => (lastWebhookId === undefined ? withPort(script) : withPort(script).replace(WEBHOOK_ID, lastWebhookId)),
+      compare(answer, shown, where, lang) {
+        const [got, expected] = lang === "json" ? [JSON.parse(answer), JSON.parse(withPort(shown))] : [answer, withPort(shown)];
+        assert.equal(walkThroughShape(got), walkThroughShape(expected), where);
         lastWebhookId = /"webhookId":"(wh_[0-9a-f]{32})"/.exec(answer)?.[1] ?? lastWebhookId;
-      });
-      checked += answers.length;
-    }
+      },
+      timeoutMs: 60_000,
+      context: () => `server: ${said}`,
+    });
     assert.ok(checked >= 5, `only ${checked} lines checked`);
   } finally {
     await session.run("kill $(jobs -p) 2>/dev/null; wait").catch(() => undefined);

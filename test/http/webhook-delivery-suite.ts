@@ -5,6 +5,7 @@
  * goes down and comes back; the delivery log over the API shows what happened.
  */
 import { suite } from "uvu";
+import type { Delivery } from "../../src/client/index.ts";
 import * as assert from "uvu/assert";
 import { type CompleteStore, isWebhookStore } from "../../src/store.ts";
 import type { Submission } from "../../src/submission.ts";
@@ -14,14 +15,6 @@ import { type Receiver, startReceiver, verifies, verifyDelivery } from "../suppo
 import { expectJson, type Fixture, mount, type StartHttpTarget } from "./fixture.ts";
 
 type CreateTransport = (options: WebhookTransportOptions) => WebhookTransport & { close(): void };
-
-interface Delivery {
-  eventId: string;
-  status: string;
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-}
 
 /** Resolves once `check` holds; fails naming `what` if it does not within a few seconds (a guard against hangs, not a measurement). */
 async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {

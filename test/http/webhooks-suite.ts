@@ -4,32 +4,10 @@
  * by claiming from the store the way a dispatcher does, so these cases need no receiver.
  */
 import { suite } from "uvu";
+import type { Delivery, Webhook } from "../../src/client/index.ts";
 import * as assert from "uvu/assert";
 import { type CompleteStore, isWebhookStore, type SubmissionStore, type WebhookStore } from "../../src/store.ts";
 import { expectError, expectJson, type Fixture, ISO_UTC_MS, mount, type StartHttpTarget } from "./fixture.ts";
-
-interface Webhook {
-  webhookId: string;
-  url: string;
-  types: string[] | null;
-  popupId: string | null;
-  description: string | null;
-  createdAt: string;
-  disabledAt: string | null;
-  previousSecretExpiresAt: string | null;
-}
-
-interface Delivery {
-  eventId: string;
-  eventType: string;
-  status: string;
-  attempts: number;
-  lastAttemptAt: string | null;
-  nextAttemptAt: string | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  lastDurationMs: number | null;
-}
 
 const WEBHOOK_FIELDS = ["createdAt", "description", "disabledAt", "popupId", "previousSecretExpiresAt", "types", "url", "webhookId"];
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
