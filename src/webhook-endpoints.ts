@@ -1,13 +1,13 @@
 /**
  * Webhook endpoints as an account manages them: adding one (its id, its first secret, the
  * per-account limit and the URL policy), changing it, rotating its secret, and what the API
- * shows of it. The routes (`/api/webhooks`) and `formsink webhooks` both go through here.
+ * shows of it and of its delivery log. The routes (`/api/webhooks`) and `formsink webhooks` both go through here.
  */
 import { formatInstant } from "./instant.ts";
 import { randomHex } from "./hex.ts";
 import { HttpError } from "./http/errors.ts";
-import type { CreateWebhookBody, UpdateWebhookBody, WebhookBody, WebhookWithSecretBody } from "./schemas.ts";
-import type { WebhookChange, WebhookRecord, WebhookStore } from "./store.ts";
+import type { CreateWebhookBody, DeliveryListBody, UpdateWebhookBody, WebhookBody, WebhookWithSecretBody } from "./schemas.ts";
+import type { DeliveryPage, WebhookChange, WebhookRecord, WebhookStore } from "./store.ts";
 import { signingSecrets } from "./webhooks/signing.ts";
 import { checkDeliveryUrl, WebhookRefused } from "./webhooks/transport.ts";
 
@@ -117,6 +117,14 @@ export function publicWebhook(webhook: WebhookRecord, now = Date.now()): Webhook
     createdAt: webhook.createdAt,
     disabledAt: webhook.disabledAt,
     previousSecretExpiresAt: previousSigns ? formatInstant(webhook.previousSecretExpiresAt!) : null,
+  };
+}
+
+/** A page of the delivery log as the API shows it: the cursor as text, no positions. */
+export function publicDeliveryPage(page: DeliveryPage): DeliveryListBody {
+  return {
+    items: page.deliveries.map(({ position: _position, ...delivery }) => delivery),
+    nextCursor: page.cursor === null ? null : String(page.cursor),
   };
 }
 

@@ -4,7 +4,7 @@ import { beforeBound, parseInstant } from "../../src/instant.ts";
 import { createWebhookBody, DELIVERY_STATUSES } from "../../src/schemas.ts";
 import { type CompleteStore, isWebhookStore, type WebhookStore } from "../../src/store.ts";
 import { validate } from "../../src/validate.ts";
-import { addWebhook, DEFAULT_MAX_WEBHOOKS, publicWebhook, rotateWebhookSecret } from "../../src/webhook-endpoints.ts";
+import { addWebhook, DEFAULT_MAX_WEBHOOKS, publicDeliveryPage, publicWebhook, rotateWebhookSecret } from "../../src/webhook-endpoints.ts";
 import { DATABASE_HELP, databaseUrl, openDatabase } from "../database.ts";
 import { formatTable } from "../table.ts";
 import { CommandError, EXIT_OK, type Io, UsageError } from "../usage.ts";
@@ -191,8 +191,7 @@ async function deliveriesCommand(args: string[], io: Io): Promise<number> {
   return withAccount("deliveries", parsed, io, async (store, accountId) => {
     if (!(await store.getWebhook(accountId, webhookId!))) throw noWebhook(webhookId!, values.account!);
     const page = await store.listDeliveries(accountId, webhookId!, { status, limit, after: values.cursor === undefined ? undefined : Number(values.cursor) });
-    const items = page.deliveries.map(({ position: _position, ...delivery }) => delivery);
-    const nextCursor = page.cursor === null ? null : String(page.cursor);
+    const { items, nextCursor } = publicDeliveryPage(page);
     if (values.json) io.stdout(JSON.stringify({ items, nextCursor }, null, 2));
     else if (items.length === 0) io.stderr("No deliveries.");
     else {

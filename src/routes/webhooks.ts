@@ -9,7 +9,7 @@ import { beforeBound } from "../instant.ts";
 import { createWebhookBody, DELIVERIES_QUERY_PARAMETERS, deliveriesQuery, replayBody, updateWebhookBody } from "../schemas.ts";
 import { isWebhookStore, type WebhookRecord, type WebhookStore } from "../store.ts";
 import { validate } from "../validate.ts";
-import { addWebhook, changeWebhook, publicWebhook, rotateWebhookSecret, webhookWithSecret } from "../webhook-endpoints.ts";
+import { addWebhook, changeWebhook, publicDeliveryPage, publicWebhook, rotateWebhookSecret, webhookWithSecret } from "../webhook-endpoints.ts";
 import type { KeyedContext } from "./context.ts";
 
 export async function createWebhook(request: ApiRequest, context: KeyedContext): Promise<Answer> {
@@ -53,10 +53,7 @@ export async function listDeliveries(_request: ApiRequest, context: KeyedContext
   const { status, cursor, limit } = validate(deliveriesQuery, singleValuedQuery(context.url, DELIVERIES_QUERY_PARAMETERS), "query");
   const webhook = await existingWebhook(store, context);
   const page = await store.listDeliveries(context.principal.accountId, webhook.webhookId, { status, after: cursor, limit });
-  return jsonAnswer({
-    items: page.deliveries.map(({ position: _position, ...delivery }) => delivery),
-    nextCursor: page.cursor === null ? null : String(page.cursor),
-  });
+  return jsonAnswer(publicDeliveryPage(page));
 }
 
 export async function retryDelivery(_request: ApiRequest, context: KeyedContext): Promise<Answer> {
