@@ -74,7 +74,7 @@ export const eventsQuery = type({
 });
 
 /** The names a query schema reads from the URL; any other parameter is ignored. */
-export function queryParameters(schema: typeof listQuery | typeof exportQuery | typeof eventsQuery): string[] {
+export function queryParameters(schema: typeof listQuery | typeof exportQuery | typeof eventsQuery | typeof deliveriesQuery): string[] {
   return schema.props.map((prop) => prop.key as string);
 }
 
@@ -221,9 +221,9 @@ export const healthUnavailable = type({ status: "'unavailable'", message: "strin
 
 // ---- webhooks -----------------------------------------------------------------------------
 
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
+const MAX_WEBHOOK_URL_LENGTH = 2048;
 
-/** Whether the URL policy at creation is met is the route's check (it depends on the deployment). */
+/** Its shape only: which URLs a deployment delivers to is `addWebhook`'s check (webhook-endpoints.ts). */
 const webhookUrl = characters(1, MAX_WEBHOOK_URL_LENGTH)
   .and(type(/^[Hh][Tt][Tt][Pp][Ss]?:\/\//).describe("an absolute http or https URL such as https://example.com/hooks"))
   .configure({ format: "uri", description: `an absolute http or https URL, at most ${MAX_WEBHOOK_URL_LENGTH} characters` })
@@ -238,7 +238,7 @@ function isHttpUrl(text: string): boolean {
 const webhookTypes = eventType.array().atLeastLength(1).describe(`a non-empty list of event types (${EVENT_TYPES.join(", ")})`);
 const webhookDescription = characters(0, 512);
 
-export const webhookId = type(/^wh_[0-9a-f]{32}$/).describe("a webhook id: wh_ and 32 hex digits");
+const webhookId = type(/^wh_[0-9a-f]{32}$/).describe("a webhook id: wh_ and 32 hex digits");
 
 export const createWebhookBody = type({
   url: webhookUrl,
@@ -283,7 +283,7 @@ export const deliveriesQuery = type({
   limit: digits.pipe(Number).to("1 <= number.integer <= 100").default("20"),
 });
 
-export const DELIVERIES_QUERY_PARAMETERS = deliveriesQuery.props.map((prop) => prop.key as string);
+export const DELIVERIES_QUERY_PARAMETERS = queryParameters(deliveriesQuery);
 
 export const delivery = type({
   eventId: "string",
@@ -312,11 +312,4 @@ export type CreateWebhookBody = typeof createWebhookBody.infer;
 export type UpdateWebhookBody = typeof updateWebhookBody.infer;
 export type WebhookBody = typeof webhook.infer;
 export type WebhookWithSecretBody = typeof webhookWithSecret.infer;
-export type WebhookListBody = typeof webhookList.infer;
-export type WebhookDeletedBody = typeof webhookDeleted.infer;
-export type DeliveriesQuery = typeof deliveriesQuery.inferIn;
-export type DeliveryBody = typeof delivery.infer;
 export type DeliveryListBody = typeof deliveryList.infer;
-export type RetryResultBody = typeof retryResult.infer;
-export type ReplayBody = typeof replayBody.inferIn;
-export type ReplayResultBody = typeof replayResult.infer;

@@ -15,7 +15,7 @@ import { checkDeliveryUrl, WebhookRefused } from "./webhooks/transport.ts";
 export const DEFAULT_MAX_WEBHOOKS = 20;
 
 /** How long the secret before a rotation keeps signing beside the new one. */
-export const PREVIOUS_SECRET_SIGNS_MS = 24 * 60 * 60 * 1000;
+const PREVIOUS_SECRET_SIGNS_MS = 24 * 60 * 60 * 1000;
 
 export interface WebhookPolicy {
   /** The most endpoints one account may have. */
@@ -25,13 +25,13 @@ export interface WebhookPolicy {
 }
 
 /** A new endpoint and its secret, shown this once. */
-export interface AddedWebhook {
+interface AddedWebhook {
   webhook: WebhookRecord;
   secret: string;
 }
 
 /** A new signing secret in the Standard Webhooks form: `whsec_` and 32 random bytes in base64. */
-export function newWebhookSecret(): string {
+function newWebhookSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return `whsec_${btoa(String.fromCharCode(...bytes))}`;
 }
