@@ -1,4 +1,4 @@
-/** The HTTP contract against `Bun.serve` (adapters/bun.ts), the typed client against it, and the libSQL store under Bun. */
+/** The HTTP contract against `Bun.serve` (adapters/bun.ts), the typed client against it, the libSQL store and a webhook delivery under Bun. */
 import { serve } from "../../../adapters/bun.ts";
 import { createLibsqlStore } from "../../../src/stores/libsql/index.ts";
 import { clientTarget } from "../../client/server-target.ts";
@@ -6,7 +6,9 @@ import { clientSuite } from "../../client/suite.ts";
 import { overSocket } from "../../http/over-socket.ts";
 import { httpSuite } from "../../http/suite.ts";
 import { testCompleteStore } from "../../stores/complete-store.ts";
+import { webhookDeliverySuite } from "../../webhooks/runtime-suite.ts";
 
 httpSuite("bun server, libSQL :memory:", overSocket(serve), { createStore: () => createLibsqlStore({ url: ":memory:" }) });
 testCompleteStore("libSQL :memory: under Bun", (options) => createLibsqlStore({ url: ":memory:", ...options }));
 clientSuite("bun server", clientTarget(serve));
+webhookDeliverySuite("bun");

@@ -1,4 +1,4 @@
-/** The HTTP contract against `Deno.serve` (adapters/deno.ts), the typed client against it, and the libSQL store under Deno. */
+/** The HTTP contract against `Deno.serve` (adapters/deno.ts), the typed client against it, the libSQL store and a webhook delivery under Deno. */
 import { serve } from "../../../adapters/deno.ts";
 import { createLibsqlStore } from "../../../src/stores/libsql/index.ts";
 import { clientTarget } from "../../client/server-target.ts";
@@ -6,7 +6,9 @@ import { clientSuite } from "../../client/suite.ts";
 import { overSocket } from "../../http/over-socket.ts";
 import { httpSuite } from "../../http/suite.ts";
 import { testCompleteStore } from "../../stores/complete-store.ts";
+import { webhookDeliverySuite } from "../../webhooks/runtime-suite.ts";
 
 httpSuite("deno server, libSQL :memory:", overSocket(serve), { createStore: () => createLibsqlStore({ url: ":memory:" }) });
 testCompleteStore("libSQL :memory: under Deno", (options) => createLibsqlStore({ url: ":memory:", ...options }));
 clientSuite("deno server", clientTarget(serve));
+webhookDeliverySuite("deno");
