@@ -74,6 +74,14 @@ export interface SubmissionsHandlerOptions {
    * Default: 2000.
    */
   healthTimeoutMs?: number;
+  /** The most webhook endpoints one account may have. Default: 20. */
+  maxWebhooksPerAccount?: number;
+  /**
+   * Lets webhook endpoints be `http` URLs or name private and loopback addresses, for local
+   * work; by default creating one is 400. Give the dispatcher the same setting: it checks
+   * every delivery after DNS resolution. Default: false.
+   */
+  allowPrivateWebhooks?: boolean;
   /**
    * Receives one entry per request, one per unexpected error, and a warning the first time the
    * host app's way of calling the handler defeats a feature (no client address for rate limits).

@@ -13,7 +13,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createWorker, type WorkerEnv } from "../../../adapters/workers.ts";
 import { createApiKey } from "../../../src/auth/keys.ts";
-import type { CompleteStore } from "../../../src/store.ts";
+import type { CompleteStore, WebhookStore } from "../../../src/store.ts";
 import { createD1Store, type D1Database } from "../../../src/stores/d1/index.ts";
 // What `formsink/libsql` resolves to in workerd (the package's "workerd" export condition).
 import { createLibsqlStore } from "../../../src/stores/libsql/web.ts";
@@ -60,7 +60,7 @@ const servedByThisWorker: StartHttpTarget = async (handler) => {
 };
 
 /** The D1 database emptied (every table dropped) and migrated again: a fresh store. */
-async function freshD1Store(options?: { identifyingFields?: readonly string[] }): Promise<CompleteStore> {
+async function freshD1Store(options?: { identifyingFields?: readonly string[] }): Promise<CompleteStore & WebhookStore> {
   // Newest first, so that a table goes before the tables its foreign keys point at (D1 enforces them).
   const { results } = await env.DB.prepare(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY rowid DESC",
@@ -92,7 +92,7 @@ clientSuite("workerd, D1", async ({ basePath }) => {
   };
 });
 httpSuite("workerd, D1", servedByThisWorker, { createStore: freshD1Store });
-testCompleteStore("D1 in workerd", freshD1Store);
+testCompleteStore("D1 in workerd", freshD1Store, freshD1Store);
 
 const adapter = suite("workers adapter");
 
