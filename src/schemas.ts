@@ -57,11 +57,14 @@ export const exportQuery = type({
 const eventType = type.enumerated(...EVENT_TYPES);
 const EVENT_TYPE_PATTERN = EVENT_TYPES.map((name) => name.replaceAll(".", "\\.")).join("|");
 
+/** A place in a log (the change log, a delivery log): an earlier answer's `nextCursor`. */
+const logCursor = type(/^\d{1,15}$/)
+  .configure({ description: "`nextCursor` of an earlier answer" })
+  .describe("a cursor from an earlier answer's nextCursor")
+  .pipe(Number);
+
 export const eventsQuery = type({
-  "after?": type(/^\d{1,15}$/)
-    .configure({ description: "`nextCursor` of an earlier answer" })
-    .describe("a cursor from an earlier answer's nextCursor")
-    .pipe(Number),
+  "after?": logCursor,
   limit: digits.pipe(Number).to("1 <= number.integer <= 1000").default("100"),
   "type?": type(new RegExp(`^(${EVENT_TYPE_PATTERN})(,(${EVENT_TYPE_PATTERN}))*$`))
     .configure({ description: `comma-separated event types: ${EVENT_TYPES.join(", ")}` })
@@ -276,10 +279,7 @@ export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
 
 export const deliveriesQuery = type({
   "status?": type.enumerated(...DELIVERY_STATUSES),
-  "cursor?": type(/^\d{1,15}$/)
-    .configure({ description: "`nextCursor` of an earlier page" })
-    .describe("a cursor from an earlier answer's nextCursor")
-    .pipe(Number),
+  "cursor?": logCursor,
   limit: digits.pipe(Number).to("1 <= number.integer <= 100").default("20"),
 });
 

@@ -8,6 +8,8 @@ import { randomHex } from "./hex.ts";
 import { HttpError } from "./http/errors.ts";
 import type { CreateWebhookBody, UpdateWebhookBody, WebhookBody, WebhookWithSecretBody } from "./schemas.ts";
 import type { WebhookChange, WebhookRecord, WebhookStore } from "./store.ts";
+import { signingSecrets } from "./webhooks/signing.ts";
+import { checkDeliveryUrl, WebhookRefused } from "./webhooks/transport.ts";
 
 /** How many endpoints an account may have unless the deployment says otherwise. */
 export const DEFAULT_MAX_WEBHOOKS = 20;
@@ -105,7 +107,7 @@ export async function rotateWebhookSecret(store: WebhookStore, accountId: string
 
 /** What the API shows of an endpoint: everything but its secrets. */
 export function publicWebhook(webhook: WebhookRecord, now = Date.now()): WebhookBody {
-  const previousSigns = webhook.previousSecretExpiresAt !== null && webhook.previousSecretExpiresAt > now;
+  const previousSigns = signingSecrets(webhook, now).length > 1;
   return {
     webhookId: webhook.webhookId,
     url: webhook.url,
@@ -125,12 +127,19 @@ export function webhookWithSecret({ webhook, secret }: AddedWebhook, now = Date.
 
 /**
  * The URL policy at creation, so that a mistake is a 400 now rather than a delivery refused
- * later: `https` unless the deployment allows private webhooks. The dispatcher checks again at
- * every delivery, after DNS resolution.
+ * later: the dispatcher's own rules for what a URL alone tells (https, no private or loopback
+ * address literal, no local name) unless the deployment allows private webhooks. The
+ * dispatcher checks again at every delivery, after DNS resolution.
  */
 function checkUrlPolicy(url: string, policy: WebhookPolicy): void {
-  if (policy.allowPrivateWebhooks) return;
-  if (new URL(url).protocol !== "https:") {
-    throw new HttpError(400, "url must be https: this deployment does not allow http webhooks (see --allow-private-webhooks)");
+  try {
+    checkDeliveryUrl(url, { allowPrivate: policy.allowPrivateWebhooks });
+  } catch (error) {
+    if (!(error instanceof WebhookRefused)) throw error;
+    throw new HttpError(
+      400,
+      `url is refused (${error.message.replace(/^refused: /, "")}): this deployment delivers webhooks only to https URLs of public addresses; ` +
+        "--allow-private-webhooks lifts that for local work",
+    );
   }
 }

@@ -176,6 +176,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     : undefined;
   const handler = createSubmissionsHandler(metrics ? metrics.timeStore(store) : store, {
     onChange: dispatcher?.wake,
+    allowPrivateWebhooks,
     log: metrics
       ? (entry) => {
           if (entry.type === "request") metrics.observeRequest(entry);

@@ -60,7 +60,8 @@ cli("add refuses what the API refuses, naming the option; http and private addre
   const refusals: [string[], number, RegExp][] = [
     [[], 2, /needs --url URL/],
     [["--url", "crm.example.com/hooks"], 2, /--url must be an absolute http or https URL/],
-    [["--url", "http://127.0.0.1:8080/hooks"], 2, /--url must be https.*--allow-private-webhooks/],
+    [["--url", "http://127.0.0.1:8080/hooks"], 2, /--url is refused \(only https URLs are delivered to\).*--allow-private-webhooks/],
+    [["--url", "https://192.168.1.20/hooks"], 2, /--url is refused \(192\.168\.1\.20 is a private address\)/],
     [["--url", "https://crm.example.com/hooks", "--type", "submission.made"], 2, /--type must be "submission\.created"/],
     [["--url", "https://crm.example.com/hooks", "--popup", ""], 2, /--popup must be 1 to 256 characters/],
   ];

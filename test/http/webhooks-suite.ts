@@ -4,32 +4,10 @@
  * by claiming from the store the way a dispatcher does, so these cases need no receiver.
  */
 import { suite } from "uvu";
+import type { Delivery, Webhook } from "../../src/client/index.ts";
 import * as assert from "uvu/assert";
 import { type CompleteStore, isWebhookStore, type SubmissionStore, type WebhookStore } from "../../src/store.ts";
 import { expectError, expectJson, type Fixture, ISO_UTC_MS, mount, type StartHttpTarget } from "./fixture.ts";
-
-interface Webhook {
-  webhookId: string;
-  url: string;
-  types: string[] | null;
-  popupId: string | null;
-  description: string | null;
-  createdAt: string;
-  disabledAt: string | null;
-  previousSecretExpiresAt: string | null;
-}
-
-interface Delivery {
-  eventId: string;
-  eventType: string;
-  status: string;
-  attempts: number;
-  lastAttemptAt: string | null;
-  nextAttemptAt: string | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  lastDurationMs: number | null;
-}
 
 const WEBHOOK_FIELDS = ["createdAt", "description", "disabledAt", "popupId", "previousSecretExpiresAt", "types", "url", "webhookId"];
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
@@ -203,7 +181,11 @@ export function webhooksSuite(target: string, start: StartHttpTarget, createStor
       [{ url: "/hooks" }, /url must be an absolute http or https URL/],
       [{ url: "ftp://crm.example.com/hooks" }, /url must be an absolute http or https URL/],
       [{ url: `https://crm.example.com/${"x".repeat(2048)}` }, /url must be.*2048/],
-      [{ url: "http://crm.example.com/hooks" }, /url must be https.*allow-private-webhooks/],
+      [{ url: "http://crm.example.com/hooks" }, /^url is refused \(only https URLs are delivered to\): .*--allow-private-webhooks/],
+      [{ url: "https://127.0.0.1/hooks" }, /^url is refused \(127\.0\.0\.1 is a loopback address\)/],
+      [{ url: "https://[::ffff:10.0.0.1]/hooks" }, /^url is refused \(.* is a private address\)/],
+      [{ url: "https://169.254.169.254/latest" }, /^url is refused \(169\.254\.169\.254 is a cloud metadata address\)/],
+      [{ url: "https://localhost/hooks" }, /^url is refused \(localhost names this machine\)/],
       [{ url: "https://crm.example.com/hooks", types: [] }, /types must be a non-empty list of event types/],
       [{ url: "https://crm.example.com/hooks", types: ["submission.made"] }, /types\[0\] must be/],
       [{ url: "https://crm.example.com/hooks", popupId: "" }, /popupId must be/],

@@ -80,7 +80,7 @@ const RULES_IN_WORDS: [rule: string, message: RegExp][] = [
   ["keys never in the URL (the operation's description)", /not in the URL/],
   ["Idempotency-Key text (its description)", /^Idempotency-Key must be/],
   ["erasure only by an identifying field (the erasure's description)", /^field must be one of the identifying fields/],
-  ["a webhook URL is https unless the deployment allows private webhooks (createWebhook's description)", /^url must be https: this deployment/],
+  ["a webhook URL is https unless the deployment allows private webhooks (createWebhook's description)", /^url is refused \(.*\): this deployment delivers webhooks only to https URLs of public addresses/],
 ];
 
 const t = suite("OpenAPI: a third-party validator over the HTTP suite's traffic");
