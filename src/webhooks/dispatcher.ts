@@ -64,10 +64,13 @@ export interface WebhookDispatcher {
 
 /** The part of a lease an attempt may not start in: it would outlive the lease. */
 const LEASE_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
+/** The shortest lease that leaves room for an attempt. */
+export const MIN_LEASE_MS = LEASE_MARGIN_MS + 1_000;
+export const DEFAULT_LEASE_MS = 60_000;
 
 export function createWebhookDispatcher(store: WebhookStore, options: WebhookDispatcherOptions): WebhookDispatcher {
-  const { transport, clock = Date.now, random = Math.random, concurrency = 32, leaseMs = 60_000, pollIntervalMs = 5_000, onError, onAttempt } = options;
-  if (!(leaseMs > LEASE_MARGIN_MS)) throw new RangeError(`leaseMs must be more than ${LEASE_MARGIN_MS} (got ${leaseMs})`);
+  const { transport, clock = Date.now, random = Math.random, concurrency = 32, leaseMs = DEFAULT_LEASE_MS, pollIntervalMs = 5_000, onError, onAttempt } = options;
+  if (!(leaseMs >= MIN_LEASE_MS)) throw new RangeError(`leaseMs must be at least ${MIN_LEASE_MS} (got ${leaseMs})`);
   if (!(concurrency >= 1)) throw new RangeError(`concurrency must be at least 1 (got ${concurrency})`);
   const owner = options.owner ?? `dispatcher_${crypto.randomUUID()}`;
   /** Per endpoint, the last of its sends so far: the next one waits for it. */
