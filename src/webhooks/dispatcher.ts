@@ -112,17 +112,27 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     return { accountId: delivery.accountId, webhookId: webhook.webhookId, position: delivery.position, owner, at, durationMs, statusCode, error, status, nextAttemptAt: next };
   };
 
-  /** What a recorded attempt means for its endpoint: days of failures or a 410 disable it, a success clears the count. */
-  const afterRecorded = async (delivery: ClaimedDelivery, made: DeliveryAttempt) => {
+  /**
+   * What a recorded attempt means for its endpoint: days of failures or a 410 disable it, a
+   * success clears the count. `noted`: the endpoints whose count this claim's deliveries already
+   * set or cleared (they share one snapshot of the endpoint), so a run writes it once.
+   */
+  const afterRecorded = async (delivery: ClaimedDelivery, made: DeliveryAttempt, noted: Set<string>) => {
     const { accountId, webhook } = delivery;
     if (made.nextAttemptAt !== null) earliestRetry = Math.min(earliestRetry, made.nextAttemptAt);
+    const note = async (failingSince: number | null) => {
+      const key = endpointKey(delivery);
+      if (noted.has(key)) return;
+      noted.add(key);
+      await store.updateWebhook(accountId, webhook.webhookId, { failingSince });
+    };
     let disabled: AttemptReport["disabled"];
     if (made.error === null) {
-      if (webhook.failingSince !== null) await store.updateWebhook(accountId, webhook.webhookId, { failingSince: null });
+      if (webhook.failingSince !== null) await note(null);
     } else if (made.statusCode === 410) {
       disabled = "gone";
     } else if (webhook.failingSince === null) {
-      await store.updateWebhook(accountId, webhook.webhookId, { failingSince: made.at });
+      await note(made.at);
     } else if (made.at - webhook.failingSince >= DISABLE_AFTER_FAILING_MS) {
       disabled = "failing";
     }
@@ -148,10 +158,11 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
           if (now >= earliestRetry) earliestRetry = Infinity;
           claimed = await store.claimDeliveries({ now, limit: room, leaseMs, owner });
           recordedSinceEmptyClaim = claimed.length === 0 ? 0 : Infinity;
+          const noted = new Set<string>();
           for (const delivery of claimed) {
             // One endpoint's deliveries go one after another, in the order claimed; its outcomes
             // are recorded while the next one is sent.
-            const key = `${delivery.accountId}\n${delivery.webhook.webhookId}`;
+            const key = endpointKey(delivery);
             const sent = (chains.get(key) ?? Promise.resolve(undefined)).then(() => attempt(delivery, now + leaseMs));
             chains.set(key, sent);
             const done = sent
@@ -159,7 +170,7 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
                 if (outcome === undefined) return;
                 made++;
                 // Not recorded: another dispatcher took the delivery over, and its outcome counts.
-                if (await record(outcome)) await afterRecorded(delivery, outcome);
+                if (await record(outcome)) await afterRecorded(delivery, outcome, noted);
               })
               .catch((error: unknown) => onError?.(error))
               .finally(() => {
@@ -245,6 +256,8 @@ function batchedRecorder(store: WebhookStore): (attempt: DeliveryAttempt) => Pro
       if (!writing) void write();
     });
 }
+
+const endpointKey = (delivery: ClaimedDelivery) => `${delivery.accountId}\n${delivery.webhook.webhookId}`;
 
 function answerError(status: number): string {
   if (status === 410) return "the receiver answered 410 Gone: the endpoint is disabled";
