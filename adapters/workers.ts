@@ -61,17 +61,16 @@ interface Opened {
 export function createWorker<Env extends object = WorkerEnv>(options: WorkerOptions<Env> = {}): Worker<Env> {
   const { store = (env: Env) => storeFromEnv(env), eventRetentionDays, ...handlerOptions } = options;
   let opened: Promise<Opened> | undefined;
+  const start = async (env: Env): Promise<Opened> => {
+    const s = await store(env);
+    const handler = createSubmissionsHandler(s, { allowPrivateWebhooks: allowsPrivateWebhooks(env), ...handlerOptions });
+    return { store: s, handler, dispatcher: dispatcherFor(s, env) };
+  };
   const open = (env: Env) =>
-    (opened ??= store(env).then((s) => ({
-      store: s,
-      handler: createSubmissionsHandler(s, { allowPrivateWebhooks: allowsPrivateWebhooks(env), ...handlerOptions }),
-      dispatcher: dispatcherFor(s, env),
-    }))).catch(
-      (error: unknown) => {
-        opened = undefined;
-        throw error;
-      },
-    );
+    (opened ??= start(env)).catch((error: unknown) => {
+      opened = undefined;
+      throw error;
+    });
   return {
     async fetch(request, env, context) {
       try {
