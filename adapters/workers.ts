@@ -61,13 +61,16 @@ interface Opened {
 export function createWorker<Env extends object = WorkerEnv>(options: WorkerOptions<Env> = {}): Worker<Env> {
   const { store = (env: Env) => storeFromEnv(env), eventRetentionDays, ...handlerOptions } = options;
   let opened: Promise<Opened> | undefined;
+  const start = async (env: Env): Promise<Opened> => {
+    const s = await store(env);
+    const handler = createSubmissionsHandler(s, { allowPrivateWebhooks: allowsPrivateWebhooks(env), ...handlerOptions });
+    return { store: s, handler, dispatcher: dispatcherFor(s, env) };
+  };
   const open = (env: Env) =>
-    (opened ??= store(env).then((s) => ({ store: s, handler: createSubmissionsHandler(s, handlerOptions), dispatcher: dispatcherFor(s, env) }))).catch(
-      (error: unknown) => {
-        opened = undefined;
-        throw error;
-      },
-    );
+    (opened ??= start(env)).catch((error: unknown) => {
+      opened = undefined;
+      throw error;
+    });
   return {
     async fetch(request, env, context) {
       try {
@@ -93,8 +96,11 @@ export function createWorker<Env extends object = WorkerEnv>(options: WorkerOpti
 /** The isolate's webhook dispatcher, over `fetch` (Cloudflare's network refuses what the URL check cannot see: docs/webhooks.md). */
 function dispatcherFor(store: SubmissionStore, env: object): WebhookDispatcher | undefined {
   if (!isWebhookStore(store)) return undefined;
-  const allowPrivate = (env as WorkerEnv).FORMSINK_ALLOW_PRIVATE_WEBHOOKS === "1";
-  return createWebhookDispatcher(store, { transport: createFetchWebhookTransport({ allowPrivate }), onError: reportError });
+  return createWebhookDispatcher(store, { transport: createFetchWebhookTransport({ allowPrivate: allowsPrivateWebhooks(env) }), onError: reportError });
+}
+
+function allowsPrivateWebhooks(env: object): boolean {
+  return (env as WorkerEnv).FORMSINK_ALLOW_PRIVATE_WEBHOOKS === "1";
 }
 
 export async function storeFromEnv(env: WorkerEnv): Promise<SubmissionStore> {

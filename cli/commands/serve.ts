@@ -8,7 +8,7 @@ import { forwardedForAddress } from "../../src/rate-limit/client-address.ts";
 import { storeRateLimiter } from "../../src/rate-limit/limiter.ts";
 import { isWebhookStore } from "../../src/store.ts";
 import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/options.ts";
-import { createWebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
+import { createWebhookDispatcher, DEFAULT_LEASE_MS, MIN_LEASE_MS } from "../../src/webhooks/dispatcher.ts";
 import { BadValue, resolveSettings, setting, settingsHelp, wholeNumber } from "../config.ts";
 import { DATABASE_SETTING, displayUrl, openDatabase } from "../database.ts";
 import { createServerLog, parseLogFormat } from "../logging.ts";
@@ -122,6 +122,15 @@ export const SERVE_SETTINGS = {
     help: "deliver webhooks to http URLs and to loopback and private addresses too:\nfor local work only (docs/webhooks.md)",
     parse: (text) => text === "true",
   }),
+  webhookLease: setting({
+    flag: "webhook-lease",
+    env: "FORMSINK_WEBHOOK_LEASE",
+    valueName: "<s>",
+    default: () => DEFAULT_LEASE_MS / 1000,
+    defaultText: String(DEFAULT_LEASE_MS / 1000),
+    help: "seconds a server holds a webhook delivery it took; a server that dies\nholding one leaves it to be sent again after this long",
+    parse: wholeNumber(4, MIN_LEASE_MS / 1000, 3600, `must be a whole number of seconds from ${MIN_LEASE_MS / 1000} to 3600`),
+  }),
 };
 
 const HELP = `Serve the formsink HTTP API on an embedded libSQL database (or a remote one), with
@@ -148,7 +157,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   }
   const {
     port, host: hostname, db: url, trustProxy: trustedProxies, rateLimits, logFormat, metrics: metricsAt, idleTimeout, maxConnections, eventRetentionDays,
-    allowPrivateWebhooks,
+    allowPrivateWebhooks, webhookLease,
   } = settings.values;
   const log = createServerLog(logFormat ?? (io.stderrTerminal !== undefined ? "pretty" : "json"), io.stderr);
   const metrics = metricsAt && createServerMetrics();
@@ -168,6 +177,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   const dispatcher = isWebhookStore(store)
     ? createWebhookDispatcher(store, {
         transport: webhookTransport,
+        leaseMs: webhookLease * 1000,
         onError: (error) => log.warn(`webhook deliveries failed (tried again shortly): ${error instanceof Error ? error.message : String(error)}`),
         onAttempt: (report) => {
           if (report.disabled) log.warn(`webhook ${report.webhookId} disabled: ${report.disabled === "gone" ? "its receiver answered 410 Gone" : "five days of nothing but failed deliveries"}`);

@@ -10,7 +10,7 @@
  * retries in order of first attempt); different endpoints' go out side by side.
  */
 import { formatInstant } from "../instant.ts";
-import type { ClaimedDelivery, DeliveryStatus, WebhookStore } from "../store.ts";
+import { type ClaimedDelivery, type DeliveryAttempt, type DeliveryStatus, recordDeliveryAttempts, type WebhookStore } from "../store.ts";
 import { ATTEMPT_TIMEOUT_MS, DISABLE_AFTER_FAILING_MS, retryAt } from "./schedule.ts";
 import { signingSecrets, signWebhook } from "./signing.ts";
 import { attemptError, type WebhookTransport } from "./transport.ts";
@@ -64,23 +64,26 @@ export interface WebhookDispatcher {
 
 /** The part of a lease an attempt may not start in: it would outlive the lease. */
 const LEASE_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
+/** The shortest lease that leaves room for an attempt. */
+export const MIN_LEASE_MS = LEASE_MARGIN_MS + 1_000;
+export const DEFAULT_LEASE_MS = 60_000;
 
 export function createWebhookDispatcher(store: WebhookStore, options: WebhookDispatcherOptions): WebhookDispatcher {
-  const { transport, clock = Date.now, random = Math.random, concurrency = 32, leaseMs = 60_000, pollIntervalMs = 5_000, onError, onAttempt } = options;
-  if (!(leaseMs > LEASE_MARGIN_MS)) throw new RangeError(`leaseMs must be more than ${LEASE_MARGIN_MS} (got ${leaseMs})`);
+  const { transport, clock = Date.now, random = Math.random, concurrency = 32, leaseMs = DEFAULT_LEASE_MS, pollIntervalMs = 5_000, onError, onAttempt } = options;
+  if (!(leaseMs >= MIN_LEASE_MS)) throw new RangeError(`leaseMs must be at least ${MIN_LEASE_MS} (got ${leaseMs})`);
   if (!(concurrency >= 1)) throw new RangeError(`concurrency must be at least 1 (got ${concurrency})`);
   const owner = options.owner ?? `dispatcher_${crypto.randomUUID()}`;
   /** Per endpoint, the last of its sends so far: the next one waits for it. */
-  const chains = new Map<string, Promise<void>>();
+  const chains = new Map<string, Promise<unknown>>();
   let stopping = false;
   /** The earliest retry this dispatcher scheduled that has not come due yet. */
   let earliestRetry = Infinity;
 
-  /** Makes one attempt and records it; false when it was not made (the lease would not last). */
-  const attempt = async (delivery: ClaimedDelivery, leaseEnds: number): Promise<boolean> => {
+  /** Makes one attempt; undefined when it was not made (the lease would not outlast it). */
+  const attempt = async (delivery: ClaimedDelivery, leaseEnds: number): Promise<DeliveryAttempt | undefined> => {
     const at = clock();
-    if (at + LEASE_MARGIN_MS > leaseEnds) return false;
-    const { accountId, webhook, eventId } = delivery;
+    if (at + LEASE_MARGIN_MS > leaseEnds) return undefined;
+    const { webhook, eventId } = delivery;
     const started = performance.now();
     let statusCode: number | null = null;
     let error: string | null = null;
@@ -104,56 +107,82 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
       error = attemptError(thrown, ATTEMPT_TIMEOUT_MS);
     }
     const durationMs = Math.round(performance.now() - started);
-    const gone = statusCode === 410;
-    const next = error === null || gone ? null : retryAt(delivery.attempts + 1, delivery.firstAttemptAt ?? at, at, random());
+    const next = error === null || statusCode === 410 ? null : retryAt(delivery.attempts + 1, delivery.firstAttemptAt ?? at, at, random());
     const status: DeliveryStatus = error === null ? "succeeded" : next === null ? "failed" : "pending";
-    const recorded = await store.recordDeliveryAttempt({
-      accountId, webhookId: webhook.webhookId, position: delivery.position, owner, at, durationMs, statusCode, error, status, nextAttemptAt: next,
-    });
-    // Another dispatcher took the delivery over (this one was too slow): its outcome counts.
-    if (!recorded) return true;
-    if (next !== null) earliestRetry = Math.min(earliestRetry, next);
+    return { accountId: delivery.accountId, webhookId: webhook.webhookId, position: delivery.position, owner, at, durationMs, statusCode, error, status, nextAttemptAt: next };
+  };
 
+  /**
+   * What a recorded attempt means for its endpoint: days of failures or a 410 disable it, a
+   * success clears the count. `noted`: the endpoints whose count this claim's deliveries already
+   * set or cleared (they share one snapshot of the endpoint), so a run writes it once.
+   */
+  const afterRecorded = async (delivery: ClaimedDelivery, made: DeliveryAttempt, noted: Set<string>) => {
+    const { accountId, webhook } = delivery;
+    if (made.nextAttemptAt !== null) earliestRetry = Math.min(earliestRetry, made.nextAttemptAt);
+    const note = async (failingSince: number | null) => {
+      const key = endpointKey(delivery);
+      if (noted.has(key)) return;
+      noted.add(key);
+      await store.updateWebhook(accountId, webhook.webhookId, { failingSince });
+    };
     let disabled: AttemptReport["disabled"];
-    if (error === null) {
-      if (webhook.failingSince !== null) await store.updateWebhook(accountId, webhook.webhookId, { failingSince: null });
-    } else if (gone) {
+    if (made.error === null) {
+      if (webhook.failingSince !== null) await note(null);
+    } else if (made.statusCode === 410) {
       disabled = "gone";
     } else if (webhook.failingSince === null) {
-      await store.updateWebhook(accountId, webhook.webhookId, { failingSince: at });
-    } else if (at - webhook.failingSince >= DISABLE_AFTER_FAILING_MS) {
+      await note(made.at);
+    } else if (made.at - webhook.failingSince >= DISABLE_AFTER_FAILING_MS) {
       disabled = "failing";
     }
-    if (disabled) await store.updateWebhook(accountId, webhook.webhookId, { disabledAt: formatInstant(at) });
-    onAttempt?.({ accountId, webhookId: webhook.webhookId, eventId, status, statusCode, error, durationMs, attempt: delivery.attempts + 1, disabled });
-    return true;
+    if (disabled) await store.updateWebhook(accountId, webhook.webhookId, { disabledAt: formatInstant(made.at) });
+    const { status, statusCode, error, durationMs } = made;
+    onAttempt?.({ accountId, webhookId: webhook.webhookId, eventId: delivery.eventId, status, statusCode, error, durationMs, attempt: delivery.attempts + 1, disabled });
   };
+
+  const record = batchedRecorder(store);
 
   const runOnce = async (): Promise<number> => {
     let made = 0;
+    /** Claimed deliveries whose outcome is not recorded yet. */
     const running = new Set<Promise<void>>();
+    /** Recorded since a claim found nothing: claiming again before some are is claiming in vain. */
+    let recordedSinceEmptyClaim = Infinity;
     try {
       for (;;) {
         let claimed: ClaimedDelivery[] = [];
-        if (!stopping && running.size < concurrency) {
+        const room = concurrency - running.size;
+        if (!stopping && room > 0 && (running.size === 0 || recordedSinceEmptyClaim >= Math.ceil(concurrency / 4))) {
           const now = clock();
           if (now >= earliestRetry) earliestRetry = Infinity;
-          claimed = await store.claimDeliveries({ now, limit: concurrency - running.size, leaseMs, owner });
+          claimed = await store.claimDeliveries({ now, limit: room, leaseMs, owner });
+          recordedSinceEmptyClaim = claimed.length === 0 ? 0 : Infinity;
+          const noted = new Set<string>();
           for (const delivery of claimed) {
-            const key = `${delivery.accountId}\n${delivery.webhook.webhookId}`;
-            const sent = (chains.get(key) ?? Promise.resolve())
-              .then(() => attempt(delivery, now + leaseMs))
-              .then((didAttempt) => void (didAttempt && made++), (error: unknown) => onError?.(error));
+            // One endpoint's deliveries go one after another, in the order claimed; its outcomes
+            // are recorded while the next one is sent.
+            const key = endpointKey(delivery);
+            const sent = (chains.get(key) ?? Promise.resolve(undefined)).then(() => attempt(delivery, now + leaseMs));
             chains.set(key, sent);
-            const done = sent.finally(() => {
-              running.delete(done);
-              if (chains.get(key) === sent) chains.delete(key);
-            });
+            const done = sent
+              .then(async (outcome) => {
+                if (outcome === undefined) return;
+                made++;
+                // Not recorded: another dispatcher took the delivery over, and its outcome counts.
+                if (await record(outcome)) await afterRecorded(delivery, outcome, noted);
+              })
+              .catch((error: unknown) => onError?.(error))
+              .finally(() => {
+                running.delete(done);
+                recordedSinceEmptyClaim++;
+                if (chains.get(key) === sent) chains.delete(key);
+              });
             running.add(done);
           }
         }
         if (running.size === 0 && (claimed.length === 0 || stopping)) return made;
-        // A finished attempt may make the endpoint's next first attempt due: claim again then.
+        // A recorded attempt may make its endpoint's next first attempts claimable.
         if (claimed.length === 0 || stopping || running.size >= concurrency) await Promise.race(running);
       }
     } finally {
@@ -202,6 +231,33 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     },
   };
 }
+
+/**
+ * Records attempts as they come, several in one write: while one write is under way, the
+ * outcomes that arrive wait and go together in the next.
+ */
+function batchedRecorder(store: WebhookStore): (attempt: DeliveryAttempt) => Promise<boolean> {
+  let waiting: { attempt: DeliveryAttempt; settle: (recorded: Promise<boolean>) => void }[] = [];
+  let writing = false;
+  const write = async () => {
+    writing = true;
+    while (waiting.length > 0) {
+      const batch = waiting;
+      waiting = [];
+      const results = recordDeliveryAttempts(store, batch.map((entry) => entry.attempt));
+      batch.forEach((entry, i) => entry.settle(results.then((recorded) => recorded[i]!)));
+      await results.catch(() => undefined);
+    }
+    writing = false;
+  };
+  return (attempt) =>
+    new Promise<boolean>((resolve, reject) => {
+      waiting.push({ attempt, settle: (recorded) => recorded.then(resolve, reject) });
+      if (!writing) void write();
+    });
+}
+
+const endpointKey = (delivery: ClaimedDelivery) => `${delivery.accountId}\n${delivery.webhook.webhookId}`;
 
 function answerError(status: number): string {
   if (status === 410) return "the receiver answered 410 Gone: the endpoint is disabled";

@@ -24,6 +24,7 @@ const BAD: Record<keyof typeof SERVE_SETTINGS, string[]> = {
   maxConnections: ["0", "-5", "many", ""],
   eventRetentionDays: ["0", "thirty", "-1", "1.5", ""],
   allowPrivateWebhooks: ["maybe", "2"],
+  webhookLease: ["15", "3601", "a minute", "1.5", ""],
 };
 
 const config = suite<{ dir: string }>("serve settings");
@@ -105,12 +106,12 @@ config("precedence: flag, then env var, then config file, then default", ({ dir 
   });
   assert.equal(values, {
     port: 9000, host: "::1", db: `file:${join(dir, "formsink.db")}`, trustProxy: 2, rateLimits: "database", logFormat: undefined, metrics: undefined,
-    idleTimeout: 30, maxConnections: 1000, eventRetentionDays: 7, allowPrivateWebhooks: true,
+    idleTimeout: 30, maxConnections: 1000, eventRetentionDays: 7, allowPrivateWebhooks: true, webhookLease: 60,
   });
   const defaults = resolveSettings(SERVE_SETTINGS, [], {});
   assert.equal(defaults.values, {
     port: 8787, host: "127.0.0.1", db: "file:formsink.db", trustProxy: 0, rateLimits: "memory", logFormat: undefined, metrics: undefined,
-    idleTimeout: 30, maxConnections: 1000, eventRetentionDays: 30, allowPrivateWebhooks: false,
+    idleTimeout: 30, maxConnections: 1000, eventRetentionDays: 30, allowPrivateWebhooks: false, webhookLease: 60,
   });
 });
 

@@ -1,21 +1,13 @@
 /**
  * A webhook receiver for tests: a real node:http server (it runs under Node, Bun and Deno) that
- * keeps every request it gets and answers what the test says. Signatures are checked with the
- * `standardwebhooks` package, a verifier formsink did not write.
+ * keeps every request it gets and answers what the test says (`GET /received` lists them).
+ * Signatures are checked with the `standardwebhooks` package (./webhook-verify.ts).
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Webhook } from "standardwebhooks";
+import type { ReceivedDelivery } from "./webhook-verify.ts";
 
-export interface ReceivedDelivery {
-  /** The request's path. */
-  path: string;
-  id: string;
-  timestamp: string;
-  signature: string;
-  body: string;
-  headers: IncomingMessage["headers"];
-}
+export { type ReceivedDelivery, verifies, verifyDelivery } from "./webhook-verify.ts";
 
 type Answer = number | { status: number; headers: Record<string, string> };
 
@@ -44,6 +36,11 @@ export async function startReceiver(port = 0): Promise<Receiver> {
   };
   const inFlight = new Map<string, number>();
   const server: Server = createServer((request, response) => {
+    // What it got, for a test in another process or runtime (workerd).
+    if (request.method === "GET" && request.url === "/received") {
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(receiver.received));
+      return;
+    }
     let body = "";
     request.setEncoding("utf8");
     request.on("data", (chunk: string) => (body += chunk));
@@ -74,23 +71,4 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       server.closeAllConnections();
     });
   return receiver;
-}
-
-/** The delivery's payload when `secret` verifies it (as a receiver using `standardwebhooks` does); throws otherwise. */
-export function verifyDelivery(secret: string, delivery: ReceivedDelivery): unknown {
-  return new Webhook(secret).verify(delivery.body, {
-    "webhook-id": delivery.id,
-    "webhook-timestamp": delivery.timestamp,
-    "webhook-signature": delivery.signature,
-  });
-}
-
-/** True when `secret` verifies the delivery. */
-export function verifies(secret: string, delivery: ReceivedDelivery): boolean {
-  try {
-    verifyDelivery(secret, delivery);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -39,9 +39,18 @@ class Endpoint {
     public place: number,
   ) {}
 
-  /** The never-attempted delivery that must go before any other first attempt. */
-  firstFresh(): DeliveryState | undefined {
-    return this.freshHead < this.fresh.length ? this.deliveries.get(this.fresh[this.freshHead]!) : undefined;
+  /**
+   * The never-attempted deliveries that may go now, in commit order, at most `limit`: from the
+   * oldest on, up to the first one leased or not yet due (it holds back those after it).
+   */
+  freshRun(now: number, limit: number): DeliveryState[] {
+    const run: DeliveryState[] = [];
+    for (let i = this.freshHead; i < this.fresh.length && run.length < limit; i++) {
+      const delivery = this.deliveries.get(this.fresh[i]!)!;
+      if (delivery.nextAttemptAt! > now || isLeased(delivery, now)) break;
+      run.push(delivery);
+    }
+    return run;
   }
 
   add(delivery: DeliveryState): void {
@@ -158,8 +167,7 @@ export function createMemoryWebhooks(events: MemoryEventLog, assertOpen: () => v
         for (const endpoint of endpoints.values()) {
           if (endpoint.record.disabledAt !== null) continue;
           takeNewEvents(accountId, endpoint, now);
-          const first = endpoint.firstFresh();
-          if (first && first.nextAttemptAt! <= now && !isLeased(first, now)) firsts.push([accountId, endpoint, first]);
+          for (const delivery of endpoint.freshRun(now, limit)) firsts.push([accountId, endpoint, delivery]);
           for (const delivery of endpoint.retrying) {
             if (delivery.nextAttemptAt! <= now && !isLeased(delivery, now)) retries.push([accountId, endpoint, delivery]);
           }

@@ -9,9 +9,11 @@ import { overSocket } from "../../http/over-socket.ts";
 import { httpSuite } from "../../http/suite.ts";
 import { webhookDeliverySuite } from "../../http/webhook-delivery-suite.ts";
 import { testCompleteStore } from "../../stores/complete-store.ts";
+import { resolvedAddressSuite } from "../../webhooks/resolved-address-suite.ts";
 
 httpSuite("bun server, libSQL :memory:", overSocket(serve), { createStore: () => createLibsqlStore({ url: ":memory:" }) });
 webhookDeliverySuite("bun server, memory store", overSocket(serve), async () => createMemoryStore(), createWebhookTransport);
 const openLibsql = (options?: SqlStoreOptions) => createLibsqlStore({ url: ":memory:", ...options });
 testCompleteStore("libSQL :memory: under Bun", openLibsql, openLibsql);
 clientSuite("bun server", clientTarget(serve));
+resolvedAddressSuite("bun");

@@ -9,9 +9,11 @@ import { overSocket } from "../../http/over-socket.ts";
 import { httpSuite } from "../../http/suite.ts";
 import { webhookDeliverySuite } from "../../http/webhook-delivery-suite.ts";
 import { testCompleteStore } from "../../stores/complete-store.ts";
+import { resolvedAddressSuite } from "../../webhooks/resolved-address-suite.ts";
 
 httpSuite("deno server, libSQL :memory:", overSocket(serve), { createStore: () => createLibsqlStore({ url: ":memory:" }) });
 webhookDeliverySuite("deno server, memory store", overSocket(serve), async () => createMemoryStore(), createWebhookTransport);
 const openLibsql = (options?: SqlStoreOptions) => createLibsqlStore({ url: ":memory:", ...options });
 testCompleteStore("libSQL :memory: under Deno", openLibsql, openLibsql);
 clientSuite("deno server", clientTarget(serve));
+resolvedAddressSuite("deno");
