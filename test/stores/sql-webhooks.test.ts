@@ -15,7 +15,7 @@ import { createLibsqlStore, libsqlDriver } from "../../src/stores/libsql/index.t
 import { migrate } from "../../src/stores/sql/migrate.ts";
 import { pruneEvents } from "../../src/stores/sql/events.ts";
 import { deliveriesOfPrunedEvents, sqlWebhookStore } from "../../src/stores/sql/webhooks.ts";
-import type { ClaimedDelivery, WebhookRecord } from "../../src/store.ts";
+import type { WebhookRecord } from "../../src/store.ts";
 import type { Submission } from "../../src/submission.ts";
 
 const test = suite("SQL webhook store");
@@ -84,16 +84,7 @@ test("a claimed event is the text the change log shows, as it reads now", async 
     await store.insertSubmission(ACCOUNT, deleted);
     await store.setSubmissionStatus(ACCOUNT, kept.submissionId, "completed");
     await store.deleteSubmission(ACCOUNT, deleted.submissionId);
-    const claimed: ClaimedDelivery[] = [];
-    for (let now = Date.now(), i = 0; i < 10; i++) {
-      const [delivery] = await store.claimDeliveries({ now, limit: 10, leaseMs: 60_000, owner: "o" });
-      if (!delivery) break;
-      claimed.push(delivery);
-      await store.recordDeliveryAttempt({
-        accountId: ACCOUNT, webhookId: "w", position: delivery.position, owner: "o", at: now, durationMs: 1, statusCode: 204, error: null,
-        status: "succeeded", nextAttemptAt: null,
-      });
-    }
+    const claimed = await store.claimDeliveries({ now: Date.now(), limit: 10, leaseMs: 60_000, owner: "o" });
     const log = await store.readEventsAsJson(ACCOUNT, { limit: 100 });
     assert.ok(!log.expired);
     assert.equal(claimed.map((delivery) => delivery.event), log.events);

@@ -231,10 +231,12 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       lease_claim TEXT,              -- the claim that took the lease: how a claim reads back what it took
       UNIQUE (account_id, webhook_id, position)
     )`,
-    // A claim reads only pending deliveries: each endpoint's oldest never-attempted one, and due
-    // retries; reading back what it leased goes by the lease's end. Pruning and the listing go
-    // by endpoint and position (the UNIQUE index).
+    // A claim reads only pending deliveries: each endpoint's run of never-attempted ones, where
+    // such runs are held back (the leased and the not yet due), and due retries; reading back
+    // what it leased goes by the lease's end. Pruning and the listing go by endpoint and
+    // position (the UNIQUE index).
     `CREATE INDEX webhook_deliveries_unattempted ON webhook_deliveries (account_id, webhook_id, position) WHERE status = 'pending' AND attempts = 0`,
+    `CREATE INDEX webhook_deliveries_unattempted_by_time ON webhook_deliveries (next_attempt_at) WHERE status = 'pending' AND attempts = 0`,
     `CREATE INDEX webhook_deliveries_retries ON webhook_deliveries (next_attempt_at) WHERE status = 'pending' AND attempts > 0`,
     `CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (lease_until) WHERE lease_until IS NOT NULL`,
     `CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (account_id, webhook_id, event_id)`,

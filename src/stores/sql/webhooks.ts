@@ -9,9 +9,9 @@ import type { EventType } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
 import { randomHex } from "../../hex.ts";
 import type {
-  ClaimedDelivery, Delivery, DeliveryStatus, WebhookChange, WebhookRecord, WebhookStore,
+  ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryStatus, WebhookChange, WebhookRecord, WebhookStore,
 } from "../../store.ts";
-import type { SqlDriver, SqlRow, SqlValue } from "./driver.ts";
+import type { SqlDriver, SqlRow, SqlStatement, SqlValue } from "./driver.ts";
 import { EVENT_JSON } from "./events.ts";
 
 /** Each changeable field of an endpoint, its column and how it is written. */
@@ -39,29 +39,52 @@ const MATCHES = `(webhooks.types IS NULL OR events.type IN (SELECT value FROM js
  */
 const EVENT_ID = `json_extract(CASE WHEN events.type = 'submission.created' THEN events.event || 'null}' ELSE events.event END, '$.id')`;
 
-/** Due at `?1` and not leased. */
-const DUE = "next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1)";
+/** Beyond every position: what a bound is when nothing bounds it. */
+const NO_POSITION = Number.MAX_SAFE_INTEGER;
 
 /**
- * The deliveries a claim at `?1` leases, at most `?2`: each enabled endpoint's oldest
- * never-attempted delivery when it is due (so first attempts go one at a time, in commit
- * order), before due retries in order of first attempt (so an endpoint that keeps failing
- * does not hold up the others' new events). Each part reads pending deliveries through a
- * partial index, never the delivery history.
+ * Of each endpoint, where its run of first attempts stops: the oldest never-attempted delivery
+ * that is leased or not yet due at `?1`, which holds back the ones after it. Read from the
+ * leases and the not-yet-due, both few: never the backlog.
  */
-const CLAIMABLE = `SELECT id FROM (
+const HELD_BACK = `SELECT account_id, webhook_id, MIN(position) AS stop FROM (
+    SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE status = 'pending' AND attempts = 0 AND lease_until > ?1
+    UNION ALL
+    SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE status = 'pending' AND attempts = 0 AND next_attempt_at > ?1)
+  GROUP BY account_id, webhook_id`;
+
+/**
+ * Of each enabled endpoint, the position its run of first attempts stays below: where it is
+ * held back, or past its `?2`-th never-attempted delivery (a claim takes at most `?2`),
+ * whichever comes first. One bound, so that reading the run is one short range of the index.
+ */
+const RUNS = `SELECT webhooks.account_id AS account_id, webhooks.id AS webhook_id, MIN(
+    COALESCE((SELECT stop FROM held_back WHERE held_back.account_id = webhooks.account_id AND held_back.webhook_id = webhooks.id), ${NO_POSITION}),
+    COALESCE((SELECT position + 1 FROM webhook_deliveries WHERE account_id = webhooks.account_id AND webhook_id = webhooks.id
+                AND status = 'pending' AND attempts = 0 ORDER BY position LIMIT 1 OFFSET ?2 - 1), ${NO_POSITION})) AS bound
+  FROM webhooks WHERE disabled_at IS NULL`;
+
+/**
+ * The deliveries a claim at `?1` leases, at most `?2`: each enabled endpoint's run of
+ * never-attempted deliveries in commit order (so that sent one after another in the order
+ * given, first attempts go out in commit order), before due retries in order of first attempt
+ * (so an endpoint that keeps failing does not hold up the others' new events). Every part
+ * reads pending deliveries through a partial index, at most `?2` of each endpoint: never the
+ * delivery history, nor a whole backlog.
+ */
+const CLAIMABLE = `WITH held_back AS (${HELD_BACK}), runs AS MATERIALIZED (${RUNS})
+  SELECT id FROM (
     SELECT * FROM (
       SELECT webhook_deliveries.rowid AS id, 0 AS kind, 0 AS since, webhook_deliveries.position AS position
-      FROM webhooks JOIN webhook_deliveries ON webhook_deliveries.rowid = (
-        SELECT rowid FROM webhook_deliveries
-        WHERE account_id = webhooks.account_id AND webhook_id = webhooks.id AND status = 'pending' AND attempts = 0
-        ORDER BY position LIMIT 1)
-      WHERE webhooks.disabled_at IS NULL AND ${DUE}
+      FROM runs CROSS JOIN webhook_deliveries
+        ON webhook_deliveries.account_id = runs.account_id AND webhook_deliveries.webhook_id = runs.webhook_id
+        AND webhook_deliveries.status = 'pending' AND webhook_deliveries.attempts = 0
+        AND webhook_deliveries.position < runs.bound
       ORDER BY webhook_deliveries.position LIMIT ?2)
     UNION ALL
     SELECT * FROM (
       SELECT rowid AS id, 1 AS kind, first_attempt_at AS since, position FROM webhook_deliveries
-      WHERE status = 'pending' AND attempts > 0 AND ${DUE}
+      WHERE status = 'pending' AND attempts > 0 AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1)
         AND EXISTS (SELECT 1 FROM webhooks WHERE webhooks.account_id = webhook_deliveries.account_id
                     AND webhooks.id = webhook_deliveries.webhook_id AND webhooks.disabled_at IS NULL)
       ORDER BY first_attempt_at, position LIMIT ?2))
@@ -167,19 +190,13 @@ export function sqlWebhookStore(driver: SqlDriver): WebhookStore {
       return results.at(-1)!.rows.map(toClaimedDelivery);
     },
     async recordDeliveryAttempt(attempt) {
-      const { rows } = await driver.execute({
-        sql: `UPDATE webhook_deliveries SET
-                status = ?, attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, ?), last_attempt_at = ?,
-                next_attempt_at = ?, last_status_code = ?, last_error = ?, last_duration_ms = ?,
-                lease_owner = NULL, lease_until = NULL, lease_claim = NULL
-              WHERE account_id = ? AND webhook_id = ? AND position = ? AND lease_owner = ?
-              RETURNING 1 AS recorded`,
-        args: [
-          attempt.status, attempt.at, attempt.at, attempt.status === "pending" ? attempt.nextAttemptAt : null, attempt.statusCode, attempt.error,
-          attempt.durationMs, attempt.accountId, attempt.webhookId, attempt.position, attempt.owner,
-        ],
-      });
+      const { rows } = await driver.execute(attemptRecorded(attempt));
       return rows.length > 0;
+    },
+    async recordDeliveryAttempts(attempts) {
+      if (attempts.length === 0) return [];
+      const results = await driver.batch(attempts.map(attemptRecorded), "write");
+      return results.map((result) => result.rows.length > 0);
     },
     async listDeliveries(accountId, webhookId, query) {
       const statusFilter = query.status === undefined ? "" : "AND status = ?";
@@ -211,6 +228,22 @@ export function sqlWebhookStore(driver: SqlDriver): WebhookStore {
       });
       return rows.length;
     },
+  };
+}
+
+/** Records an attempt and releases its lease; returns a row only when `attempt.owner` held the lease. */
+function attemptRecorded(attempt: DeliveryAttempt): SqlStatement {
+  return {
+    sql: `UPDATE webhook_deliveries SET
+            status = ?, attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, ?), last_attempt_at = ?,
+            next_attempt_at = ?, last_status_code = ?, last_error = ?, last_duration_ms = ?,
+            lease_owner = NULL, lease_until = NULL, lease_claim = NULL
+          WHERE account_id = ? AND webhook_id = ? AND position = ? AND lease_owner = ?
+          RETURNING 1 AS recorded`,
+    args: [
+      attempt.status, attempt.at, attempt.at, attempt.status === "pending" ? attempt.nextAttemptAt : null, attempt.statusCode, attempt.error,
+      attempt.durationMs, attempt.accountId, attempt.webhookId, attempt.position, attempt.owner,
+    ],
   };
 }
 
