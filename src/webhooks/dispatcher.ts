@@ -10,7 +10,8 @@
  * retries in order of first attempt); different endpoints' go out side by side.
  */
 import { formatInstant } from "../instant.ts";
-import { type ClaimedDelivery, type DeliveryAttempt, type DeliveryStatus, recordDeliveryAttempts, type WebhookStore } from "../store.ts";
+import type { ClaimedDelivery, DeliveryAttempt, DeliveryStatus, WebhookStore } from "../store.ts";
+import { createAttemptRecorder } from "./recorder.ts";
 import { ATTEMPT_TIMEOUT_MS, DISABLE_AFTER_FAILING_MS, retryAt } from "./schedule.ts";
 import { signingSecrets, signWebhook } from "./signing.ts";
 import { attemptError, type WebhookTransport } from "./transport.ts";
@@ -67,6 +68,8 @@ const LEASE_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 /** The shortest lease that leaves room for an attempt. */
 export const MIN_LEASE_MS = LEASE_MARGIN_MS + 1_000;
 export const DEFAULT_LEASE_MS = 60_000;
+/** How long `start` lets changes gather after a wake before it claims them. */
+const GATHER_MS = 25;
 
 export function createWebhookDispatcher(store: WebhookStore, options: WebhookDispatcherOptions): WebhookDispatcher {
   const { transport, clock = Date.now, random = Math.random, concurrency = 32, leaseMs = DEFAULT_LEASE_MS, pollIntervalMs = 5_000, onError, onAttempt } = options;
@@ -78,12 +81,15 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
   let stopping = false;
   /** The earliest retry this dispatcher scheduled that has not come due yet. */
   let earliestRetry = Infinity;
+  /** Attempts being made now. */
+  let underWay = 0;
 
   /** Makes one attempt; undefined when it was not made (the lease would not outlast it). */
   const attempt = async (delivery: ClaimedDelivery, leaseEnds: number): Promise<DeliveryAttempt | undefined> => {
     const at = clock();
     if (at + LEASE_MARGIN_MS > leaseEnds) return undefined;
     const { webhook, eventId } = delivery;
+    underWay++;
     const started = performance.now();
     let statusCode: number | null = null;
     let error: string | null = null;
@@ -105,6 +111,8 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
       if (statusCode < 200 || statusCode > 299) error = answerError(statusCode);
     } catch (thrown) {
       error = attemptError(thrown, ATTEMPT_TIMEOUT_MS);
+    } finally {
+      underWay--;
     }
     const durationMs = Math.round(performance.now() - started);
     const next = error === null || statusCode === 410 ? null : retryAt(delivery.attempts + 1, delivery.firstAttemptAt ?? at, at, random());
@@ -141,7 +149,7 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     onAttempt?.({ accountId, webhookId: webhook.webhookId, eventId: delivery.eventId, status, statusCode, error, durationMs, attempt: delivery.attempts + 1, disabled });
   };
 
-  const record = batchedRecorder(store);
+  const record = createAttemptRecorder(store, () => underWay);
 
   const runOnce = async (): Promise<number> => {
     let made = 0;
@@ -192,6 +200,7 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
 
   let loop: Promise<void> | undefined;
   let woken = false;
+  let gathering = false;
   let interrupt: (() => void) | undefined;
 
   const sleep = (ms: number) =>
@@ -214,8 +223,13 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
         while (!stopping) {
           woken = false;
           await runOnce().catch((error: unknown) => onError?.(error));
-          if (stopping || woken) continue;
-          await sleep(Math.max(0, Math.min(pollIntervalMs, earliestRetry - clock())));
+          if (!woken && !stopping) await sleep(Math.max(0, Math.min(pollIntervalMs, earliestRetry - clock())));
+          if (woken && !stopping) {
+            // A burst of changes: let it gather, so that one claim (one transaction) takes many.
+            gathering = true;
+            await sleep(GATHER_MS);
+            gathering = false;
+          }
         }
       })();
     },
@@ -227,34 +241,9 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     },
     wake() {
       woken = true;
-      interrupt?.();
+      if (!gathering) interrupt?.();
     },
   };
-}
-
-/**
- * Records attempts as they come, several in one write: while one write is under way, the
- * outcomes that arrive wait and go together in the next.
- */
-function batchedRecorder(store: WebhookStore): (attempt: DeliveryAttempt) => Promise<boolean> {
-  let waiting: { attempt: DeliveryAttempt; settle: (recorded: Promise<boolean>) => void }[] = [];
-  let writing = false;
-  const write = async () => {
-    writing = true;
-    while (waiting.length > 0) {
-      const batch = waiting;
-      waiting = [];
-      const results = recordDeliveryAttempts(store, batch.map((entry) => entry.attempt));
-      batch.forEach((entry, i) => entry.settle(results.then((recorded) => recorded[i]!)));
-      await results.catch(() => undefined);
-    }
-    writing = false;
-  };
-  return (attempt) =>
-    new Promise<boolean>((resolve, reject) => {
-      waiting.push({ attempt, settle: (recorded) => recorded.then(resolve, reject) });
-      if (!writing) void write();
-    });
 }
 
 const endpointKey = (delivery: ClaimedDelivery) => `${delivery.accountId}\n${delivery.webhook.webhookId}`;
