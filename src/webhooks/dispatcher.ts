@@ -155,17 +155,18 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     let made = 0;
     /** Claimed deliveries whose outcome is not recorded yet. */
     const running = new Set<Promise<void>>();
-    /** Recorded since a claim found nothing: claiming again before some are is claiming in vain. */
-    let recordedSinceEmptyClaim = Infinity;
+    /** Recorded since a claim found fewer than it asked for: claiming again before some are is claiming in vain. */
+    let recordedSinceShortClaim = Infinity;
     try {
       for (;;) {
         let claimed: ClaimedDelivery[] = [];
         const room = concurrency - running.size;
-        if (!stopping && room > 0 && (running.size === 0 || recordedSinceEmptyClaim >= Math.ceil(concurrency / 4))) {
+        if (!stopping && room > 0 && (running.size === 0 || recordedSinceShortClaim >= Math.ceil(concurrency / 4))) {
           const now = clock();
           if (now >= earliestRetry) earliestRetry = Infinity;
           claimed = await store.claimDeliveries({ now, limit: room, leaseMs, owner });
-          recordedSinceEmptyClaim = claimed.length === 0 ? 0 : Infinity;
+          // Fewer than asked for: nothing more is claimable until some of these are recorded.
+          recordedSinceShortClaim = claimed.length < room ? 0 : Infinity;
           const noted = new Set<string>();
           for (const delivery of claimed) {
             // One endpoint's deliveries go one after another, in the order claimed; its outcomes
@@ -183,7 +184,7 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
               .catch((error: unknown) => onError?.(error))
               .finally(() => {
                 running.delete(done);
-                recordedSinceEmptyClaim++;
+                recordedSinceShortClaim++;
                 if (chains.get(key) === sent) chains.delete(key);
               });
             running.add(done);

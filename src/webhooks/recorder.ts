@@ -8,7 +8,7 @@
 import { type DeliveryAttempt, recordDeliveryAttempts, type WebhookStore } from "../store.ts";
 
 const BATCH = 64;
-const LONGEST_WAIT_MS = 20;
+const LONGEST_WAIT_MS = 50;
 
 type Timer = ReturnType<typeof setTimeout>;
 
