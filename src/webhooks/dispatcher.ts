@@ -68,8 +68,6 @@ const LEASE_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 /** The shortest lease that leaves room for an attempt. */
 export const MIN_LEASE_MS = LEASE_MARGIN_MS + 1_000;
 export const DEFAULT_LEASE_MS = 60_000;
-/** How long `start` lets changes gather after a wake before it claims them. */
-const GATHER_MS = 25;
 
 export function createWebhookDispatcher(store: WebhookStore, options: WebhookDispatcherOptions): WebhookDispatcher {
   const { transport, clock = Date.now, random = Math.random, concurrency = 32, leaseMs = DEFAULT_LEASE_MS, pollIntervalMs = 5_000, onError, onAttempt } = options;
@@ -201,7 +199,6 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
 
   let loop: Promise<void> | undefined;
   let woken = false;
-  let gathering = false;
   let interrupt: (() => void) | undefined;
 
   const sleep = (ms: number) =>
@@ -224,13 +221,8 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
         while (!stopping) {
           woken = false;
           await runOnce().catch((error: unknown) => onError?.(error));
-          if (!woken && !stopping) await sleep(Math.max(0, Math.min(pollIntervalMs, earliestRetry - clock())));
-          if (woken && !stopping) {
-            // A burst of changes: let it gather, so that one claim (one transaction) takes many.
-            gathering = true;
-            await sleep(GATHER_MS);
-            gathering = false;
-          }
+          if (stopping || woken) continue;
+          await sleep(Math.max(0, Math.min(pollIntervalMs, earliestRetry - clock())));
         }
       })();
     },
@@ -242,7 +234,7 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     },
     wake() {
       woken = true;
-      if (!gathering) interrupt?.();
+      interrupt?.();
     },
   };
 }
