@@ -1,29 +1,26 @@
 /**
  * Records the dispatcher's attempts several to a write: each write is a transaction, and on a
- * file database a transaction per delivery would bound deliveries per second. A store may write
- * synchronously (the libSQL file driver does), so outcomes are held while attempts are still
- * under way and written together once none is (an endpoint's run is done), once a batch is
- * full, or after a short wait at the latest.
+ * file database a transaction per delivery would bound deliveries per second. An outcome is held
+ * while other attempts are under way (the next of an endpoint's run starts as this one ends) and
+ * written with theirs once none is, once a batch is full, or after a short wait at the latest.
+ * A store may write synchronously (the libSQL file driver does), so a write in flight does not
+ * gather outcomes by itself.
  */
 import { type DeliveryAttempt, recordDeliveryAttempts, type WebhookStore } from "../store.ts";
 
 const BATCH = 64;
 const LONGEST_WAIT_MS = 50;
 
-type Timer = ReturnType<typeof setTimeout>;
-
 /** `attemptsUnderWay`: how many attempts are being made now, whose outcomes will come soon. */
 export function createAttemptRecorder(store: WebhookStore, attemptsUnderWay: () => number): (attempt: DeliveryAttempt) => Promise<boolean> {
   let waiting: { attempt: DeliveryAttempt; resolve: (recorded: boolean) => void; reject: (error: unknown) => void }[] = [];
   let writing = false;
-  let soon: Timer | undefined;
-  let latest: Timer | undefined;
+  let deadline: ReturnType<typeof setTimeout> | undefined;
   const due = () => waiting.length >= BATCH || attemptsUnderWay() === 0;
 
   const write = async () => {
-    clearTimeout(soon);
-    clearTimeout(latest);
-    soon = latest = undefined;
+    clearTimeout(deadline);
+    deadline = undefined;
     writing = true;
     while (waiting.length > 0) {
       const batch = waiting;
@@ -37,26 +34,22 @@ export function createAttemptRecorder(store: WebhookStore, attemptsUnderWay: () 
       if (!due()) break;
     }
     writing = false;
-    if (waiting.length > 0) schedule();
+    if (waiting.length > 0) deadline ??= setTimeout(writeIfWaiting, LONGEST_WAIT_MS);
   };
-
-  /** A look once the attempts that just ended have handed on (a macrotask later), and a deadline. */
-  const schedule = () => {
-    soon ??= setTimeout(() => {
-      soon = undefined;
-      if (!writing && waiting.length > 0 && due()) void write();
-    }, 0);
-    latest ??= setTimeout(() => {
-      latest = undefined;
-      if (!writing && waiting.length > 0) void write();
-    }, LONGEST_WAIT_MS);
+  const writeIfWaiting = () => {
+    deadline = undefined;
+    if (!writing && waiting.length > 0) void write();
   };
 
   return (attempt) =>
     new Promise<boolean>((resolve, reject) => {
       waiting.push({ attempt, resolve, reject });
       if (writing) return;
-      if (waiting.length >= BATCH) void write();
-      else schedule();
+      // A microtask later the endpoint's next attempt, if any, has started: then this one waits for it.
+      queueMicrotask(() => {
+        if (writing || waiting.length === 0) return;
+        if (due()) void write();
+        else deadline ??= setTimeout(writeIfWaiting, LONGEST_WAIT_MS);
+      });
     });
 }
