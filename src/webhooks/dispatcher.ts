@@ -23,7 +23,7 @@ export interface WebhookDispatcherOptions {
   clock?: () => number;
   /** In [0, 1), for the retries' jitter; default `Math.random`. */
   random?: () => number;
-  /** Deliveries in flight at once, across endpoints; default 32. */
+  /** Deliveries claimed and not yet recorded at once; different endpoints' are sent side by side, one endpoint's one after another. Default 32. */
   concurrency?: number;
   /** How long a claimed delivery stays this dispatcher's before another may take it; default 60 s. */
   leaseMs?: number;
