@@ -246,7 +246,8 @@ export interface WebhookStore {
    * one was attempted at least once or comes before it in the same answer (so a dispatcher
    * that sends an endpoint's deliveries one after another in the order given sends first
    * attempts in commit order, a run of them per claim); due retries come in order of first
-   * attempt. Two callers never hold a lease on one delivery at once. A disabled endpoint is left out: its
+   * attempt. Fewer than `limit` only when no more are claimable. Two callers never hold a
+   * lease on one delivery at once. A disabled endpoint is left out: its
    * pending deliveries wait until it is enabled again, and the events committed while it is
    * disabled never become its deliveries (a replay sends them).
    */

@@ -133,7 +133,7 @@ export function testWebhookStore<S extends Store>(options: StoreSuiteOptions<S>)
     const got: ClaimedDelivery[] = [];
     for (let round = 0; got.length < expected.length && round < expected.length; round++) {
       const run = await claim(store, NOW + round, "dispatcher-a", 2);
-      assert.ok(run.length >= 1 && run.length <= 2, `a claim gives the next first attempts, at most the limit (got ${run.length})`);
+      assert.is(run.length, Math.min(2, expected.length - got.length), "a claim gives as many of the next first attempts as the limit allows");
       assert.equal(run.map((d) => d.eventId), expected.slice(got.length, got.length + run.length).map((e) => e.id), "in commit order");
       assert.equal(await claim(store, NOW + round, "dispatcher-b"), [], "later events wait while an earlier one is leased and not attempted");
       for (const delivery of run) assert.is(await record(store, delivery, NOW + round), true);

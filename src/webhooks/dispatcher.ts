@@ -10,7 +10,8 @@
  * retries in order of first attempt); different endpoints' go out side by side.
  */
 import { formatInstant } from "../instant.ts";
-import { type ClaimedDelivery, type DeliveryAttempt, type DeliveryStatus, recordDeliveryAttempts, type WebhookStore } from "../store.ts";
+import type { ClaimedDelivery, DeliveryAttempt, DeliveryStatus, WebhookStore } from "../store.ts";
+import { createAttemptRecorder } from "./recorder.ts";
 import { ATTEMPT_TIMEOUT_MS, DISABLE_AFTER_FAILING_MS, retryAt } from "./schedule.ts";
 import { signingSecrets, signWebhook } from "./signing.ts";
 import { attemptError, type WebhookTransport } from "./transport.ts";
@@ -78,12 +79,15 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
   let stopping = false;
   /** The earliest retry this dispatcher scheduled that has not come due yet. */
   let earliestRetry = Infinity;
+  /** Attempts being made now. */
+  let underWay = 0;
 
   /** Makes one attempt; undefined when it was not made (the lease would not outlast it). */
   const attempt = async (delivery: ClaimedDelivery, leaseEnds: number): Promise<DeliveryAttempt | undefined> => {
     const at = clock();
     if (at + LEASE_MARGIN_MS > leaseEnds) return undefined;
     const { webhook, eventId } = delivery;
+    underWay++;
     const started = performance.now();
     let statusCode: number | null = null;
     let error: string | null = null;
@@ -105,6 +109,8 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
       if (statusCode < 200 || statusCode > 299) error = answerError(statusCode);
     } catch (thrown) {
       error = attemptError(thrown, ATTEMPT_TIMEOUT_MS);
+    } finally {
+      underWay--;
     }
     const durationMs = Math.round(performance.now() - started);
     const next = error === null || statusCode === 410 ? null : retryAt(delivery.attempts + 1, delivery.firstAttemptAt ?? at, at, random());
@@ -141,23 +147,24 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     onAttempt?.({ accountId, webhookId: webhook.webhookId, eventId: delivery.eventId, status, statusCode, error, durationMs, attempt: delivery.attempts + 1, disabled });
   };
 
-  const record = batchedRecorder(store);
+  const record = createAttemptRecorder(store, () => underWay);
 
   const runOnce = async (): Promise<number> => {
     let made = 0;
     /** Claimed deliveries whose outcome is not recorded yet. */
     const running = new Set<Promise<void>>();
-    /** Recorded since a claim found nothing: claiming again before some are is claiming in vain. */
-    let recordedSinceEmptyClaim = Infinity;
+    /** Recorded since a claim found fewer than it asked for: claiming again before some are is claiming in vain. */
+    let recordedSinceShortClaim = Infinity;
     try {
       for (;;) {
         let claimed: ClaimedDelivery[] = [];
         const room = concurrency - running.size;
-        if (!stopping && room > 0 && (running.size === 0 || recordedSinceEmptyClaim >= Math.ceil(concurrency / 4))) {
+        if (!stopping && room > 0 && (running.size === 0 || recordedSinceShortClaim >= Math.ceil(concurrency / 4))) {
           const now = clock();
           if (now >= earliestRetry) earliestRetry = Infinity;
           claimed = await store.claimDeliveries({ now, limit: room, leaseMs, owner });
-          recordedSinceEmptyClaim = claimed.length === 0 ? 0 : Infinity;
+          // Fewer than asked for: nothing more is claimable until some of these are recorded.
+          recordedSinceShortClaim = claimed.length < room ? 0 : Infinity;
           const noted = new Set<string>();
           for (const delivery of claimed) {
             // One endpoint's deliveries go one after another, in the order claimed; its outcomes
@@ -175,7 +182,7 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
               .catch((error: unknown) => onError?.(error))
               .finally(() => {
                 running.delete(done);
-                recordedSinceEmptyClaim++;
+                recordedSinceShortClaim++;
                 if (chains.get(key) === sent) chains.delete(key);
               });
             running.add(done);
@@ -230,31 +237,6 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
       interrupt?.();
     },
   };
-}
-
-/**
- * Records attempts as they come, several in one write: while one write is under way, the
- * outcomes that arrive wait and go together in the next.
- */
-function batchedRecorder(store: WebhookStore): (attempt: DeliveryAttempt) => Promise<boolean> {
-  let waiting: { attempt: DeliveryAttempt; settle: (recorded: Promise<boolean>) => void }[] = [];
-  let writing = false;
-  const write = async () => {
-    writing = true;
-    while (waiting.length > 0) {
-      const batch = waiting;
-      waiting = [];
-      const results = recordDeliveryAttempts(store, batch.map((entry) => entry.attempt));
-      batch.forEach((entry, i) => entry.settle(results.then((recorded) => recorded[i]!)));
-      await results.catch(() => undefined);
-    }
-    writing = false;
-  };
-  return (attempt) =>
-    new Promise<boolean>((resolve, reject) => {
-      waiting.push({ attempt, settle: (recorded) => recorded.then(resolve, reject) });
-      if (!writing) void write();
-    });
 }
 
 const endpointKey = (delivery: ClaimedDelivery) => `${delivery.accountId}\n${delivery.webhook.webhookId}`;

@@ -230,6 +230,34 @@ test("two dispatchers on one store never send one delivery at once", async () =>
   }
 });
 
+test("an endpoint's run of first attempts is claimed at once, sent in commit order, and its outcomes written together", async () => {
+  const store = createMemoryStore();
+  let claims = 0;
+  const writes: number[] = [];
+  const counted: WebhookStore = Object.assign(Object.create(null) as WebhookStore, store, {
+    claimDeliveries: (claim: Parameters<WebhookStore["claimDeliveries"]>[0]) => (claims++, store.claimDeliveries(claim)),
+    recordDeliveryAttempts: (attempts: Parameters<NonNullable<WebhookStore["recordDeliveryAttempts"]>>[0]) => {
+      writes.push(attempts.length);
+      return Promise.all(attempts.map((attempt) => store.recordDeliveryAttempt(attempt)));
+    },
+  });
+  const sent: string[] = [];
+  // A transport that answers at once, so that the whole run is sent before any timer fires.
+  const transport = async (request: { headers: Record<string, string> }) => (sent.push(request.headers["webhook-id"]!), { status: 204 });
+  try {
+    await store.insertWebhook(ACCOUNT, webhookFor("https://receiver.example/hooks"));
+    for (const row of seedRows(20)) await store.insertSubmission(ACCOUNT, row);
+    assert.is(await createWebhookDispatcher(counted, { transport }).runOnce(), 20);
+    assert.equal(sent, (await eventTexts(store)).map(idOf), "in commit order");
+    assert.is(writes.reduce((sum, n) => sum + n, 0), 20, "every outcome written");
+    // One write for the run, unless the run outlasts the recorder's longest wait (a loaded machine).
+    assert.ok(writes.length < 20, `outcomes written together, not one by one (${writes.join(", ")})`);
+    assert.is(claims, 2, "one claim for the run, and one that finds nothing once it is recorded");
+  } finally {
+    await store.close();
+  }
+});
+
 test.run();
 
 /** The signature `secret` gives the delivery, computed here with standardwebhooks. */
