@@ -1,7 +1,8 @@
 /**
  * Webhook endpoints as an account manages them: adding one (its id, its first secret, the
  * per-account limit and the URL policy), changing it, rotating its secret, and what the API
- * shows of it and of its delivery log. The routes (`/api/webhooks`) and `formsink webhooks` both go through here.
+ * shows of it and of its delivery log. The routes (`/api/webhooks`) and `formsink webhooks`
+ * both go through here.
  */
 import { formatInstant } from "./instant.ts";
 import { randomHex } from "./hex.ts";

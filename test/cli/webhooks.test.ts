@@ -103,12 +103,13 @@ cli("deliveries shows the log newest first, by status and page; retry and replay
         createdAt: new Date().toISOString(),
       });
     }
-    // What a dispatcher does: the receiver answers 503 to the first attempt of each.
+    // What a dispatcher does: the receiver takes the first and answers 503 to the others.
     const now = Date.now();
-    for (let i = 0; i < 3; i++) {
-      const [delivery] = await store.claimDeliveries({ now, limit: 10, leaseMs: 60_000, owner: "test" });
+    const claimed = await store.claimDeliveries({ now, limit: 10, leaseMs: 60_000, owner: "test" });
+    assert.is(claimed.length, 3);
+    for (const [i, delivery] of claimed.entries()) {
       await store.recordDeliveryAttempt({
-        accountId, webhookId, position: delivery!.position, owner: "test", at: now, durationMs: 5, statusCode: i === 0 ? 200 : 503,
+        accountId, webhookId, position: delivery.position, owner: "test", at: now, durationMs: 5, statusCode: i === 0 ? 200 : 503,
         error: i === 0 ? null : "the receiver answered 503", status: i === 0 ? "succeeded" : "pending", nextAttemptAt: i === 0 ? null : now + 60_000,
       });
     }

@@ -61,7 +61,7 @@ async function plansOf(run: (driver: SqlDriver) => Promise<unknown>): Promise<{ 
 
 test("a claim, a listing, a retry, an attempt and a prune find their deliveries by index: none reads every delivery", async () => {
   const plans = await plansOf(async (driver) => {
-    const store = sqlWebhookStore(driver);
+    const store = sqlWebhookStore(driver, (statements) => driver.batch(statements, "write"));
     await store.claimDeliveries({ now: 1, limit: 10, leaseMs: 5, owner: "o" });
     await store.listDeliveries(ACCOUNT, "w", { limit: 10, status: "failed", after: 5 });
     await store.retryDelivery(ACCOUNT, "w", "evt_0", 1);

@@ -261,7 +261,7 @@ function sqlStore(driver: SqlDriver, close: () => void, identifyingFields: reado
     pruneEvents(before) {
       return pruneEvents(driver, before, (through) => [deliveriesOfPrunedEvents(through)]);
     },
-    ...sqlWebhookStore(driver),
+    ...sqlWebhookStore(driver, writeGrouped),
 
     async ping() {
       await driver.execute({ sql: "SELECT 1" });

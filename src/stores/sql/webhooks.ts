@@ -11,7 +11,7 @@ import { randomHex } from "../../hex.ts";
 import type {
   ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryStatus, WebhookChange, WebhookRecord, WebhookStore,
 } from "../../store.ts";
-import type { SqlDriver, SqlRow, SqlStatement, SqlValue } from "./driver.ts";
+import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "./driver.ts";
 import { EVENT_JSON } from "./events.ts";
 
 /** Each changeable field of an endpoint, its column and how it is written. */
@@ -102,7 +102,11 @@ export function deliveriesOfPrunedEvents(through: string): string {
       AND webhook_deliveries.position <= ${through})`;
 }
 
-export function sqlWebhookStore(driver: SqlDriver): WebhookStore {
+/**
+ * `write` runs the dispatcher's writes (claims and outcomes): the store's group commit, so that
+ * they share commits with one another and with creates instead of paying for one each.
+ */
+export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly SqlStatement[]) => Promise<SqlResult[]>): WebhookStore {
   return {
     async insertWebhook(accountId, webhook) {
       await driver.execute({
@@ -157,7 +161,7 @@ export function sqlWebhookStore(driver: SqlDriver): WebhookStore {
 
     async claimDeliveries({ now, limit, leaseMs, owner }) {
       const claim = randomHex(16);
-      const results = await driver.batch(
+      const results = await write(
         [
           {
             sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, next_attempt_at)
@@ -185,17 +189,16 @@ export function sqlWebhookStore(driver: SqlDriver): WebhookStore {
             args: [now + leaseMs, claim],
           },
         ],
-        "write",
       );
       return results.at(-1)!.rows.map(toClaimedDelivery);
     },
     async recordDeliveryAttempt(attempt) {
-      const { rows } = await driver.execute(attemptRecorded(attempt));
-      return rows.length > 0;
+      const [recorded] = await write([attemptRecorded(attempt)]);
+      return recorded!.rows.length > 0;
     },
     async recordDeliveryAttempts(attempts) {
       if (attempts.length === 0) return [];
-      const results = await driver.batch(attempts.map(attemptRecorded), "write");
+      const results = await write(attempts.map(attemptRecorded));
       return results.map((result) => result.rows.length > 0);
     },
     async listDeliveries(accountId, webhookId, query) {
