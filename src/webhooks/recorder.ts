@@ -3,8 +3,8 @@
  * file database a transaction per delivery would bound deliveries per second. An outcome is held
  * while other attempts are under way (the next of an endpoint's run starts as this one ends) and
  * written with theirs once none is, once a batch is full, or after a short wait at the latest.
- * A store may write synchronously (the libSQL file driver does), so a write in flight does not
- * gather outcomes by itself.
+ * A write in flight does not gather outcomes by itself: a store may write synchronously, or be
+ * done before the next outcome comes.
  */
 import { type DeliveryAttempt, recordDeliveryAttempts, type WebhookStore } from "../store.ts";
 
