@@ -8,6 +8,7 @@ import {
 } from "./server.ts";
 
 export type { FetchHandler, RunningServer, ServeOptions } from "./server.ts";
+export { type ClosableWebhookTransport, createWebhookTransport, type WebhookTransportNodeOptions } from "./webhook-transport.ts";
 
 export interface BunServer extends RunningServer {
   server: Bun.Server<undefined>;

@@ -9,6 +9,7 @@ import {
 } from "./server.ts";
 
 export type { FetchHandler, RunningServer, ServeOptions } from "./server.ts";
+export { type ClosableWebhookTransport, createWebhookTransport, type WebhookTransportNodeOptions } from "./webhook-transport.ts";
 
 export interface DenoServer extends RunningServer {
   server: Deno.HttpServer<Deno.NetAddr>;

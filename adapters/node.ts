@@ -17,6 +17,7 @@ import {
 } from "./server.ts";
 
 export type { ConnectionInfo, FetchHandler, RunningServer, ServeOptions } from "./server.ts";
+export { type ClosableWebhookTransport, createWebhookTransport, type WebhookTransportNodeOptions } from "./webhook-transport.ts";
 
 /**
  * A Fetch handler, which may also answer plain requests as `createSubmissionsHandler`'s does

@@ -6,16 +6,19 @@
  * The handler is built on the first request and kept for the isolate's life; a failed start
  * (say, a migration error) is retried on the next request instead of being cached.
  *
- * Its `scheduled` handler (give the worker a Cron Trigger, such as hourly) prunes the change
- * log to its retention.
+ * Its `scheduled` handler (give the worker a Cron Trigger, such as every minute) sends the
+ * webhook deliveries that are due, enforces retention rules and prunes the change log. A
+ * change's first deliveries go out right after its answer, within the request's `waitUntil`.
  */
 import { createEventPruner } from "../src/event-pruning.ts";
 import { createSubmissionsHandler, type SubmissionsHandler } from "../src/handler.ts";
-import type { SubmissionsHandlerOptions } from "../src/options.ts";
+import { mayHaveChanged, type SubmissionsHandlerOptions } from "../src/options.ts";
 import { createRetentionJob } from "../src/privacy/retention.ts";
-import { isEventLog, isPrivacyStore, type SubmissionStore } from "../src/store.ts";
+import { isEventLog, isPrivacyStore, isWebhookStore, type SubmissionStore } from "../src/store.ts";
 import { createD1Store, type D1Database } from "../src/stores/d1/index.ts";
 import { createLibsqlClientStore } from "../src/stores/libsql/client.ts";
+import { createWebhookDispatcher, type WebhookDispatcher } from "../src/webhooks/dispatcher.ts";
+import { createFetchWebhookTransport } from "../src/webhooks/transport.ts";
 import { internalError, reportError } from "./server.ts";
 
 export interface WorkerEnv {
@@ -24,6 +27,13 @@ export interface WorkerEnv {
   /** Otherwise a remote libSQL database over HTTP, e.g. `libsql://<name>.turso.io` (a secret). */
   FORMSINK_DB?: string;
   FORMSINK_DB_AUTH_TOKEN?: string;
+  /** "1": webhooks may go to `http` URLs and private addresses (local work with `wrangler dev`). */
+  FORMSINK_ALLOW_PRIVATE_WEBHOOKS?: string;
+}
+
+/** What the runtime passes beside a request or a Cron Trigger's event: work may go on after the answer. */
+export interface WorkerContext {
+  waitUntil(promise: Promise<unknown>): void;
 }
 
 export interface WorkerOptions<Env> extends SubmissionsHandlerOptions {
@@ -34,36 +44,63 @@ export interface WorkerOptions<Env> extends SubmissionsHandlerOptions {
 }
 
 export interface Worker<Env> {
-  fetch(request: Request, env: Env): Promise<Response>;
-  /** Run by a Cron Trigger: enforces the retention rules (docs/privacy.md) and prunes the change log (docs/events.md). */
+  fetch(request: Request, env: Env, context?: WorkerContext): Promise<Response>;
+  /**
+   * Run by a Cron Trigger: sends the webhook deliveries that are due (docs/webhooks.md), enforces
+   * the retention rules (docs/privacy.md) and prunes the change log (docs/events.md).
+   */
   scheduled(controller: unknown, env: Env): Promise<void>;
+}
+
+interface Opened {
+  store: SubmissionStore;
+  handler: SubmissionsHandler;
+  dispatcher: WebhookDispatcher | undefined;
 }
 
 export function createWorker<Env extends object = WorkerEnv>(options: WorkerOptions<Env> = {}): Worker<Env> {
   const { store = (env: Env) => storeFromEnv(env), eventRetentionDays, ...handlerOptions } = options;
-  let opened: Promise<{ store: SubmissionStore; handler: SubmissionsHandler }> | undefined;
+  let opened: Promise<Opened> | undefined;
+  const start = async (env: Env): Promise<Opened> => {
+    const s = await store(env);
+    const handler = createSubmissionsHandler(s, { allowPrivateWebhooks: allowsPrivateWebhooks(env), ...handlerOptions });
+    return { store: s, handler, dispatcher: dispatcherFor(s, env) };
+  };
   const open = (env: Env) =>
-    (opened ??= store(env).then((s) => ({ store: s, handler: createSubmissionsHandler(s, handlerOptions) }))).catch((error: unknown) => {
+    (opened ??= start(env)).catch((error: unknown) => {
       opened = undefined;
       throw error;
     });
   return {
-    async fetch(request, env) {
+    async fetch(request, env, context) {
       try {
-        const { handler } = await open(env);
+        const { handler, dispatcher } = await open(env);
         // Cloudflare's edge sets CF-Connecting-IP to the visitor's address, replacing any sent.
-        return await handler(request, { clientAddress: request.headers.get("cf-connecting-ip") ?? undefined });
+        const response = await handler(request, { clientAddress: request.headers.get("cf-connecting-ip") ?? undefined });
+        if (dispatcher && context && mayHaveChanged(request.method, response.status)) context.waitUntil(dispatcher.runOnce().catch(reportError));
+        return response;
       } catch (error) {
         reportError(error);
         return internalError();
       }
     },
     async scheduled(_controller, env) {
-      const { store: s } = await open(env);
+      const { store: s, dispatcher } = await open(env);
       if (isPrivacyStore(s)) await createRetentionJob(s).runOnce();
       if (isEventLog(s)) await createEventPruner(s, { retentionDays: eventRetentionDays }).runOnce();
+      await dispatcher?.runOnce();
     },
   };
+}
+
+/** The isolate's webhook dispatcher, over `fetch` (Cloudflare's network refuses what the URL check cannot see: docs/webhooks.md). */
+function dispatcherFor(store: SubmissionStore, env: object): WebhookDispatcher | undefined {
+  if (!isWebhookStore(store)) return undefined;
+  return createWebhookDispatcher(store, { transport: createFetchWebhookTransport({ allowPrivate: allowsPrivateWebhooks(env) }), onError: reportError });
+}
+
+function allowsPrivateWebhooks(env: object): boolean {
+  return (env as WorkerEnv).FORMSINK_ALLOW_PRIVATE_WEBHOOKS === "1";
 }
 
 export async function storeFromEnv(env: WorkerEnv): Promise<SubmissionStore> {

@@ -2,13 +2,13 @@
  * `npm run bench`: builds, runs every benchmark (each in its own process, one after another so
  * none shares the machine with another), and ends with every target's figure in one table.
  *
- *   node --import tsx bench/run.ts [--quick] [name ...]     (names: store http baseline memory cold-start export privacy events correlated postgres)
+ *   node --import tsx bench/run.ts [--quick] [name ...]     (names: store http baseline memory cold-start export privacy events correlated postgres webhooks)
  */
 import { execFileSync, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { TargetFigure } from "./support/targets.ts";
 
-const BENCHMARKS = ["store", "http", "baseline", "memory", "cold-start", "export", "privacy", "events", "correlated", "postgres"];
+const BENCHMARKS = ["store", "http", "baseline", "memory", "cold-start", "export", "privacy", "events", "correlated", "postgres", "webhooks"];
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const chosen = args.filter((arg) => !arg.startsWith("--"));

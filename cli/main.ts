@@ -6,6 +6,7 @@ import { healthCommand } from "./commands/health.ts";
 import { importCommand } from "./commands/import.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { serveCommand } from "./commands/serve.ts";
+import { webhooksCommand } from "./commands/webhooks.ts";
 import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_STORAGE, EXIT_USAGE, type Io, UsageError, VERSION } from "./usage.ts";
 
 const HELP = `formsink - form submissions from website popups
@@ -16,6 +17,7 @@ Usage:
   formsink keys create --account NAME [--kind K] [--domain HOST]...
   formsink keys list [--account NAME] [--json]
   formsink keys revoke PREFIX-OR-ID
+  formsink webhooks add|list|remove|rotate-secret|deliveries|retry|replay --account NAME ...
   formsink export --account NAME [--format csv|ndjson] [--output FILE] [filters]
   formsink import --account NAME [--skip-invalid] FILE...
   formsink erase --account NAME --field email --value VALUE [--dry-run]
@@ -30,6 +32,7 @@ Run "formsink <command> --help" for a command's options.`;
 const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   serve: serveCommand,
   keys: keysCommand,
+  webhooks: webhooksCommand,
   export: exportCommand,
   import: importCommand,
   erase: eraseCommand,

@@ -8,7 +8,7 @@ import { type ApiRequest, fromFetchRequest } from "./http/request.ts";
 import { requestIdOf } from "./http/request-id.ts";
 import { createSubmissionIdGenerator } from "./id.ts";
 import { formFields, openApiDocument, RATE_LIMIT_HEADERS } from "./openapi.ts";
-import { DEFAULT_HEALTH_TIMEOUT_MS, DEFAULT_LIMITS, type Limits, type SubmissionsHandlerOptions } from "./options.ts";
+import { DEFAULT_HEALTH_TIMEOUT_MS, DEFAULT_LIMITS, type Limits, mayHaveChanged, type SubmissionsHandlerOptions } from "./options.ts";
 import { type ConnectionInfo, connectionAddress } from "./rate-limit/client-address.ts";
 import { rateLimitSettings } from "./rate-limit/settings.ts";
 import { unknownAddressWarning } from "./rate-limit/unknown-address.ts";
@@ -22,16 +22,25 @@ import { exportSubmissions } from "./routes/export.ts";
 import { checkHealth } from "./routes/health.ts";
 import { eraseSubmissions, getErasure, getRetention, previewRetentionRules, putRetention } from "./routes/privacy.ts";
 import type { Method, Route } from "./routes/route.ts";
+import {
+  createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks, replayDeliveries, retryDelivery, rotateSecret, updateWebhook,
+} from "./routes/webhooks.ts";
 import { deleteSubmission, getSubmission, listSubmissions, updateSubmissionStatus } from "./routes/submissions.ts";
 import {
   createSubmissionBody, deleteResult, erasureBody, erasureReceipt, eventList, eventsQuery, exportQuery, healthOk, healthUnavailable, listQuery, retentionPreview, retentionRules,
   statusUpdateBody, statusUpdateResult, submission, submissionList,
+  createWebhookBody, deliveriesQuery, deliveryList, replayBody, replayResult, retryResult, updateWebhookBody, webhook, webhookDeleted, webhookList,
+  webhookWithSecret,
 } from "./schemas.ts";
 import type { SubmissionStore } from "./store.ts";
+import { DEFAULT_MAX_WEBHOOKS } from "./webhook-endpoints.ts";
 
 const ERRORS_READ = [400, 401, 403, 500] as const;
 const ERRORS_ONE = [401, 403, 404, 500] as const;
 const ERRORS_WRITE = [400, 401, 403, 404, 413, 415, 500] as const;
+
+const ERRORS_WEBHOOK = [401, 403, 404, 500, 501] as const;
+const ERRORS_WEBHOOK_WRITE = [400, 401, 403, 404, 413, 415, 500, 501] as const;
 
 const CREATED_HEADERS = {
   Location: { description: "The new submission's URL path", schema: { type: "string" } },
@@ -214,6 +223,105 @@ export const ROUTES: readonly Route[] = [
     },
   },
   {
+    method: "POST", path: "/api/webhooks", access: "secret", handle: createWebhook,
+    doc: {
+      operationId: "createWebhook", summary: "Subscribe an endpoint to the account's events; the answer holds its signing secret, shown only this once",
+      description:
+        "Each event of the change log (see `GET /api/events`) is POSTed to `url` as JSON with the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, " +
+        "from the first event committed after this request. `types` and `popupId` narrow what is sent. " +
+        "`url` must be `https` and must not name a private or loopback address unless the deployment allows private webhooks (`--allow-private-webhooks`); the dispatcher checks again after DNS resolution at every delivery. " +
+        "An account may have 20 endpoints unless the deployment says otherwise (409 beyond).",
+      body: { "application/json": createWebhookBody },
+      responses: {
+        201: {
+          description: "The endpoint, with its secret (`whsec_...`): keep it to verify signatures; it is never shown again",
+          content: { "application/json": webhookWithSecret },
+          headers: { Location: { description: "The endpoint's URL path", schema: { type: "string" } } },
+        },
+      },
+      errors: [400, 401, 403, 409, 413, 415, 500, 501],
+    },
+  },
+  {
+    method: "GET", path: "/api/webhooks", access: "secret", handle: listWebhooks,
+    doc: {
+      operationId: "listWebhooks", summary: "The account's webhook endpoints, oldest first (without their secrets)",
+      responses: { 200: { description: "Every endpoint", content: { "application/json": webhookList } } },
+      errors: [401, 403, 500, 501],
+    },
+  },
+  {
+    method: "GET", path: "/api/webhooks/:webhookId", access: "secret", handle: getWebhook,
+    doc: {
+      operationId: "getWebhook", summary: "One webhook endpoint (without its secrets)",
+      responses: { 200: { description: "The endpoint", content: { "application/json": webhook } } },
+      errors: ERRORS_WEBHOOK,
+    },
+  },
+  {
+    method: "PATCH", path: "/api/webhooks/:webhookId", access: "secret", handle: updateWebhook,
+    doc: {
+      operationId: "updateWebhook", summary: "Change an endpoint: its URL, filters, description, or whether it is enabled",
+      description:
+        "Only the fields sent change; `null` clears `types` (every type), `popupId` (every popup) or `description`. " +
+        "`enabled: false` stops deliveries (`disabledAt` says since when); `enabled: true` resumes them, including to an endpoint the dispatcher disabled (a 410 answer, or days of failures).",
+      body: { "application/json": updateWebhookBody },
+      responses: { 200: { description: "The endpoint as it is now", content: { "application/json": webhook } } },
+      errors: ERRORS_WEBHOOK_WRITE,
+    },
+  },
+  {
+    method: "DELETE", path: "/api/webhooks/:webhookId", access: "secret", handle: deleteWebhook,
+    doc: {
+      operationId: "deleteWebhook", summary: "Remove an endpoint and its delivery log; nothing more is sent to it",
+      responses: { 200: { description: "Deleted", content: { "application/json": webhookDeleted } } },
+      errors: ERRORS_WEBHOOK,
+    },
+  },
+  {
+    method: "POST", path: "/api/webhooks/:webhookId/rotate-secret", access: "secret", handle: rotateSecret,
+    doc: {
+      operationId: "rotateWebhookSecret", summary: "Give an endpoint a new signing secret, shown only in this answer",
+      description:
+        "For 24 hours the previous secret keeps signing beside the new one (`webhook-signature` then carries two signatures, space-separated), so a receiver can switch without missing a delivery; `previousSecretExpiresAt` says until when.",
+      responses: { 200: { description: "The endpoint with its new secret", content: { "application/json": webhookWithSecret } } },
+      errors: ERRORS_WEBHOOK,
+    },
+  },
+  {
+    method: "GET", path: "/api/webhooks/:webhookId/deliveries", access: "secret", handle: listDeliveries,
+    doc: {
+      operationId: "listWebhookDeliveries", summary: "An endpoint's delivery log, newest event first",
+      description:
+        "One entry per event sent or to be sent to the endpoint: its status (`pending` while attempts remain, `succeeded`, `failed`), attempts, the last and next attempt's time, the last status code, error and duration. " +
+        "Follow `nextCursor` (as `cursor`) for older deliveries.",
+      query: deliveriesQuery,
+      responses: { 200: { description: "The page and where the next one starts", content: { "application/json": deliveryList } } },
+      errors: [400, 401, 403, 404, 500, 501],
+    },
+  },
+  {
+    method: "POST", path: "/api/webhooks/:webhookId/deliveries/:eventId/retry", access: "secret", handle: retryDelivery,
+    doc: {
+      operationId: "retryWebhookDelivery", summary: "Send one event to the endpoint again, now (a failed delivery too)",
+      description: "The delivery becomes `pending` and due now; its attempts count on.",
+      responses: { 202: { description: "Queued", content: { "application/json": retryResult } } },
+      errors: ERRORS_WEBHOOK,
+    },
+  },
+  {
+    method: "POST", path: "/api/webhooks/:webhookId/replay", access: "secret", handle: replayDeliveries,
+    doc: {
+      operationId: "replayWebhook", summary: "Send again every event kept since an instant that the endpoint subscribes to",
+      description:
+        "For a receiver that lost data: every event of the change log stamped at or after `since` that matches the endpoint's `types` and `popupId` (including events from before the endpoint existed) becomes a pending delivery, due now. " +
+        "Events older than the log keeps (30 days by default) are gone: export the submissions instead.",
+      body: { "application/json": replayBody },
+      responses: { 202: { description: "How many deliveries were queued", content: { "application/json": replayResult } } },
+      errors: ERRORS_WEBHOOK_WRITE,
+    },
+  },
+  {
     method: "GET", path: "/api/openapi.json", access: "public", handle: serveOpenApiDocument,
     doc: {
       operationId: "getOpenApiDocument", summary: "This OpenAPI 3.1 document (no key needed)",
@@ -266,6 +374,10 @@ export interface SubmissionsHandler {
  */
 export function createSubmissionsHandler(store: SubmissionStore, options: SubmissionsHandlerOptions = {}): SubmissionsHandler {
   const basePath = normalizeBasePath(options.basePath ?? "");
+  const maxWebhooks = options.maxWebhooksPerAccount ?? DEFAULT_MAX_WEBHOOKS;
+  if (!Number.isSafeInteger(maxWebhooks) || maxWebhooks < 0) {
+    throw new TypeError(`maxWebhooksPerAccount must be a whole number of 0 or more (got ${maxWebhooks})`);
+  }
   const authenticate: Authenticate = options.authenticate ?? authenticateWithStore(store);
   const settings = {
     store,
@@ -275,10 +387,14 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
     basePath,
     newSubmissionId: createSubmissionIdGenerator(),
     healthTimeoutMs: options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS,
+    webhooks: {
+      maxWebhooks,
+      allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
+    },
     warnUnknownClientAddress: unknownAddressWarning(options.log),
   };
   const clientAddress = options.clientAddress ?? connectionAddress;
-  const log = options.log;
+  const { log, onChange } = options;
   const route = routeFinder(basePath);
 
   const answer = async (request: ApiRequest, connection: ConnectionInfo = {}): Promise<Answer> => {
@@ -296,6 +412,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
       if (!(error instanceof HttpError)) log?.({ type: "error", requestId, method: request.method, path: url.pathname, error });
       answer = toErrorAnswer(error);
     }
+    if (onChange && found && mayHaveChanged(request.method, answer.status)) onChange();
     if (found?.crossOrigin) Object.assign(answer.headers, CROSS_ORIGIN_HEADERS);
     answer.headers["x-request-id"] = requestId;
     if (log) {

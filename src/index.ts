@@ -25,7 +25,15 @@ export type {
   IdempotencyRecord, IdempotentInsert, EventLog, EventQuery, EventPage,
   StoreFaultKind,
 } from "./store.ts";
-export { isEventLog, StoreUnavailable } from "./store.ts";
+export { isEventLog, isWebhookStore, StoreUnavailable } from "./store.ts";
+export type {
+  WebhookStore, WebhookRecord, WebhookChange, DeliveryStatus, DeliveryClaim, ClaimedDelivery, DeliveryAttempt, DeliveryQuery, Delivery, DeliveryPage,
+} from "./store.ts";
+export { createWebhookDispatcher, type AttemptReport, type WebhookDispatcher, type WebhookDispatcherOptions } from "./webhooks/dispatcher.ts";
+export {
+  checkDeliveryUrl, createFetchWebhookTransport, WebhookRefused, type WebhookRequest, type WebhookResponse, type WebhookTransport,
+  type WebhookTransportOptions,
+} from "./webhooks/transport.ts";
 export { type ChangeEvent, type EventType, type StatusChange, type Tombstone, EVENT_TYPES, DEFAULT_EVENT_RETENTION_DAYS } from "./events.ts";
 export { createEventPruner, type EventPruner, type EventPrunerOptions } from "./event-pruning.ts";
 export type { Submission, SubmissionStatus, SubmissionData, Device, JsonValue, DeletionReason } from "./submission.ts";

@@ -8,8 +8,8 @@ import { lengthBoundsOf } from "./code-points.ts";
 import type { Limits } from "./options.ts";
 import type { Content, ErrorStatus, HeaderDoc, Route, SchemaSource } from "./routes/route.ts";
 import {
-  createSubmissionBody, deleteResult, erasureBody, erasureReceipt, errorBody, retentionPreview, retentionRules, statusUpdateBody, statusUpdateResult,
-  submission, submissionId, submissionList,
+  createSubmissionBody, createWebhookBody, deleteResult, erasureBody, erasureReceipt, errorBody, retentionPreview, retentionRules, statusUpdateBody,
+  statusUpdateResult, submission, submissionId, submissionList, updateWebhookBody, webhook, webhookWithSecret,
 } from "./schemas.ts";
 
 /** The version of the HTTP contract this document describes (not the package's version). */
@@ -30,6 +30,10 @@ const COMPONENT_SCHEMAS: Record<string, SchemaSource> = {
   ErasureReceipt: erasureReceipt,
   RetentionRules: retentionRules,
   RetentionPreview: retentionPreview,
+  Webhook: webhook,
+  WebhookWithSecret: webhookWithSecret,
+  CreateWebhook: createWebhookBody,
+  UpdateWebhook: updateWebhookBody,
 };
 
 const LENGTH_NOTE = "String lengths count characters (Unicode code points), as JSON Schema's minLength and maxLength do: an emoji counts as 1.";
@@ -61,7 +65,12 @@ const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: (limits:
   403: { name: "Forbidden", description: () => "The key is valid but may not do this (a publishable key on a secret operation)." },
   404: {
     name: "NotFound",
-    description: () => "No such submission (`Submission not found`) or erasure receipt (`Erasure not found`) in this account; ids that cannot exist are 404 too.",
+    description: () =>
+      "No such submission (`Submission not found`), erasure receipt (`Erasure not found`), webhook (`Webhook not found`) or delivery in this account; ids that cannot exist are 404 too.",
+  },
+  409: {
+    name: "Conflict",
+    description: () => "The account already has as many webhook endpoints as the deployment allows (20 by default): delete one first.",
   },
   410: {
     name: "Gone",
@@ -86,12 +95,18 @@ const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: (limits:
     description: () =>
       "Anything unexpected: `Internal server error`; details only in the server log. In a host app that read the request body before formsink (a body parser mounted first), the message says so.",
   },
-  501: { name: "NotImplemented", description: () => "The deployment's store keeps no erasure receipts or retention rules (a custom store without `PrivacyStore`)." },
+  501: {
+    name: "NotImplemented",
+    description: () =>
+      "The deployment's store keeps no erasure receipts or retention rules (a custom store without `PrivacyStore`), or no webhooks (without `WebhookStore`).",
+  },
 };
 
 const PATH_PARAMETER_DESCRIPTIONS: Record<string, string> = {
   submissionId: "The submission's id. Matched case-insensitively; anything that is not a UUID is a 404 like any unknown id.",
   erasureId: "The erasure receipt's id, from the answer of `POST /api/erasure`.",
+  webhookId: "The endpoint's id (`wh_...`), from the answer of `POST /api/webhooks`.",
+  eventId: "The event's id (`webhook-id` of its deliveries), from the delivery log or `GET /api/events`.",
 };
 
 const QUERY_PARAMETER_DESCRIPTIONS: Record<string, string> = {
@@ -102,7 +117,7 @@ const QUERY_PARAMETER_DESCRIPTIONS: Record<string, string> = {
   popupId: "Only submissions of this popup.",
   domain: "Only submissions made on this domain.",
   device: "Only submissions of this device type.",
-  status: "Only submissions with this status.",
+  status: "Only submissions (or deliveries) with this status.",
   orderBy: "`created_at` is oldest first, `created_at_desc` newest first; ties are broken by submissionId in the same direction.",
   createdAfter: "Only submissions created strictly after this instant (exclusive).",
   createdBefore: "Only submissions created strictly before this instant (exclusive).",

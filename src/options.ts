@@ -74,10 +74,28 @@ export interface SubmissionsHandlerOptions {
    * Default: 2000.
    */
   healthTimeoutMs?: number;
+  /** The most webhook endpoints one account may have. Default: 20. */
+  maxWebhooksPerAccount?: number;
+  /**
+   * Lets webhook endpoints be `http` URLs or name private and loopback addresses, for local
+   * work; by default creating one is 400. Give the dispatcher the same setting: it checks
+   * every delivery after DNS resolution. Default: false.
+   */
+  allowPrivateWebhooks?: boolean;
   /**
    * Receives one entry per request, one per unexpected error, and a warning the first time the
    * host app's way of calling the handler defeats a feature (no client address for rate limits).
    * Default: nothing is logged but that warning, which goes to console.warn.
    */
   log?: (entry: LogEntry) => void;
+  /**
+   * Called after each request that may have changed data (a write that succeeded), once its
+   * change is committed: pass a webhook dispatcher's `wake`, so that deliveries go out at once.
+   */
+  onChange?: () => void;
+}
+
+/** True for a request that may have changed data: not a read, and answered with success. */
+export function mayHaveChanged(method: string, status: number): boolean {
+  return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && status < 400;
 }

@@ -59,11 +59,14 @@ export const exportQuery = type({
 const eventType = type.enumerated(...EVENT_TYPES);
 const EVENT_TYPE_PATTERN = EVENT_TYPES.map((name) => name.replaceAll(".", "\\.")).join("|");
 
+/** A place in a log (the change log, a delivery log): an earlier answer's `nextCursor`. */
+const logCursor = type(/^\d{1,15}$/)
+  .configure({ description: "`nextCursor` of an earlier answer" })
+  .describe("a cursor from an earlier answer's nextCursor")
+  .pipe(Number);
+
 export const eventsQuery = type({
-  "after?": type(/^\d{1,15}$/)
-    .configure({ description: "`nextCursor` of an earlier answer" })
-    .describe("a cursor from an earlier answer's nextCursor")
-    .pipe(Number),
+  "after?": logCursor,
   limit: digits.pipe(Number).to("1 <= number.integer <= 1000").default("100"),
   "type?": type(new RegExp(`^(${EVENT_TYPE_PATTERN})(,(${EVENT_TYPE_PATTERN}))*$`))
     .configure({ description: `comma-separated event types: ${EVENT_TYPES.join(", ")}` })
@@ -73,7 +76,7 @@ export const eventsQuery = type({
 });
 
 /** The names a query schema reads from the URL; any other parameter is ignored. */
-export function queryParameters(schema: typeof listQuery | typeof exportQuery | typeof eventsQuery): string[] {
+export function queryParameters(schema: typeof listQuery | typeof exportQuery | typeof eventsQuery | typeof deliveriesQuery): string[] {
   return schema.props.map((prop) => prop.key as string);
 }
 
@@ -218,3 +221,98 @@ export type RetentionPreviewBody = typeof retentionPreview.infer;
 
 export const healthOk = type({ status: "'ok'" });
 export const healthUnavailable = type({ status: "'unavailable'", message: "string" });
+
+// ---- webhooks -----------------------------------------------------------------------------
+
+const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+/** Its shape only: which URLs a deployment delivers to is `addWebhook`'s check (webhook-endpoints.ts). */
+const webhookUrl = characters(1, MAX_WEBHOOK_URL_LENGTH)
+  .and(type(/^[Hh][Tt][Tt][Pp][Ss]?:\/\//).describe("an absolute http or https URL such as https://example.com/hooks"))
+  .configure({ format: "uri", description: `an absolute http or https URL, at most ${MAX_WEBHOOK_URL_LENGTH} characters` })
+  .narrow((text, ctx) => isHttpUrl(text) || ctx.mustBe("an absolute http or https URL such as https://example.com/hooks"));
+
+function isHttpUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const { protocol } = new URL(text);
+  return protocol === "https:" || protocol === "http:";
+}
+
+const webhookTypes = eventType.array().atLeastLength(1).describe(`a non-empty list of event types (${EVENT_TYPES.join(", ")})`);
+const webhookDescription = characters(0, 512);
+
+const webhookId = type(/^wh_[0-9a-f]{32}$/).describe("a webhook id: wh_ and 32 hex digits");
+
+export const createWebhookBody = type({
+  url: webhookUrl,
+  "types?": webhookTypes,
+  "popupId?": popupId,
+  "description?": webhookDescription,
+}).onUndeclaredKey("reject");
+
+export const updateWebhookBody = type({
+  "url?": webhookUrl,
+  "types?": webhookTypes.or("null"),
+  "popupId?": popupId.or("null"),
+  "description?": webhookDescription.or("null"),
+  "enabled?": "boolean",
+}).onUndeclaredKey("reject");
+
+/** An endpoint as the API shows it: never its secrets, but on creation and rotation. */
+export const webhook = type({
+  webhookId,
+  url: "string",
+  types: eventType.array().or("null"),
+  popupId: "string | null",
+  description: "string | null",
+  createdAt,
+  disabledAt: createdAt.or("null"),
+  previousSecretExpiresAt: createdAt.or("null"),
+});
+
+export const webhookWithSecret = webhook.and({
+  secret: type(/^whsec_[A-Za-z0-9+/]+={0,2}$/).describe("a signing secret: whsec_ and base64"),
+});
+
+export const webhookList = type({ items: webhook.array() });
+
+export const webhookDeleted = type({ message: "'Webhook deleted'", webhookId });
+
+export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
+
+export const deliveriesQuery = type({
+  "status?": type.enumerated(...DELIVERY_STATUSES),
+  "cursor?": logCursor,
+  limit: digits.pipe(Number).to("1 <= number.integer <= 100").default("20"),
+});
+
+export const DELIVERIES_QUERY_PARAMETERS = queryParameters(deliveriesQuery);
+
+export const delivery = type({
+  eventId: "string",
+  eventType,
+  status: type.enumerated(...DELIVERY_STATUSES),
+  attempts: "number.integer >= 0",
+  lastAttemptAt: createdAt.or("null"),
+  nextAttemptAt: createdAt.or("null"),
+  lastStatusCode: "number.integer | null",
+  lastError: "string | null",
+  lastDurationMs: "number >= 0 | null",
+});
+
+export const deliveryList = type({
+  items: delivery.array(),
+  nextCursor: type(/^\d{1,15}$/).or("null").describe("where the next page starts: pass it as `cursor`; null on the last page"),
+});
+
+export const retryResult = type({ message: "'Delivery queued'", eventId: "string" });
+
+export const replayBody = type({ since: instant }).onUndeclaredKey("reject");
+
+export const replayResult = type({ replayed: "number.integer >= 0" });
+
+export type CreateWebhookBody = typeof createWebhookBody.infer;
+export type UpdateWebhookBody = typeof updateWebhookBody.infer;
+export type WebhookBody = typeof webhook.infer;
+export type WebhookWithSecretBody = typeof webhookWithSecret.infer;
+export type DeliveryListBody = typeof deliveryList.infer;

@@ -182,7 +182,10 @@ export interface RateLimitCounters {
 export interface EventLog {
   /** The account's events after `query.after`, oldest first, at most `query.limit`. */
   readEvents(accountId: string, query: EventQuery): Promise<EventPage>;
-  /** Drops every event stamped before `before` (epoch milliseconds); returns how many it dropped. */
+  /**
+   * Drops every event stamped before `before` (epoch milliseconds); returns how many it dropped.
+   * In a store that is also a `WebhookStore`, the deliveries of those events go with them.
+   */
   pruneEvents(before: number): Promise<number>;
   /**
    * Optional: the page `readEvents` gives, each event as the JSON text `JSON.stringify` gives
@@ -238,10 +241,15 @@ export interface WebhookStore {
    * Across every account: first moves each enabled endpoint's new matching events (after its
    * place in the log) into its deliveries as pending, due now; then leases up to `limit` due
    * deliveries (pending, `nextAttemptAt <= now`, no live lease) to `owner` until
-   * `now + leaseMs`, and returns them, each with its event as it reads now. Of one endpoint, a
-   * delivery never attempted is returned only after every earlier one was attempted at least
-   * once (first attempts in commit order); due retries come in order of first attempt. Two
-   * callers never hold a lease on one delivery at once.
+   * `now + leaseMs`, and returns them, each with its event as it reads now. Of one endpoint,
+   * deliveries never attempted are returned in commit order, and one only when every earlier
+   * one was attempted at least once or comes before it in the same answer (so a dispatcher
+   * that sends an endpoint's deliveries one after another in the order given sends first
+   * attempts in commit order, a run of them per claim); due retries come in order of first
+   * attempt. Fewer than `limit` only when no more are claimable. Two callers never hold a
+   * lease on one delivery at once. A disabled endpoint is left out: its
+   * pending deliveries wait until it is enabled again, and the events committed while it is
+   * disabled never become its deliveries (a replay sends them).
    */
   claimDeliveries(claim: DeliveryClaim): Promise<ClaimedDelivery[]>;
   /**
@@ -249,6 +257,11 @@ export interface WebhookStore {
    * (nothing recorded) when the lease was lost to another owner meanwhile.
    */
   recordDeliveryAttempt(attempt: DeliveryAttempt): Promise<boolean>;
+  /**
+   * Optional: `recordDeliveryAttempt` for each attempt, in one write (one transaction), each
+   * answered as alone. Without it, `recordDeliveryAttempts` (below) records them one by one.
+   */
+  recordDeliveryAttempts?(attempts: readonly DeliveryAttempt[]): Promise<boolean[]>;
   /** The endpoint's deliveries, newest event first, after `query.after` (a position from an earlier page). */
   listDeliveries(accountId: string, webhookId: string, query: DeliveryQuery): Promise<DeliveryPage>;
   /**
@@ -280,6 +293,12 @@ export interface WebhookRecord {
   secrets: string[];
   /** Epoch milliseconds after which only the newest secret signs; null with one secret. */
   previousSecretExpiresAt: number | null;
+  /**
+   * Epoch milliseconds of the first failed attempt since the last success; null while the
+   * latest attempt succeeded (or none was made). The dispatcher keeps it, to disable an
+   * endpoint after days of nothing but failures.
+   */
+  failingSince: number | null;
 }
 
 export type WebhookChange = Partial<Omit<WebhookRecord, "webhookId" | "createdAt">>;
@@ -351,6 +370,12 @@ export interface Delivery {
 export interface DeliveryPage {
   deliveries: Delivery[];
   cursor: number | null;
+}
+
+/** `store.recordDeliveryAttempts`, or each attempt recorded alone when the store has no such path. */
+export async function recordDeliveryAttempts(store: WebhookStore, attempts: readonly DeliveryAttempt[]): Promise<boolean[]> {
+  if (store.recordDeliveryAttempts) return store.recordDeliveryAttempts(attempts);
+  return Promise.all(attempts.map((attempt) => store.recordDeliveryAttempt(attempt)));
 }
 
 /** True when the store keeps webhook endpoints and their outbox. */

@@ -3,6 +3,7 @@ import { apiKeyPrefix } from "../../src/auth/api-key.ts";
 import { createApiKey, revokeApiKey } from "../../src/auth/keys.ts";
 import type { ApiKeyKind } from "../../src/store.ts";
 import { DATABASE_HELP, databaseUrl, openDatabase } from "../database.ts";
+import { formatTable } from "../table.ts";
 import { EXIT_FAILURE, EXIT_OK, type Io, UsageError } from "../usage.ts";
 
 const HELP = `Manage API keys. Keys are stored hashed: a new key is printed once, alone on stdout.
@@ -126,9 +127,4 @@ async function revokeKey(args: string[], io: Io): Promise<number> {
 function help(io: Io): number {
   io.stdout(HELP);
   return EXIT_OK;
-}
-
-function formatTable(header: string[], rows: string[][]): string {
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
 }

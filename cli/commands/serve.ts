@@ -1,11 +1,14 @@
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from "../../adapters/server.ts";
+import { createWebhookTransport } from "../../adapters/webhook-transport.ts";
 import { createEventPruner } from "../../src/event-pruning.ts";
 import { DEFAULT_EVENT_RETENTION_DAYS } from "../../src/events.ts";
 import { createSubmissionsHandler } from "../../src/handler.ts";
 import { createRetentionJob } from "../../src/privacy/retention.ts";
 import { forwardedForAddress } from "../../src/rate-limit/client-address.ts";
 import { storeRateLimiter } from "../../src/rate-limit/limiter.ts";
+import { isWebhookStore } from "../../src/store.ts";
 import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/options.ts";
+import { createWebhookDispatcher, DEFAULT_LEASE_MS, MIN_LEASE_MS } from "../../src/webhooks/dispatcher.ts";
 import { BadValue, resolveSettings, setting, settingsHelp, wholeNumber } from "../config.ts";
 import { DATABASE_SETTING, displayUrl, openDatabase } from "../database.ts";
 import { createServerLog, parseLogFormat } from "../logging.ts";
@@ -110,6 +113,24 @@ export const SERVE_SETTINGS = {
     help: "connections open at once; more are closed at once (Node). Keep it below\nthe open-file limit (ulimit -n), which the database needs too",
     parse: wholeNumber(7, 1, 9_999_999, "must be a whole number of connections, such as 1000"),
   }),
+  allowPrivateWebhooks: setting({
+    flag: "allow-private-webhooks",
+    env: "FORMSINK_ALLOW_PRIVATE_WEBHOOKS",
+    kind: "switch",
+    default: () => false,
+    defaultText: "off",
+    help: "deliver webhooks to http URLs and to loopback and private addresses too:\nfor local work only (docs/webhooks.md)",
+    parse: (text) => text === "true",
+  }),
+  webhookLease: setting({
+    flag: "webhook-lease",
+    env: "FORMSINK_WEBHOOK_LEASE",
+    valueName: "<s>",
+    default: () => DEFAULT_LEASE_MS / 1000,
+    defaultText: String(DEFAULT_LEASE_MS / 1000),
+    help: "seconds a server holds a webhook delivery it took; a server that dies\nholding one leaves it to be sent again after this long",
+    parse: wholeNumber(4, MIN_LEASE_MS / 1000, 3600, `must be a whole number of seconds from ${MIN_LEASE_MS / 1000} to 3600`),
+  }),
 };
 
 const HELP = `Serve the formsink HTTP API on an embedded libSQL database (or a remote one, or
@@ -134,7 +155,10 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     io.stdout(HELP);
     return EXIT_OK;
   }
-  const { port, host: hostname, db: url, trustProxy: trustedProxies, rateLimits, logFormat, metrics: metricsAt, idleTimeout, maxConnections, eventRetentionDays } = settings.values;
+  const {
+    port, host: hostname, db: url, trustProxy: trustedProxies, rateLimits, logFormat, metrics: metricsAt, idleTimeout, maxConnections, eventRetentionDays,
+    allowPrivateWebhooks, webhookLease,
+  } = settings.values;
   const log = createServerLog(logFormat ?? (io.stderrTerminal !== undefined ? "pretty" : "json"), io.stderr);
   const metrics = metricsAt && createServerMetrics();
 
@@ -147,7 +171,22 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     await store.close();
     throw error;
   });
+  // Webhook deliveries go out from this process, woken by every change it commits and polling
+  // for the changes other servers on the database commit.
+  const webhookTransport = createWebhookTransport({ allowPrivate: allowPrivateWebhooks });
+  const dispatcher = isWebhookStore(store)
+    ? createWebhookDispatcher(store, {
+        transport: webhookTransport,
+        leaseMs: webhookLease * 1000,
+        onError: (error) => log.warn(`webhook deliveries failed (tried again shortly): ${error instanceof Error ? error.message : String(error)}`),
+        onAttempt: (report) => {
+          if (report.disabled) log.warn(`webhook ${report.webhookId} disabled: ${report.disabled === "gone" ? "its receiver answered 410 Gone" : "five days of nothing but failed deliveries"}`);
+        },
+      })
+    : undefined;
   const handler = createSubmissionsHandler(metrics ? metrics.timeStore(store) : store, {
+    onChange: dispatcher?.wake,
+    allowPrivateWebhooks,
     log: metrics
       ? (entry) => {
           if (entry.type === "request") metrics.observeRequest(entry);
@@ -170,6 +209,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     onError: (error) => log.warn(`pruning old events failed (tried again within the hour): ${error instanceof Error ? error.message : String(error)}`),
   });
   pruner.start();
+  dispatcher?.start();
   // Listening from here on: a signal must find its handler even while the lines below print.
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
@@ -204,6 +244,8 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   await stopped;
   await retention.stop();
   pruner.stop();
+  await dispatcher?.stop();
+  webhookTransport.close();
   await store.close();
   return EXIT_OK;
 }

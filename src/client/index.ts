@@ -105,6 +105,96 @@ export interface RetentionPreview {
 /** An instant as ISO 8601 text (`2025-07-12T10:30:00Z`) or a Date. */
 export type Instant = string | Date;
 
+/** A webhook endpoint as the API shows it (never its secrets): the schema `webhook`. */
+export interface Webhook {
+  webhookId: string;
+  url: string;
+  /** The event types sent; null for every type. */
+  types: EventType[] | null;
+  /** Only this popup's events; null for every popup. */
+  popupId: string | null;
+  description: string | null;
+  createdAt: string;
+  /** Since when no deliveries are made (by a user, a 410 answer or days of failures); null while enabled. */
+  disabledAt: string | null;
+  /** Until when the secret before the last rotation still signs beside the new one; null when it does not. */
+  previousSecretExpiresAt: string | null;
+}
+
+/** An endpoint just created or rotated, with its signing secret (`whsec_...`), shown this once: the schema `webhookWithSecret`. */
+export interface WebhookWithSecret extends Webhook {
+  secret: string;
+}
+
+/** A create's body: the schema `createWebhookBody`. */
+export interface CreateWebhook {
+  url: string;
+  types?: EventType[];
+  popupId?: string;
+  description?: string;
+}
+
+/** A change: the fields given change, `null` clears a filter or the description (the schema `updateWebhookBody`). */
+export interface UpdateWebhook {
+  url?: string;
+  types?: EventType[] | null;
+  popupId?: string | null;
+  description?: string | null;
+  enabled?: boolean;
+}
+
+/** The schema `webhookList`. */
+export interface WebhookList {
+  items: Webhook[];
+}
+
+/** The schema `webhookDeleted`. */
+export interface WebhookDeleted {
+  message: "Webhook deleted";
+  webhookId: string;
+}
+
+export type DeliveryStatus = "pending" | "succeeded" | "failed";
+
+/** One event sent, or to be sent, to an endpoint: the schema `delivery`. */
+export interface Delivery {
+  eventId: string;
+  eventType: EventType;
+  status: DeliveryStatus;
+  attempts: number;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  lastDurationMs: number | null;
+}
+
+/** A page of the delivery log: the schema `deliveryList`. */
+export interface DeliveryList {
+  items: Delivery[];
+  /** Pass it as `cursor` for the next (older) page; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** The query of the delivery log (the schema `deliveriesQuery`). */
+export interface DeliveriesOptions {
+  status?: DeliveryStatus;
+  cursor?: string;
+  /** 1..100, default 20. */
+  limit?: number;
+}
+
+/** The schema `retryResult`. */
+export interface RetryResult {
+  message: "Delivery queued";
+  eventId: string;
+}
+
+/** The schema `replayResult`: how many deliveries were queued. */
+export interface ReplayResult {
+  replayed: number;
+}
+
 /** The filters and order of a list or an export: the schema `exportQuery` without `format`, instants also as Dates. */
 export interface SubmissionFilters {
   popupId?: string;
@@ -187,6 +277,20 @@ export interface FormsinkClient {
   previewRetention(request?: RequestOptions): Promise<RetentionPreview>;
   /** One page of the change log. A cursor older than the events kept is a `FormsinkError` with status 410. */
   events(options?: EventsOptions, request?: RequestOptions): Promise<EventList>;
+  /** Subscribes an endpoint; the answer carries its signing secret, which is never shown again. */
+  createWebhook(body: CreateWebhook, request?: RequestOptions): Promise<WebhookWithSecret>;
+  listWebhooks(request?: RequestOptions): Promise<WebhookList>;
+  getWebhook(webhookId: string, request?: RequestOptions): Promise<Webhook>;
+  updateWebhook(webhookId: string, change: UpdateWebhook, request?: RequestOptions): Promise<Webhook>;
+  deleteWebhook(webhookId: string, request?: RequestOptions): Promise<WebhookDeleted>;
+  /** A new signing secret, shown this once; the previous one keeps signing beside it for 24 hours. */
+  rotateWebhookSecret(webhookId: string, request?: RequestOptions): Promise<WebhookWithSecret>;
+  /** One page of the endpoint's delivery log, newest event first. */
+  webhookDeliveries(webhookId: string, options?: DeliveriesOptions, request?: RequestOptions): Promise<DeliveryList>;
+  /** Sends the endpoint this event again, now. */
+  retryWebhookDelivery(webhookId: string, eventId: string, request?: RequestOptions): Promise<RetryResult>;
+  /** Sends the endpoint every event kept since `since` again. */
+  replayWebhook(webhookId: string, since: Instant, request?: RequestOptions): Promise<ReplayResult>;
 }
 
 export function createClient(options: ClientOptions): FormsinkClient {
@@ -220,6 +324,7 @@ export function createClient(options: ClientOptions): FormsinkClient {
     }
   };
   const item = (submissionId: string) => `api/submission/${encodeURIComponent(submissionId)}`;
+  const hook = (webhookId: string) => `api/webhooks/${encodeURIComponent(webhookId)}`;
 
   const client: FormsinkClient = {
     list: (query = {}, { signal } = {}) => json("GET", "api/submission", { query, signal }),
@@ -235,6 +340,17 @@ export function createClient(options: ClientOptions): FormsinkClient {
     previewRetention: ({ signal } = {}) => json("GET", "api/retention/preview", { signal }),
     events: ({ type, ...query } = {}, { signal } = {}) =>
       json("GET", "api/events", { query: { ...query, type: type?.join(",") }, signal }),
+    createWebhook: (body, { signal } = {}) => json("POST", "api/webhooks", { body, signal }),
+    listWebhooks: ({ signal } = {}) => json("GET", "api/webhooks", { signal }),
+    getWebhook: (webhookId, { signal } = {}) => json("GET", hook(webhookId), { signal }),
+    updateWebhook: (webhookId, change, { signal } = {}) => json("PATCH", hook(webhookId), { body: change, signal }),
+    deleteWebhook: (webhookId, { signal } = {}) => json("DELETE", hook(webhookId), { signal }),
+    rotateWebhookSecret: (webhookId, { signal } = {}) => json("POST", `${hook(webhookId)}/rotate-secret`, { signal }),
+    webhookDeliveries: (webhookId, query = {}, { signal } = {}) => json("GET", `${hook(webhookId)}/deliveries`, { query, signal }),
+    retryWebhookDelivery: (webhookId, eventId, { signal } = {}) =>
+      json("POST", `${hook(webhookId)}/deliveries/${encodeURIComponent(eventId)}/retry`, { signal }),
+    replayWebhook: (webhookId, since, { signal } = {}) =>
+      json("POST", `${hook(webhookId)}/replay`, { body: { since: since instanceof Date ? since.toISOString() : since }, signal }),
 
     async *export(filters = {}, { signal } = {}) {
       const response = await send("GET", "api/submission/export", { query: { ...filters, format: "ndjson" }, signal, headers: { accept: "application/x-ndjson" } });

@@ -5,6 +5,7 @@ import type { NewSubmissionId } from "../id.ts";
 import type { Limits } from "../options.ts";
 import type { RateLimitSettings } from "../rate-limit/settings.ts";
 import type { SubmissionStore } from "../store.ts";
+import type { WebhookPolicy } from "../webhook-endpoints.ts";
 
 /** What every route handler gets beside the request; made fresh for each request, never changed. */
 export interface RequestContext {
@@ -14,6 +15,8 @@ export interface RequestContext {
   readonly authenticate: Authenticate;
   readonly basePath: string;
   readonly newSubmissionId: () => NewSubmissionId;
+  /** What endpoints an account may add. */
+  readonly webhooks: WebhookPolicy;
   /** How long the health check waits for the store. */
   readonly healthTimeoutMs: number;
   /** The request's URL, parsed once. */

@@ -10,7 +10,7 @@ export interface SchemaSource {
 }
 
 /** The statuses an operation can answer with an error, each described once in the document. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 410 | 413 | 415 | 422 | 429 | 500 | 501;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 501;
 
 /** Media type to schema: an arktype schema, or plain JSON Schema for what has none. */
 export type Content = Record<string, SchemaSource | JsonSchema>;

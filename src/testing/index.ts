@@ -4,12 +4,14 @@
  * needs a test library or Node, so they run wherever your store does.
  *
  * A store is done when `testSubmissionStore` passes; run `testKeyStore` and
- * `testRateLimitCounters`, `testPrivacyStore` and `testEventLog` too when it implements those interfaces.
+ * `testRateLimitCounters`, `testPrivacyStore`, `testEventLog` and `testWebhookStore` too when it
+ * implements those interfaces.
  */
 export { testSubmissionStore } from "./submission-store.ts";
 export { testKeyStore } from "./key-store.ts";
 export { testRateLimitCounters } from "./rate-limit-counters.ts";
 export { type PrivacySuiteOptions, testPrivacyStore } from "./privacy.ts";
 export { testEventLog } from "./event-log.ts";
+export { testWebhookStore } from "./webhooks.ts";
 export type { RegisterTest, StoreSuiteOptions } from "./suite.ts";
 export { AssertionError } from "./assert.ts";

@@ -23,6 +23,8 @@ const BAD: Record<keyof typeof SERVE_SETTINGS, string[]> = {
   idleTimeout: ["0", "1.5", "1000", "soon", ""],
   maxConnections: ["0", "-5", "many", ""],
   eventRetentionDays: ["0", "thirty", "-1", "1.5", ""],
+  allowPrivateWebhooks: ["maybe", "2"],
+  webhookLease: ["15", "3601", "a minute", "1.5", ""],
 };
 
 const config = suite<{ dir: string }>("serve settings");
@@ -44,7 +46,8 @@ config("a bad value from a flag, an env var or the config file: exit 2, one line
     for (const value of values) {
       const file = join(dir, "config.json");
       writeFileSync(file, JSON.stringify({ [s.flag]: value }));
-      const cases: [string[], Record<string, string>, string][] = [
+      // A switch takes no text on the command line and a JSON boolean in the file (the switch test below).
+      const cases: [string[], Record<string, string>, string][] = s.kind === "switch" ? [[["serve"], { [s.env]: value }, s.env]] : [
         [["serve", `--${s.flag}=${value}`], {}, `--${s.flag}`],
         [["serve"], { [s.env]: value }, s.env],
         [["serve", "--config", file], {}, `${s.flag} in config file ${file}`],
@@ -98,15 +101,17 @@ config("unknown flags, arguments, config keys and unreadable config files: exit 
 config("precedence: flag, then env var, then config file, then default", ({ dir }) => {
   const file = join(dir, "config.json");
   writeFileSync(file, JSON.stringify({ port: 7000, host: "0.0.0.0", "trust-proxy": 2, "rate-limits": "database" }));
-  const { values } = resolveSettings(SERVE_SETTINGS, ["--port", "9000", "--config", file], { PORT: "8000", HOST: "::1", FORMSINK_DATA_DIR: dir, FORMSINK_EVENT_RETENTION_DAYS: "7" });
+  const { values } = resolveSettings(SERVE_SETTINGS, ["--port", "9000", "--config", file], {
+    PORT: "8000", HOST: "::1", FORMSINK_DATA_DIR: dir, FORMSINK_EVENT_RETENTION_DAYS: "7", FORMSINK_ALLOW_PRIVATE_WEBHOOKS: "1",
+  });
   assert.equal(values, {
     port: 9000, host: "::1", db: `file:${join(dir, "formsink.db")}`, trustProxy: 2, rateLimits: "database", logFormat: undefined, metrics: undefined,
-    idleTimeout: 30, maxConnections: 1000, eventRetentionDays: 7,
+    idleTimeout: 30, maxConnections: 1000, eventRetentionDays: 7, allowPrivateWebhooks: true, webhookLease: 60,
   });
   const defaults = resolveSettings(SERVE_SETTINGS, [], {});
   assert.equal(defaults.values, {
     port: 8787, host: "127.0.0.1", db: "file:formsink.db", trustProxy: 0, rateLimits: "memory", logFormat: undefined, metrics: undefined,
-    idleTimeout: 30, maxConnections: 1000, eventRetentionDays: 30,
+    idleTimeout: 30, maxConnections: 1000, eventRetentionDays: 30, allowPrivateWebhooks: false, webhookLease: 60,
   });
 });
 

@@ -129,6 +129,35 @@ export function clientSuite(name: string, start: StartClientTarget, options: { b
     assert.match(malformed.message, /after/);
   });
 
+  t("webhooks: create (the secret once), list, get, update, rotate, the delivery log, replay, retry, delete", async ({ target }) => {
+    const client = await clientFor(target);
+    const created = await client.createWebhook({ url: "https://crm.example.com/hooks", types: ["submission.created"], description: "CRM" });
+    assert.match(created.secret, /^whsec_/);
+    const { secret, ...shown } = created;
+    assert.equal(await client.getWebhook(created.webhookId), shown);
+    assert.equal(await client.listWebhooks(), { items: [shown] });
+    const changed = await client.updateWebhook(created.webhookId, { enabled: false, types: null });
+    assert.equal([changed.types, typeof changed.disabledAt], [null, "string"]);
+    const rotated = await client.rotateWebhookSecret(created.webhookId);
+    assert.is.not(rotated.secret, secret);
+    assert.type(rotated.previousSecretExpiresAt, "string");
+
+    const before = new Date(Date.now() - 1000);
+    const lead = await client.create({ popupId: "popup_1", data: { email: "jane@example.com" } });
+    assert.equal(await client.webhookDeliveries(created.webhookId), { items: [], nextCursor: null }, "a disabled endpoint takes no new event");
+    assert.equal(await client.replayWebhook(created.webhookId, before), { replayed: 1 });
+    const { items } = await client.webhookDeliveries(created.webhookId, { status: "pending", limit: 5 });
+    const [createdEvent] = (await client.events({ type: ["submission.created"] })).items.filter((e) => e.data.submissionId === lead.submissionId);
+    assert.equal(items.map((d) => [d.eventId, d.eventType, d.status, d.attempts]), [[createdEvent!.id, "submission.created", "pending", 0]]);
+    assert.equal(await client.retryWebhookDelivery(created.webhookId, createdEvent!.id), { message: "Delivery queued", eventId: createdEvent!.id });
+    assert.is((await rejection(client.retryWebhookDelivery(created.webhookId, "evt_missing"))).status, 404);
+    assert.match((await rejection(client.webhookDeliveries(created.webhookId, { limit: 0 }))).message, /limit/);
+
+    assert.equal(await client.deleteWebhook(created.webhookId), { message: "Webhook deleted", webhookId: created.webhookId });
+    const gone = await rejection(client.getWebhook(created.webhookId));
+    assert.equal([gone.status, gone.message], [404, "Webhook not found"]);
+  });
+
   t("errors are FormsinkErrors carrying the status and the API's message", async ({ target }) => {
     const client = await clientFor(target);
     const tooMany = await rejection(client.list({ limit: 101 }));

@@ -4,12 +4,15 @@
  * the typecheck if the line below it stops being an error. Nothing here runs.
  */
 import {
-  createClient, type CreateSubmission, type DeleteResult, type Erasure, type ErasureReceipt, type ListOptions, type RetentionPreview,
-  type RetentionRules, type StatusUpdateResult, type Submission, type SubmissionFilters, type SubmissionList,
+  createClient, type CreateSubmission, type CreateWebhook, type DeleteResult, type DeliveriesOptions, type Delivery, type DeliveryList, type Erasure,
+  type ErasureReceipt, type ListOptions, type ReplayResult, type RetentionPreview, type RetentionRules, type RetryResult, type StatusUpdateResult,
+  type Submission, type SubmissionFilters, type SubmissionList, type UpdateWebhook, type Webhook, type WebhookDeleted, type WebhookList,
+  type WebhookWithSecret,
 } from "../../src/client/index.ts";
 import type {
-  createSubmissionBody, deleteResult, erasureBody, erasureReceipt, exportQuery, listQuery, retentionPreview, retentionRules, statusUpdateResult,
-  submission, submissionList,
+  createSubmissionBody, createWebhookBody, deleteResult, deliveriesQuery, delivery, deliveryList, erasureBody, erasureReceipt, exportQuery, listQuery,
+  replayResult, retentionPreview, retentionRules, retryResult, statusUpdateResult, submission, submissionList, updateWebhookBody, webhook,
+  webhookDeleted, webhookList, webhookWithSecret,
 } from "../../src/schemas.ts";
 
 // Both ways assignable, and the same keys: an optional field on one side only is a difference too.
@@ -31,6 +34,17 @@ export const types: true[] = [
   true satisfies Same<WithoutInstants<SubmissionFilters>, WithoutInstants<Omit<typeof exportQuery.inferIn, "format">>>,
   true satisfies Same<keyof ListOptions, keyof typeof listQuery.inferIn>,
   true satisfies Same<keyof SubmissionFilters | "format", keyof typeof exportQuery.inferIn>,
+  true satisfies Same<Webhook, typeof webhook.infer>,
+  true satisfies Same<WebhookWithSecret, typeof webhookWithSecret.infer>,
+  true satisfies Same<CreateWebhook, typeof createWebhookBody.infer>,
+  true satisfies Same<UpdateWebhook, typeof updateWebhookBody.infer>,
+  true satisfies Same<WebhookList, typeof webhookList.infer>,
+  true satisfies Same<WebhookDeleted, typeof webhookDeleted.infer>,
+  true satisfies Same<Delivery, typeof delivery.infer>,
+  true satisfies Same<DeliveryList, typeof deliveryList.infer>,
+  true satisfies Same<RetryResult, typeof retryResult.infer>,
+  true satisfies Same<ReplayResult, typeof replayResult.infer>,
+  true satisfies Same<keyof DeliveriesOptions, keyof typeof deliveriesQuery.inferIn>,
 ];
 
 export async function typeChecks(): Promise<void> {
@@ -53,6 +67,22 @@ export async function typeChecks(): Promise<void> {
   await client.create({ popupId: "p", data: {}, status: "completed" });
   // @ts-expect-error status is pending or completed
   await client.updateStatus("id", "archived");
+  const { secret, webhookId } = await client.createWebhook({ url: "https://crm.example.com/hooks", types: ["submission.created"] });
+  void secret;
+  // @ts-expect-error types are event types
+  await client.createWebhook({ url: "https://crm.example.com/hooks", types: ["submission.made"] });
+  // @ts-expect-error a secret is made by the service
+  await client.createWebhook({ url: "https://crm.example.com/hooks", secret: "whsec_x" });
+  await client.updateWebhook(webhookId, { enabled: false, popupId: null });
+  // @ts-expect-error enabled is a boolean
+  await client.updateWebhook(webhookId, { enabled: "no" });
+  const listed = await client.getWebhook(webhookId);
+  // @ts-expect-error a read never shows the secret
+  void listed.secret;
+  await client.webhookDeliveries(webhookId, { status: "failed", limit: 5 });
+  // @ts-expect-error delivery statuses are pending, succeeded or failed
+  await client.webhookDeliveries(webhookId, { status: "completed" });
+  await client.replayWebhook(webhookId, new Date());
   for await (const item of client.export()) {
     const status: "pending" | "completed" = item.status;
     // @ts-expect-error submissions have no accountId

@@ -5,7 +5,8 @@
  * `npm test` runs first) and curl.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -123,8 +124,8 @@ function normalized(value: unknown): unknown {
 }
 
 /** A bash session whose commands run one block at a time, so that variables (KEY, ID) carry over. */
-function shell(env: NodeJS.ProcessEnv): { run(script: string): Promise<string>; close(): void; child: ChildProcess } {
-  const child = spawn("bash", ["--norc", "--noprofile"], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+function shell(env: NodeJS.ProcessEnv, cwd = ROOT): { run(script: string, timeoutMs?: number): Promise<string>; close(): void; child: ChildProcess } {
+  const child = spawn("bash", ["--norc", "--noprofile"], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout.on("data", (chunk) => (out += chunk));
@@ -132,12 +133,12 @@ function shell(env: NodeJS.ProcessEnv): { run(script: string): Promise<string>; 
   let blocks = 0;
   return {
     child,
-    run(script) {
+    run(script, timeoutMs = 20_000) {
       const marker = `@@block-done-${++blocks}`;
       out = "";
       child.stdin.write(`${script}\nprintf '\\n${marker}\\n'\n`);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the block did not finish within 20 s; stderr: ${err}`)), 20_000);
+        const timer = setTimeout(() => reject(new Error(`the block did not finish within ${timeoutMs / 1000} s; stderr: ${err}`)), timeoutMs);
         const check = () => {
           const at = out.indexOf(`${marker}\n`);
           if (at === -1) return;
@@ -153,6 +154,68 @@ function shell(env: NodeJS.ProcessEnv): { run(script: string): Promise<string>; 
       child.stdin.end();
     },
   };
+}
+
+interface BlockRun {
+  /** The block's script for this run: ids and ports of earlier answers put in. */
+  rewrite(script: string): string;
+  /** Asserts that an answer line matches the line the README shows after the block. */
+  compare(answer: string, shown: string, where: string, lang: string): void;
+  timeoutMs?: number;
+  /** More to say when the number of lines differs (what the server logged). */
+  context?: () => string;
+}
+
+/**
+ * Runs each ```sh block of `blocks` in the session, in order: every curl must be announced by a
+ * comment ending in its status, and what the block prints must be the ```json or ```text block
+ * that follows it (or nothing). Returns how many lines were compared.
+ */
+async function runBlocks(session: ReturnType<typeof shell>, base: string, blocks: Block[], how: BlockRun): Promise<number> {
+  let checked = 0;
+  for (const [index, block] of blocks.entries()) {
+    if (block.lang !== "sh") continue;
+    const where = `README.md:${block.line}`;
+    const expectedStatuses = [...block.code.matchAll(/^\s*#.*\((\d{3})\)/gm)].map((match) => Number(match[1]));
+    const curls = block.code.match(/^\s*curl /gm)?.length ?? 0;
+    assert.is(expectedStatuses.length, curls, `${where}: each curl needs a comment before it that ends with its status, e.g. "# create (201)"`);
+    const script = how
+      .rewrite(block.code)
+      .replaceAll("http://127.0.0.1:8787", base)
+      .replaceAll("npx formsink", `node ${JSON.stringify(BIN)}`)
+      .replace(/^(\s*)curl /gm, `$1curl -w '\\n@@status %{http_code}\\n' `);
+    const output = await session.run(script, how.timeoutMs);
+    const statuses = [...output.matchAll(/^@@status (\d+)$/gm)].map((match) => Number(match[1]));
+    assert.equal(statuses, expectedStatuses, `${where}: statuses`);
+    const answers = output.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("@@status"));
+    const next = blocks[index + 1];
+    if (next?.lang !== "json" && next?.lang !== "text") {
+      assert.equal(answers, [], `${where}: prints what the README does not show`);
+      continue;
+    }
+    const shown = next.code.split("\n").filter((line) => line.trim() !== "");
+    assert.is(answers.length, shown.length, `${where}: ${answers.length} lines, the README shows ${shown.length}:\n${answers.join("\n")}\n${how.context?.() ?? ""}`);
+    answers.forEach((answer, i) => how.compare(answer, shown[i]!, `${where}: line ${i + 1}`, next.lang));
+    checked += answers.length;
+  }
+  return checked;
+}
+
+/** The address the server prints once it listens. */
+function serverAddress(server: ChildProcess, said: () => string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server printed no address within 10 s: ${said()}`)), 10_000);
+    const look = () => {
+      const url = /http:\/\/127\.0\.0\.1:[1-9]\d*/.exec(said())?.[0];
+      if (url) {
+        clearTimeout(timer);
+        resolve(url);
+      }
+    };
+    server.stdout!.on("data", look);
+    server.stderr!.on("data", look);
+    server.once("close", () => reject(new Error(`the server exited: ${said()}`)));
+  });
 }
 
 quickStart("npm start, a key, then each curl of the README gets the status and answer shown", async () => {
@@ -174,19 +237,7 @@ quickStart("npm start, a key, then each curl of the README gets the status and a
   server.stderr.on("data", (chunk) => (said += chunk));
   const session = shell(env);
   try {
-    const base = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the server printed no address within 10 s: ${said}`)), 10_000);
-      const look = () => {
-        const url = /http:\/\/127\.0\.0\.1:[1-9]\d*/.exec(said)?.[0];
-        if (url) {
-          clearTimeout(timer);
-          resolve(url);
-        }
-      };
-      server.stdout.on("data", look);
-      server.stderr.on("data", look);
-      server.once("close", () => reject(new Error(`the server exited: ${said}`)));
-    });
+    const base = await serverAddress(server, () => said);
     const hint = /formsink keys create --account \S+/.exec(banner.code)![0];
     for (let waited = 0; !said.includes(hint) && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.ok(said.includes(hint), `the server does not say "${hint}"; it said: ${said}`);
@@ -196,37 +247,14 @@ quickStart("npm start, a key, then each curl of the README gets the status and a
     }
 
     let lastId: string | undefined;
-    const runnable = blocks.slice(blocks.indexOf(start) + 1);
-    let checked = 0;
-    for (const [index, block] of runnable.entries()) {
-      if (block.lang !== "sh") continue;
-      const where = `README.md:${block.line}`;
-      const expectedStatuses = [...block.code.matchAll(/^\s*#.*\((\d{3})\)/gm)].map((match) => Number(match[1]));
-      const curls = block.code.match(/^\s*curl /gm)?.length ?? 0;
-      assert.is(expectedStatuses.length, curls, `${where}: each curl needs a comment before it that ends with its status, e.g. "# create (201)"`);
-      let script = block.code
-        .replaceAll("http://127.0.0.1:8787", base)
-        .replaceAll("npx formsink", `node ${JSON.stringify(BIN)}`)
-        .replace(/^(\s*)curl /gm, `$1curl -w '\\n@@status %{http_code}\\n' `);
-      if (lastId !== undefined) script = script.replace(UUID, lastId);
-      const output = await session.run(script);
-      const statuses = [...output.matchAll(/^@@status (\d+)$/gm)].map((match) => Number(match[1]));
-      assert.equal(statuses, expectedStatuses, `${where}: statuses`);
-      const answers = output.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("@@status"));
-      const next = runnable[index + 1];
-      if (next?.lang !== "json") {
-        assert.equal(answers, [], `${where}: prints what the README does not show`);
-        continue;
-      }
-      const shown = next.code.split("\n").filter((line) => line.trim() !== "");
-      assert.is(answers.length, shown.length, `${where}: ${answers.length} answers, the README shows ${shown.length}:\n${answers.join("\n")}`);
-      answers.forEach((answer, i) => {
+    const checked = await runBlocks(session, base, blocks.slice(blocks.indexOf(start) + 1), {
+      rewrite: (script) => (lastId === undefined ? script : script.replace(UUID, lastId)),
+      compare(answer, shown, where) {
         const value = JSON.parse(answer) as { submissionId?: string };
-        assert.equal(normalized(value), normalized(JSON.parse(shown[i]!)), `${where}: answer ${i + 1}`);
+        assert.equal(normalized(value), normalized(JSON.parse(shown)), where);
         if (typeof value.submissionId === "string") lastId = value.submissionId;
-      });
-      checked += answers.length;
-    }
+      },
+    });
     assert.ok(checked >= 5, `only ${checked} answers checked`);
   } finally {
     session.close();
@@ -237,6 +265,84 @@ quickStart("npm start, a key, then each curl of the README gets the status and a
 });
 
 quickStart.run();
+
+// ---- the README's webhook walk-through runs ---------------------------------------------------
+
+const walkThrough = suite("docs: the README's webhook walk-through delivers, fails, and recovers as shown");
+
+const EVENT_ID = /evt_[0-9a-f]{32}/g;
+const WEBHOOK_ID = /wh_[0-9a-f]{32}/g;
+
+/**
+ * A delivery log or receiver line compared by what the walk-through shows: ids as placeholders,
+ * and the figures that depend on timing (an attempt's duration, how many attempts a waiting
+ * delivery has had so far) by their kind.
+ */
+function walkThroughShape(value: unknown, key = ""): unknown {
+  if (key === "lastDurationMs" && typeof value === "number") return "<duration>";
+  if (key === "attempts" && typeof value === "number" && value > 0) return "<one or more>";
+  if (typeof value === "string") return normalized(value.replace(EVENT_ID, "<event id>").replace(WEBHOOK_ID, "<webhook id>"));
+  if (Array.isArray(value)) return value.map((item) => walkThroughShape(item));
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walkThroughShape(v, k)]));
+  return value;
+}
+
+/** A free TCP port on 127.0.0.1 for the receiver (the README's 9000 may be taken here). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+walkThrough("the README's Webhooks section: a signed delivery verified by standardwebhooks, a failure in the log, the retry after the receiver is back", async () => {
+  assert.ok(existsSync(BIN), `${BIN} is missing: run npm run build first`);
+  await run("curl", ["--version"]).catch(() => assert.unreachable("curl is needed to run the README's commands: apt-get install curl"));
+  const blocks = section("Webhooks");
+  const startIndex = blocks.findIndex((block) => block.lang === "sh" && /^FORMSINK_ALLOW_PRIVATE_WEBHOOKS=1 npm start$/m.test(block.code));
+  assert.ok(startIndex !== -1, "the section has no ```sh block that restarts the server allowing private webhooks");
+  const receiverBlock = blocks.find((block) => block.lang === "js" && block.code.includes("standardwebhooks"));
+  assert.ok(receiverBlock, "the section shows no receiver using standardwebhooks");
+
+  // The session runs where the reader would: beside receiver.mjs, with the clone's packages.
+  const dir = mkdtempSync(join(tmpdir(), "formsink-readme-webhooks-"));
+  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
+  const port = String(await freePort());
+  writeFileSync(join(dir, "receiver.mjs"), receiverBlock.code.replaceAll("9000", port));
+  const env = { ...process.env, FORMSINK_DB: `file:${join(dir, "formsink.db")}`, PORT: "0", HOST: "127.0.0.1", FORMSINK_ALLOW_PRIVATE_WEBHOOKS: "1" };
+  const server = spawn(process.execPath, [BIN, "serve"], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
+  let said = "";
+  server.stdout.on("data", (chunk) => (said += chunk));
+  server.stderr.on("data", (chunk) => (said += chunk));
+  const session = shell(env, dir);
+  try {
+    const base = await serverAddress(server, () => said);
+    assert.is((await session.run(`KEY=$(node ${JSON.stringify(BIN)} keys create --account my-site 2>/dev/null)`)).trim(), "", "the quick start's key");
+    let lastWebhookId: string | undefined;
+    const withPort = (text: string) => text.replaceAll("9000", port);
+    const checked = await runBlocks(session, base, blocks.slice(startIndex + 1), {
+      rewrite: (script) => (lastWebhookId === undefined ? withPort(script) : withPort(script).replace(WEBHOOK_ID, lastWebhookId)),
+      compare(answer, shown, where, lang) {
+        const [got, expected] = lang === "json" ? [JSON.parse(answer), JSON.parse(withPort(shown))] : [answer, withPort(shown)];
+        assert.equal(walkThroughShape(got), walkThroughShape(expected), where);
+        lastWebhookId = /"webhookId":"(wh_[0-9a-f]{32})"/.exec(answer)?.[1] ?? lastWebhookId;
+      },
+      timeoutMs: 60_000,
+      context: () => `server: ${said}`,
+    });
+    assert.ok(checked >= 5, `only ${checked} lines checked`);
+  } finally {
+    await session.run("kill $(jobs -p) 2>/dev/null; wait").catch(() => undefined);
+    session.close();
+    server.kill("SIGTERM");
+    await new Promise((resolve) => (server.exitCode !== null ? resolve(undefined) : server.once("close", resolve)));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+walkThrough.run();
+
 
 // ---- links ----------------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import { type AddressInfo, connect } from "node:net";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { CONSUMED_BODY_MESSAGE } from "../../adapters/node-consumed-body.ts";
-import { createRequestListener, type NodeHandler, serve } from "../../adapters/node.ts";
+import { createRequestListener, createWebhookTransport, type NodeHandler, serve } from "../../adapters/node.ts";
 import { createApiKey } from "../../src/auth/keys.ts";
 import { createSubmissionsHandler, type SubmissionsHandler } from "../../src/handler.ts";
 import type { ApiRequest } from "../../src/http/request.ts";
@@ -16,8 +16,10 @@ import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import { overSocket } from "./over-socket.ts";
 import { type FetchHandler, httpSuite } from "./suite.ts";
+import { webhookDeliverySuite } from "./webhook-delivery-suite.ts";
 
 httpSuite("node server, libSQL :memory:", overSocket(serve), { createStore: () => createLibsqlStore({ url: ":memory:" }) });
+webhookDeliverySuite("node server, libSQL :memory:", overSocket(serve), () => createLibsqlStore({ url: ":memory:" }), createWebhookTransport);
 
 // ---- Node adapter specifics -----------------------------------------------------------------
 

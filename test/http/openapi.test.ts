@@ -11,6 +11,7 @@ import * as assert from "uvu/assert";
 import { createApiKey } from "../../src/auth/keys.ts";
 import { createSubmissionsHandler, ROUTES } from "../../src/handler.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
+import { addWebhook } from "../../src/webhook-endpoints.ts";
 
 interface Parameter {
   name: string;
@@ -42,7 +43,16 @@ async function fixture(basePath = "") {
   assert.is(response.status, 200);
   assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
   const text = await response.text();
-  return { store, key, accountId: record.accountId, handler, text, doc: JSON.parse(text) as Document };
+  const { webhook } = await addWebhook(store, record.accountId, { url: "https://hooks.example.com/in" }, { maxWebhooks: 20, allowPrivateWebhooks: false });
+  return { store, key, accountId: record.accountId, webhookId: webhook.webhookId, handler, text, doc: JSON.parse(text) as Document };
+}
+
+/** A documented path with its parameters filled in: a submission that may not exist, the fixture's webhook. */
+function pathOf(path: string, ids: { submissionId?: string; webhookId: string; eventId?: string }): string {
+  return path
+    .replace("{submissionId}", ids.submissionId ?? "0193f5c2-7b8e-7cc1-9a1e-4f1f9d6f0c11")
+    .replace("{webhookId}", ids.webhookId)
+    .replace("{eventId}", ids.eventId ?? "evt_00000000000000000000000000000000");
 }
 
 function operations(doc: Document): [method: string, path: string, operation: Operation][] {
@@ -121,15 +131,16 @@ const QUERY_SAMPLES: Record<string, string[]> = {
   popupId: ["p", "p".repeat(256), "p".repeat(257), "", "é".repeat(256)],
   domain: ["example.com", "d".repeat(512), "d".repeat(513), ""],
   device: ["x", "mobile", "x".repeat(128), "x".repeat(129), ""],
-  status: ["pending", "completed", "done", "PENDING", ""],
+  status: ["pending", "completed", "succeeded", "failed", "done", "PENDING", ""],
   orderBy: ["created_at", "created_at_desc", "created", "createdAt", ""],
   format: ["csv", "ndjson", "xml", "CSV", ""],
+  cursor: ["0", "12", "123456789012345", "1234567890123456", "-1", "abc", "1.5", ""],
   after: ["0", "12", "123456789012345", "1234567890123456", "-1", "abc", "1.5", ""],
   type: ["submission.created", "submission.created,submission.deleted", "submission.status_changed", "submission.made", "submissionXcreated", "submission.created,", ""],
 };
 
 t("query parameters: the document's schema accepts a value exactly when the handler does", async () => {
-  const { doc, handler, key } = await fixture();
+  const { doc, handler, key, webhookId } = await fixture();
   const accepts = schemaValidator(doc);
   let compared = 0;
   for (const [, path, operation] of operations(doc)) {
@@ -148,7 +159,8 @@ t("query parameters: the document's schema accepts a value exactly when the hand
       const samples = QUERY_SAMPLES[parameter.name];
       assert.ok(samples, `no samples for ${parameter.name}`);
       for (const value of samples) {
-        const response = await handler(new Request(`${ORIGIN}${path}?${parameter.name}=${encodeURIComponent(value)}`, { headers: { "x-api-key": key } }));
+        const url = `${ORIGIN}${pathOf(path, { webhookId })}?${parameter.name}=${encodeURIComponent(value)}`;
+        const response = await handler(new Request(url, { headers: { "x-api-key": key } }));
         await response.body?.cancel();
         // a query value is text, and every query parameter is documented as a string
         assert.is(parameter.schema.type, "string", parameter.name);
@@ -172,7 +184,7 @@ t("query parameters: defaults are the handler's", async () => {
 });
 
 t("request bodies: the document's schema accepts a body exactly when the handler does", async () => {
-  const { doc, handler, key, store, accountId } = await fixture();
+  const { doc, handler, key, store, accountId, webhookId } = await fixture();
   const accepts = schemaValidator(doc);
   const existing = crypto.randomUUID();
   await store.insertSubmission(accountId, {
@@ -197,13 +209,35 @@ t("request bodies: the document's schema accepts a body exactly when the handler
     "PATCH /api/submission/{submissionId}": [
       { status: "completed" }, { status: "pending" }, { status: "done" }, {}, { status: "completed", popupId: "x" }, { status: null },
     ],
+    "POST /api/webhooks": [
+      { url: "https://crm.example.com/hooks" },
+      { url: "https://crm.example.com/hooks", types: ["submission.created", "submission.deleted"], popupId: "p", description: "CRM" },
+      { url: `https://crm.example.com/${"h".repeat(2048 - 25)}` },
+      { url: `https://crm.example.com/${"h".repeat(2048 - 24)}` },
+      { url: "crm.example.com/hooks" },
+      { url: "ftp://crm.example.com/hooks" },
+      { url: "https://crm.example.com/hooks", types: [] },
+      { url: "https://crm.example.com/hooks", types: ["submission.made"] },
+      { url: "https://crm.example.com/hooks", popupId: "" },
+      { url: "https://crm.example.com/hooks", popupId: null },
+      { url: "https://crm.example.com/hooks", enabled: false },
+      { url: "https://crm.example.com/hooks", secret: "whsec_mine" },
+      { types: ["submission.created"] },
+    ],
+    "PATCH /api/webhooks/{webhookId}": [
+      {}, { enabled: false }, { enabled: true }, { types: null, popupId: null, description: null }, { types: ["submission.status_changed"] },
+      { url: "https://crm.example.com/other" }, { url: "mailto:someone@example.com" }, { enabled: "no" }, { url: null }, { types: [] }, { webhookId: "wh_x" },
+    ],
+    "POST /api/webhooks/{webhookId}/replay": [
+      { since: "2025-07-12T10:30:00Z" }, { since: "2025-07-12T10:30:00.123+02:00" }, {}, { since: 1752316200000 }, { since: "2025-07-12T10:30:00Z", until: "now" },
+    ],
   };
   for (const [operationKey, samples] of Object.entries(bodies)) {
     const [method, path] = operationKey.split(" ") as [string, string];
     const schema = doc.paths[path]![method.toLowerCase()]!.requestBody!.content["application/json"]!.schema;
     for (const body of samples) {
       const response = await handler(
-        new Request(`${ORIGIN}${path.replace("{submissionId}", existing)}`, {
+        new Request(`${ORIGIN}${pathOf(path, { submissionId: existing, webhookId })}`, {
           method, headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body),
         }),
       );
@@ -213,7 +247,7 @@ t("request bodies: the document's schema accepts a body exactly when the handler
 });
 
 t("responses: what the handler answers fits the schema the document gives for it", async () => {
-  const { doc, handler, key } = await fixture();
+  const { doc, handler, key, webhookId, store, accountId } = await fixture();
   const accepts = schemaValidator(doc);
   const call = async (method: string, path: string, body?: object) => {
     const response = await handler(new Request(`${ORIGIN}${path}`, {
@@ -260,6 +294,31 @@ t("responses: what the handler answers fits the schema the document gives for it
     ["DELETE", "/api/submission/{submissionId}", item],
     ["POST", "/api/submission", "/api/submission", { data: {} }],
   ];
+  const hook = `/api/webhooks/${webhookId}`;
+  const [delivered] = await store.claimDeliveries({ now: Date.now(), limit: 1, leaseMs: 1000, owner: "test" });
+  await store.recordDeliveryAttempt({
+    accountId, webhookId, position: delivered!.position, owner: "test", at: Date.now(), durationMs: 3, statusCode: 500, error: "the receiver answered 500",
+    status: "pending", nextAttemptAt: Date.now() + 60_000,
+  });
+  cases.push(
+    ["POST", "/api/webhooks", "/api/webhooks", { url: "https://crm.example.com/hooks", types: ["submission.created"], description: "CRM" }],
+    ["POST", "/api/webhooks", "/api/webhooks", { url: "http://crm.example.com/hooks" }],
+    ["GET", "/api/webhooks", "/api/webhooks"],
+    ["GET", "/api/webhooks/{webhookId}", hook],
+    ["GET", "/api/webhooks/{webhookId}", "/api/webhooks/wh_missing"],
+    ["PATCH", "/api/webhooks/{webhookId}", hook, { enabled: false, popupId: "p" }],
+    ["PATCH", "/api/webhooks/{webhookId}", hook, { enabled: true }],
+    ["POST", "/api/webhooks/{webhookId}/rotate-secret", `${hook}/rotate-secret`],
+    ["GET", "/api/webhooks/{webhookId}", hook],
+    ["GET", "/api/webhooks/{webhookId}/deliveries", `${hook}/deliveries`],
+    ["GET", "/api/webhooks/{webhookId}/deliveries", `${hook}/deliveries?status=pending&limit=1`],
+    ["GET", "/api/webhooks/{webhookId}/deliveries", `${hook}/deliveries?status=lost`],
+    ["POST", "/api/webhooks/{webhookId}/deliveries/{eventId}/retry", `${hook}/deliveries/${delivered!.eventId}/retry`],
+    ["POST", "/api/webhooks/{webhookId}/deliveries/{eventId}/retry", `${hook}/deliveries/evt_missing/retry`],
+    ["POST", "/api/webhooks/{webhookId}/replay", `${hook}/replay`, { since: "2025-07-12T10:30:00Z" }],
+    ["DELETE", "/api/webhooks/{webhookId}", hook],
+    ["DELETE", "/api/webhooks/{webhookId}", hook],
+  );
   for (const [method, path, url, body] of cases) check(method, path, await call(method, url, body));
   const unauthorized = await handler(new Request(`${ORIGIN}/api/submission`));
   check("GET", "/api/submission", { status: unauthorized.status, type: unauthorized.headers.get("content-type") ?? "", text: await unauthorized.text() });

@@ -16,6 +16,7 @@ import { createRetentionJob } from "../../src/privacy/retention.ts";
 import type { Submission } from "../../src/submission.ts";
 import { browserIngestSuite } from "./browser-suite.ts";
 import { eventsSuite } from "./events-suite.ts";
+import { webhooksSuite } from "./webhooks-suite.ts";
 import {
   type Account, type CallOptions, expectError, expectJson, expectSubmission, type Fixture, GOOGLEBOT_UA, type HttpSuiteOptions,
   IPHONE_UA, listPage, MISSING_ID, mount, type Reply, type StartHttpTarget, totalOf,
@@ -197,6 +198,7 @@ export function httpSuite(target: string, start: StartHttpTarget, options: HttpS
   browserIngestSuite(target, start, createStore);
   privacySuite(target, start, createStore);
   eventsSuite(target, start, createStore);
+  webhooksSuite(target, start, createStore);
 }
 
 function privacySuite(target: string, start: StartHttpTarget, createStore: () => Promise<CompleteStore>): void {

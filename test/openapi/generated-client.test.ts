@@ -1,7 +1,7 @@
 /**
  * A client generated from the served document as docs/openapi.md says: types from
  * openapi-typescript, calls through openapi-fetch, compiled by strict TypeScript without a cast,
- * then run against a real server for list, get, create, patch and delete.
+ * then run against a real server for list, get, create, patch and delete, and webhooks.
  */
 import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -49,11 +49,27 @@ if (deleted.error) throw new Error(deleted.error.message);
 const gone = await client.GET("/api/submission/{submissionId}", { params: { path: { submissionId: id } } });
 const goneMessage: string | undefined = gone.error?.message;
 
+const hook = await client.POST("/api/webhooks", { body: { url: "https://crm.example.com/hooks", types: ["submission.created"] } });
+if (hook.error) throw new Error(hook.error.message);
+const secret: string = hook.data.secret;
+const webhookId: string = hook.data.webhookId;
+const hooks = await client.GET("/api/webhooks");
+if (hooks.error) throw new Error(hooks.error.message);
+const disabled = await client.PATCH("/api/webhooks/{webhookId}", { params: { path: { webhookId } }, body: { enabled: false, popupId: null } });
+if (disabled.error) throw new Error(disabled.error.message);
+const disabledAt: string | null = disabled.data.disabledAt;
+const log = await client.GET("/api/webhooks/{webhookId}/deliveries", { params: { path: { webhookId }, query: { status: "failed", limit: "10" } } });
+if (log.error) throw new Error(log.error.message);
+const nextCursor: string | null = log.data.nextCursor;
+const removed = await client.DELETE("/api/webhooks/{webhookId}", { params: { path: { webhookId } } });
+if (removed.error) throw new Error(removed.error.message);
+const webhooks = { secret: secret.startsWith("whsec_"), listed: hooks.data.items.length, disabled: typeof disabledAt, deliveries: log.data.items.length, nextCursor, removed: removed.data.message };
+
 const spec = await client.GET("/api/openapi.json");
 if (spec.error) throw new Error("no document");
 const version: string = spec.data.openapi;
 
-console.log(JSON.stringify({ pending, listed: listed.length === 1 && listed[0] === id, total: page.data.total, message, status: one.data.status, email, deleted: deleted.data.message, goneStatus: gone.response.status, goneMessage, version }));
+console.log(JSON.stringify({ pending, listed: listed.length === 1 && listed[0] === id, total: page.data.total, message, status: one.data.status, email, deleted: deleted.data.message, goneStatus: gone.response.status, goneMessage, version, webhooks }));
 `;
 
 const t = suite<{ dir: string; server: NodeServer; key: string }>("OpenAPI: a client generated with openapi-typescript");
@@ -71,7 +87,7 @@ t.after(async ({ dir, server }) => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-t("compiles in strict mode without casts and works for list, get, create, patch and delete", async ({ dir, server, key }) => {
+t("compiles in strict mode without casts and works for list, get, create, patch and delete, and for webhooks", async ({ dir, server, key }) => {
   const document = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as OpenAPI3;
   writeFileSync(join(dir, "formsink-api.ts"), await openapiTS(document));
   writeFileSync(join(dir, "use.ts"), USE);
@@ -98,6 +114,7 @@ t("compiles in strict mode without casts and works for list, get, create, patch 
   assert.equal(JSON.parse(output), {
     pending: "pending", listed: true, total: 1, message: "Submission status updated", status: "completed", email: "a@example.com",
     deleted: "Submission deleted", goneStatus: 404, goneMessage: "Submission not found", version: "3.1.0",
+    webhooks: { secret: true, listed: 1, disabled: "string", deliveries: 0, nextCursor: null, removed: "Webhook deleted" },
   });
 });
 

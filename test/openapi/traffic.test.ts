@@ -81,6 +81,7 @@ const RULES_IN_WORDS: [rule: string, message: RegExp][] = [
   ["Idempotency-Key text (its description)", /^Idempotency-Key must be/],
   ["erasure only by an identifying field (the erasure's description)", /^field must be one of the identifying fields/],
   ["a cursor from an earlier answer, not with offset, for the same filters and order (cursor's description)", /^offset and cursor cannot|^cursor (is not a cursor this API made|was made for other filters)/],
+  ["a webhook URL is https unless the deployment allows private webhooks (createWebhook's description)", /^url is refused \(.*\): this deployment delivers webhooks only to https URLs of public addresses/],
 ];
 
 const t = suite("OpenAPI: a third-party validator over the HTTP suite's traffic");

@@ -3,16 +3,22 @@
  * uvu: every store file (and the Bun, Deno and workerd runs) is one call of this.
  */
 import { suite } from "uvu";
-import type { CompleteStore } from "../../src/store.ts";
-import { testEventLog, testKeyStore, testPrivacyStore, testRateLimitCounters, testSubmissionStore } from "../../src/testing/index.ts";
+import type { CompleteStore, WebhookStore } from "../../src/store.ts";
+import { testEventLog, testKeyStore, testPrivacyStore, testRateLimitCounters, testSubmissionStore, testWebhookStore } from "../../src/testing/index.ts";
 
-/** `open` gives a fresh store; with `identifyingFields`, one that indexes those. */
-export function testCompleteStore(name: string, open: (options?: { identifyingFields?: readonly string[] }) => Promise<CompleteStore>): void {
+type Open<S> = (options?: { identifyingFields?: readonly string[] }) => Promise<S>;
+
+/**
+ * `open` gives a fresh store; with `identifyingFields`, one that indexes those. A store that
+ * keeps webhooks (`WebhookStore`) is passed as `webhooks` too, and also runs that suite.
+ */
+export function testCompleteStore(name: string, open: Open<CompleteStore>, webhooks?: Open<CompleteStore & WebhookStore>): void {
   const test = suite(`store conformance: ${name}`);
   testSubmissionStore({ test, open });
   testKeyStore({ test, open });
   testRateLimitCounters({ test, open });
   testPrivacyStore({ test, open });
   testEventLog({ test, open });
+  if (webhooks) testWebhookStore({ test, open: webhooks });
   test.run();
 }

@@ -10,26 +10,30 @@ import * as assert from "uvu/assert";
 import type { CompleteStore } from "../../src/store.ts";
 import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { importStatements } from "../../src/stores/sql/import.ts";
+import type { SqlStoreOptions } from "../../src/stores/sql/store.ts";
 import type { Submission } from "../../src/submission.ts";
 import { startHranaServer } from "../support/hrana-server.ts";
 import { testCompleteStore } from "./complete-store.ts";
 
-testCompleteStore("libSQL :memory:", (options) => createLibsqlStore({ url: ":memory:", ...options }));
+const inMemory = (options?: SqlStoreOptions) => createLibsqlStore({ url: ":memory:", ...options });
+testCompleteStore("libSQL :memory:", inMemory, inMemory);
 
-testCompleteStore("libSQL file", async (options) => {
+const inFile = async (options?: SqlStoreOptions) => {
   const dir = mkdtempSync(join(tmpdir(), "formsink-store-"));
   return removingAfterClose(await createLibsqlStore({ url: `file:${join(dir, "test.db")}`, ...options }), async () => rmSync(dir, { recursive: true, force: true }));
-});
+};
+testCompleteStore("libSQL file", inFile, inFile);
 
 const TOKEN = "test-token-3f1c";
 
-testCompleteStore("libSQL remote (HTTP + auth token)", async (options) => {
+const remoteStore = async (options?: SqlStoreOptions) => {
   const server = await startHranaServer(TOKEN);
   return removingAfterClose(await createLibsqlStore({ url: server.url, authToken: TOKEN, ...options }), () => server.close());
-});
+};
+testCompleteStore("libSQL remote (HTTP + auth token)", remoteStore, remoteStore);
 
 /** The store, whose `close` also removes what it used once the store is closed. */
-function removingAfterClose(store: CompleteStore, remove: () => Promise<void>): CompleteStore {
+function removingAfterClose<S extends CompleteStore>(store: S, remove: () => Promise<void>): S {
   return {
     ...store,
     async close() {

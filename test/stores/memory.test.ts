@@ -1,4 +1,5 @@
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import { testCompleteStore } from "./complete-store.ts";
 
-testCompleteStore("memory", async (options) => createMemoryStore(options));
+const open = async (options?: { identifyingFields?: readonly string[] }) => createMemoryStore(options);
+testCompleteStore("memory", open, open);

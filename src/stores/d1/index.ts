@@ -2,7 +2,7 @@
  * Cloudflare D1 as a submission store: `createD1Store(env.DB)` in a Worker. D1 is SQLite, so
  * this is the SQL store with a D1 driver; the schema is migrated on first use, like libSQL.
  */
-import type { CompleteStore } from "../../store.ts";
+import type { CompleteStore, WebhookStore } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "../sql/driver.ts";
 import { createSqlStore, type SqlStoreOptions } from "../sql/store.ts";
 
@@ -26,7 +26,7 @@ export interface D1Result {
 }
 
 /** Opens (and migrates) the D1 database behind a binding as a submission store. */
-export function createD1Store(database: D1Database, options: SqlStoreOptions = {}): Promise<CompleteStore> {
+export function createD1Store(database: D1Database, options: SqlStoreOptions = {}): Promise<CompleteStore & WebhookStore> {
   return createSqlStore(d1Driver(database), undefined, options);
 }
 

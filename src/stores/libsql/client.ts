@@ -3,12 +3,12 @@
  * WebSockets, or any client the caller opened. Imports nothing native, so a Worker can bundle it.
  */
 import type { Client, ResultSet } from "@libsql/client";
-import type { CompleteStore } from "../../store.ts";
+import type { CompleteStore, WebhookStore } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlStatement } from "../sql/driver.ts";
 import { createSqlStore, type SqlStoreOptions } from "../sql/store.ts";
 
 /** A store over `client`; closing the store closes the client when `ownsClient`. */
-export async function createLibsqlClientStore(client: Client, ownsClient: boolean, options: SqlStoreOptions = {}): Promise<CompleteStore> {
+export async function createLibsqlClientStore(client: Client, ownsClient: boolean, options: SqlStoreOptions = {}): Promise<CompleteStore & WebhookStore> {
   try {
     return await createSqlStore(libsqlDriver(client), () => {
       if (ownsClient) client.close();

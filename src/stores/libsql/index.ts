@@ -5,7 +5,7 @@
  * store's (../sql). Bundlers for Workers and browsers get ./web.ts instead (package.json), which
  * has no native binding and only opens remote databases.
  */
-import type { CompleteStore } from "../../store.ts";
+import type { CompleteStore, WebhookStore } from "../../store.ts";
 import { createSqlStore } from "../sql/store.ts";
 import { createLibsqlClientStore } from "./client.ts";
 import { openLibsqlFile } from "./file.ts";
@@ -15,7 +15,7 @@ export { libsqlDriver } from "./client.ts";
 export { DEFAULT_DATABASE_URL, isInMemory, type LibsqlStoreOptions } from "./options.ts";
 
 /** Opens (and migrates) a libSQL database as a submission store. */
-export async function createLibsqlStore(options: LibsqlStoreOptions = {}): Promise<CompleteStore> {
+export async function createLibsqlStore(options: LibsqlStoreOptions = {}): Promise<CompleteStore & WebhookStore> {
   if (options.client !== undefined) return createLibsqlClientStore(options.client, false, options);
   const url = options.url ?? DEFAULT_DATABASE_URL;
   const path = localPath(url);

@@ -3,7 +3,7 @@
  * same API as ./index.ts, for remote libSQL databases (Turso) only, over `@libsql/client/web`.
  */
 import { createClient } from "@libsql/client/web";
-import type { CompleteStore } from "../../store.ts";
+import type { CompleteStore, WebhookStore } from "../../store.ts";
 import { createLibsqlClientStore } from "./client.ts";
 import { DEFAULT_DATABASE_URL, type LibsqlStoreOptions, localPath } from "./options.ts";
 
@@ -11,7 +11,7 @@ export { libsqlDriver } from "./client.ts";
 export { DEFAULT_DATABASE_URL, isInMemory, type LibsqlStoreOptions } from "./options.ts";
 
 /** Opens (and migrates) a remote libSQL database as a submission store. */
-export async function createLibsqlStore(options: LibsqlStoreOptions = {}): Promise<CompleteStore> {
+export async function createLibsqlStore(options: LibsqlStoreOptions = {}): Promise<CompleteStore & WebhookStore> {
   if (options.client !== undefined) return createLibsqlClientStore(options.client, false, options);
   const url = options.url ?? DEFAULT_DATABASE_URL;
   if (localPath(url) !== undefined) {

@@ -39,6 +39,18 @@ class AccountLog {
   }
 }
 
+/** Which events an endpoint takes: null for every type, every popup. */
+export interface EventFilter {
+  types: readonly EventType[] | null;
+  popupId: string | null;
+}
+
+export interface EventEntry {
+  position: number;
+  id: string;
+  type: EventType;
+}
+
 /** The row's JSON text, while the account still has it. */
 export type RowText = (accountId: string, submissionId: string) => string | undefined;
 
@@ -85,6 +97,39 @@ export class MemoryEventLog {
     return { expired: false, events: page, cursor: Math.max(after, log.prunedThrough, log.positions.at(-1) ?? 0) };
   }
 
+  /** The account's newest position, pruned or not (0 when it has none). */
+  newestPosition(accountId: string): number {
+    const log = this.logs.get(accountId);
+    return log ? Math.max(log.prunedThrough, log.positions.at(-1) ?? 0) : 0;
+  }
+
+  /** The newest position pruned from the account's log (0 when none was). */
+  prunedThrough(accountId: string): number {
+    return this.logs.get(accountId)?.prunedThrough ?? 0;
+  }
+
+  /** Where each event after `after` (and stamped at or after `since`) that matches the filter is, with its id and type. */
+  entries(accountId: string, after: number, filter: EventFilter, since = -Infinity): EventEntry[] {
+    const log = this.logs.get(accountId);
+    if (!log) return [];
+    const entries: EventEntry[] = [];
+    for (let i = firstAfter(log.positions, after); i < log.length; i++) {
+      const type = TYPES[log.kinds[i]!]!;
+      if (log.times[i]! < since || (filter.types && !filter.types.includes(type))) continue;
+      if (filter.popupId !== null && log.popupIds[i] !== filter.popupId) continue;
+      entries.push({ position: log.positions[i]!, id: this.eventId(log.positions[i]!), type });
+    }
+    return entries;
+  }
+
+  /** The event at `position` as `readTexts` gives it; undefined once pruned. */
+  textAt(accountId: string, position: number): string | undefined {
+    const log = this.logs.get(accountId);
+    if (!log) return undefined;
+    const i = firstAfter(log.positions, position - 1);
+    return log.positions[i] === position ? this.eventText(accountId, log, i) : undefined;
+  }
+
   prune(before: number): number {
     let pruned = 0;
     for (const log of this.logs.values()) {
@@ -117,8 +162,11 @@ export class MemoryEventLog {
         data = JSON.stringify(submission);
       }
     }
-    const id = `evt_${this.idPrefix}${log.positions[i]!.toString(16).padStart(16, "0")}`;
-    return `{"id":"${id}","type":"${TYPES[kind]}","timestamp":"${formatInstant(log.times[i]!)}","data":${data}}`;
+    return `{"id":"${this.eventId(log.positions[i]!)}","type":"${TYPES[kind]}","timestamp":"${formatInstant(log.times[i]!)}","data":${data}}`;
+  }
+
+  private eventId(position: number): string {
+    return `evt_${this.idPrefix}${position.toString(16).padStart(16, "0")}`;
   }
 
   private append(accountId: string, at: number, kind: number, id: string, popupId: string, detail: string): void {

@@ -2,7 +2,7 @@ import { randomHex } from "../../hex.ts";
 import { createMemoryRateLimiter } from "../../rate-limit/limiter.ts";
 import {
   type Account, type ApiKeyListing, type ApiKeyRecord, type CompleteStore, DEFAULT_IDENTIFYING_FIELDS, type ErasureReceipt, type RetentionRule,
-  type SubmissionPage, type SubmissionWalk,
+  type SubmissionPage, type SubmissionWalk, type WebhookStore,
 } from "../../store.ts";
 import type { DeletionReason, Submission } from "../../submission.ts";
 import { compareByCodePoint } from "../../text-order.ts";
@@ -11,13 +11,14 @@ import { MemoryEventLog } from "./events.ts";
 import { IdempotencyRecords } from "./idempotency.ts";
 import { pageOf, spansOf, totalOf } from "./pages.ts";
 import { textToSubmission } from "./submission-text.ts";
+import { createMemoryWebhooks } from "./webhooks.ts";
 
 export interface MemoryStoreOptions {
   /** The `data` fields erasure finds submissions by, from an index kept with every write; default `["email"]`. */
   identifyingFields?: readonly string[];
 }
 
-export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteStore {
+export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteStore & WebhookStore {
   const identifyingFields = [...new Set(options.identifyingFields ?? DEFAULT_IDENTIFYING_FIELDS)].sort(compareByCodePoint);
   const receiptsByAccount = new Map<string, Map<string, ErasureReceipt>>();
   const rulesByAccount = new Map<string, RetentionRule[]>();
@@ -38,6 +39,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
   const open = () => {
     if (closed) throw new Error("store is closed");
   };
+  const webhooks = createMemoryWebhooks(events, open);
   /** The account's rows for reading: an account never written to has none (and gets no entry). */
   const rowsOf = (accountId: string): AccountRows | undefined => {
     open();
@@ -200,8 +202,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
     },
     async pruneEvents(before) {
       open();
-      return events.prune(before);
+      const pruned = events.prune(before);
+      webhooks.dropPruned();
+      return pruned;
     },
+    ...webhooks.store,
 
     async ping() {
       open();
@@ -250,6 +255,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
       rulesByAccount.clear();
       idempotencyByAccount.clear();
       events.clear();
+      webhooks.clear();
     },
   };
 }

@@ -30,7 +30,7 @@ const CREATED_DATA = submissionJson((column) => (column === "status" ? "events.c
  * created event's data is the submission as stored, with the status it was created with, or,
  * once it is deleted, `{submissionId, popupId}`.
  */
-const EVENT_JSON = `CASE WHEN events.type = 'submission.created' THEN events.event || COALESCE(
+export const EVENT_JSON = `CASE WHEN events.type = 'submission.created' THEN events.event || COALESCE(
     (SELECT ${CREATED_DATA} FROM submissions WHERE submissions.account_id = events.account_id AND submissions.id = events.submission_id),
     '{"submissionId":' || json_quote(events.submission_id) || ',"popupId":' || json_quote(events.popup_id) || '}') || '}'
   ELSE events.event END`;
@@ -127,13 +127,16 @@ const PRUNE_BATCH = 10_000;
 /**
  * Drops the events stamped before `before`, oldest position first, a batch at a time, recording
  * per account the newest position dropped. Positions follow stamps (one clock per write), so what
- * is older is a prefix of the log; a batch that drops nothing ends the prune.
+ * is older is a prefix of the log; a batch that drops nothing ends the prune. `alongside` gives
+ * statements that drop what goes with the events at or before a position (an SQL expression
+ * whose one parameter is `before`), run in each batch's transaction.
  */
-export async function pruneEvents(driver: SqlDriver, before: number): Promise<number> {
+export async function pruneEvents(driver: SqlDriver, before: number, alongside: (through: string) => string[] = () => []): Promise<number> {
   const oldest = `SELECT position FROM events ORDER BY position LIMIT ${PRUNE_BATCH}`;
+  const through = `(SELECT MAX(position) FROM events WHERE position IN (${oldest}) AND at < ?)`;
   let total = 0;
   for (;;) {
-    const [, pruned] = await driver.batch(
+    const results = await driver.batch(
       [
         {
           sql: `INSERT INTO event_horizons (account_id, pruned_through)
@@ -141,12 +144,14 @@ export async function pruneEvents(driver: SqlDriver, before: number): Promise<nu
                 ON CONFLICT (account_id) DO UPDATE SET pruned_through = MAX(pruned_through, excluded.pruned_through)`,
           args: [before],
         },
+        ...alongside(through).map((sql) => ({ sql, args: [before] })),
         // RETURNING, not rowsAffected: D1 counts the rows of triggers too.
         { sql: `DELETE FROM events WHERE position IN (${oldest}) AND at < ? RETURNING 1 AS pruned`, args: [before] },
       ],
       "write",
     );
-    total += pruned!.rows.length;
-    if (pruned!.rows.length === 0) return total;
+    const pruned = results.at(-1)!.rows.length;
+    total += pruned;
+    if (pruned === 0) return total;
   }
 }

@@ -234,6 +234,57 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `DROP INDEX submissions_by_time`,
     `CREATE INDEX submissions_by_time ON submissions (account_id, created_at, id)`,
   ],
+  // 8: webhook endpoints and their outbox, which is the change log plus delivery state: a create
+  // writes nothing here. `log_position` is an endpoint's place in the log: the newest position it
+  // has taken into its deliveries, or skipped while disabled. A claim moves the events after it
+  // into `webhook_deliveries`, one row per (endpoint, event), with the event's id and type (what
+  // the log lists and a retry names) and the lease that lets one dispatcher at a time make an
+  // attempt. Deliveries go when their events are pruned.
+  [
+    `CREATE TABLE webhooks (
+      account_id TEXT NOT NULL,
+      id TEXT NOT NULL,
+      url TEXT NOT NULL,
+      types TEXT,                    -- JSON array of event types; NULL for every type
+      popup_id TEXT,
+      description TEXT,
+      created_at TEXT NOT NULL,
+      disabled_at TEXT,
+      secrets TEXT NOT NULL,         -- JSON array, newest first
+      previous_secret_expires_at INTEGER,
+      failing_since INTEGER,
+      log_position INTEGER NOT NULL,
+      PRIMARY KEY (account_id, id)
+    )`,
+    `CREATE TABLE webhook_deliveries (
+      account_id TEXT NOT NULL,
+      webhook_id TEXT NOT NULL,
+      position INTEGER NOT NULL,
+      event_id TEXT NOT NULL,
+      event_type TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed')),
+      attempts INTEGER NOT NULL,
+      first_attempt_at INTEGER,      -- epoch milliseconds, as every time below
+      last_attempt_at INTEGER,
+      next_attempt_at INTEGER,       -- while pending
+      last_status_code INTEGER,
+      last_error TEXT,
+      last_duration_ms INTEGER,
+      lease_owner TEXT,
+      lease_until INTEGER,
+      lease_claim TEXT,              -- the claim that took the lease: how a claim reads back what it took
+      UNIQUE (account_id, webhook_id, position)
+    )`,
+    // A claim reads only pending deliveries: each endpoint's run of never-attempted ones, where
+    // such runs are held back (the leased and the not yet due), and due retries; reading back
+    // what it leased goes by the lease's end. Pruning and the listing go by endpoint and
+    // position (the UNIQUE index).
+    `CREATE INDEX webhook_deliveries_unattempted ON webhook_deliveries (account_id, webhook_id, position) WHERE status = 'pending' AND attempts = 0`,
+    `CREATE INDEX webhook_deliveries_unattempted_by_time ON webhook_deliveries (next_attempt_at) WHERE status = 'pending' AND attempts = 0`,
+    `CREATE INDEX webhook_deliveries_retries ON webhook_deliveries (next_attempt_at) WHERE status = 'pending' AND attempts > 0`,
+    `CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (lease_until) WHERE lease_until IS NOT NULL`,
+    `CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (account_id, webhook_id, event_id)`,
+  ],
 ];
 
 /**

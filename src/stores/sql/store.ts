@@ -4,6 +4,7 @@
  */
 import {
   type Account, type ApiKeyListing, type CompleteStore, type RetentionRule, type SubmissionPage, type SubmissionQuery,
+  type WebhookStore,
 } from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { createdEvent, deletedEvent, importedEvents, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
@@ -14,6 +15,7 @@ import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts"
 import { importStatements } from "./import.ts";
 import { dataKeysStatement, listStatements, walkStatement, wholePage } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
+import { deliveriesOfPrunedEvents, sqlWebhookStore } from "./webhooks.ts";
 import { randomHex } from "../../hex.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import { rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, submissionToRow } from "./submission-row.ts";
@@ -32,13 +34,17 @@ export interface SqlStoreOptions {
  * A store over `driver`, its schema brought up to date first. `close` runs when the store is
  * closed (a driver that owns its connection closes it there).
  */
-export async function createSqlStore(driver: SqlDriver, close: () => void | Promise<void> = () => {}, options: SqlStoreOptions = {}): Promise<CompleteStore> {
+export async function createSqlStore(
+  driver: SqlDriver,
+  close: () => void | Promise<void> = () => {},
+  options: SqlStoreOptions = {},
+): Promise<CompleteStore & WebhookStore> {
   await migrate(driver);
   const identifyingFields = await useIdentifyingFields(driver, options.identifyingFields);
   return sqlStore(driver, close, identifyingFields);
 }
 
-function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identifyingFields: readonly string[]): CompleteStore {
+function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identifyingFields: readonly string[]): CompleteStore & WebhookStore {
   const readWholePage = async (statement: SqlStatement, separator: "," | "\n", order: "asc" | "desc"): Promise<string | undefined> => {
     const row = (await driver.execute(wholePage(statement, separator))).rows[0];
     if (row?.page === null || row?.page === undefined) return undefined;
@@ -255,8 +261,9 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       return readEventTexts(driver, accountId, query);
     },
     pruneEvents(before) {
-      return pruneEvents(driver, before);
+      return pruneEvents(driver, before, (through) => [deliveriesOfPrunedEvents(through)]);
     },
+    ...sqlWebhookStore(driver, writeGrouped),
 
     async ping() {
       await driver.execute({ sql: "SELECT 1" });

@@ -1,7 +1,7 @@
 /**
  * Runs the workerd tests: bundles ./worker.ts as a Worker would be bundled, starts it in
  * workerd through Miniflare with a local D1 database, starts a Hrana stand-in for libSQL over
- * HTTP, asks the worker to run its suites, and prints uvu's report. Exits 1 on any failure.
+ * HTTP and a webhook receiver, asks the worker to run its suites, and prints uvu's report. Exits 1 on any failure.
  *
  * The suites' requests go out of workerd to a relay here, which sends them back in to workerd's
  * HTTP server with Node's fetch: workerd's own fetch client drops an answer that arrives while
@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import { Miniflare } from "miniflare";
 import { bundleWorker } from "../../support/bundle-worker.ts";
 import { startHranaServer } from "../../support/hrana-server.ts";
+import { startReceiver } from "../../support/webhook-receiver.ts";
 
 const HRANA_TOKEN = "workerd-test-token";
 
@@ -71,12 +72,13 @@ async function forward(req: IncomingMessage, res: ServerResponse): Promise<void>
 }
 
 const hrana = await startHranaServer(HRANA_TOKEN);
+const receiver = await startReceiver();
 const mf = new Miniflare({
   modules: true,
   script: await bundleWorker(new URL("./worker.ts", import.meta.url).pathname),
   compatibilityDate: "2026-07-01",
   d1Databases: { DB: "formsink-test" },
-  bindings: { HRANA_URL: hrana.url, HRANA_TOKEN, RELAY_URL: relayUrl },
+  bindings: { HRANA_URL: hrana.url, HRANA_TOKEN, RELAY_URL: relayUrl, RECEIVER_URL: receiver.url },
 });
 try {
   workerdUrl = await mf.ready;
@@ -86,5 +88,6 @@ try {
 } finally {
   await mf.dispose();
   await hrana.close();
+  await receiver.close();
   relay.close();
 }

@@ -6,14 +6,14 @@
  * - the store conformance suite against Miniflare's local D1;
  * - the typed client, from inside workerd, against a handler on D1 that this worker serves;
  * - the Workers adapter itself (`formsink/workers`) with a D1 binding and with a remote libSQL
- *   database over HTTP.
+ *   database over HTTP, and its webhook deliveries to a receiver outside workerd.
  */
 import { runQueuedSuites } from "./uvu-in-worker.ts";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createWorker, type WorkerEnv } from "../../../adapters/workers.ts";
 import { createApiKey } from "../../../src/auth/keys.ts";
-import type { CompleteStore } from "../../../src/store.ts";
+import type { CompleteStore, WebhookStore } from "../../../src/store.ts";
 import { createD1Store, type D1Database } from "../../../src/stores/d1/index.ts";
 // What `formsink/libsql` resolves to in workerd (the package's "workerd" export condition).
 import { createLibsqlStore } from "../../../src/stores/libsql/web.ts";
@@ -21,6 +21,9 @@ import { createSubmissionsHandler } from "../../../src/handler.ts";
 import { clientSuite } from "../../client/suite.ts";
 import { httpSuite, type FetchHandler, type StartHttpTarget } from "../../http/suite.ts";
 import { testCompleteStore } from "../../stores/complete-store.ts";
+import { createMemoryStore } from "../../../src/stores/memory.ts";
+import { type ReceivedDelivery, verifyDelivery } from "../../support/webhook-verify.ts";
+import { webhookFor } from "../../webhooks/fixture.ts";
 
 interface TestEnv {
   DB: D1Database;
@@ -29,6 +32,8 @@ interface TestEnv {
   HRANA_TOKEN: string;
   /** Sends a request back in to this worker through workerd's HTTP server (see ./run.ts). */
   RELAY_URL: string;
+  /** A webhook receiver (test/support/webhook-receiver.ts) outside workerd. */
+  RECEIVER_URL: string;
 }
 
 const TARGET_HEADER = "x-formsink-test-target";
@@ -55,7 +60,7 @@ const servedByThisWorker: StartHttpTarget = async (handler) => {
 };
 
 /** The D1 database emptied (every table dropped) and migrated again: a fresh store. */
-async function freshD1Store(options?: { identifyingFields?: readonly string[] }): Promise<CompleteStore> {
+async function freshD1Store(options?: { identifyingFields?: readonly string[] }): Promise<CompleteStore & WebhookStore> {
   // Newest first, so that a table goes before the tables its foreign keys point at (D1 enforces them).
   const { results } = await env.DB.prepare(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY rowid DESC",
@@ -87,7 +92,7 @@ clientSuite("workerd, D1", async ({ basePath }) => {
   };
 });
 httpSuite("workerd, D1", servedByThisWorker, { createStore: freshD1Store });
-testCompleteStore("D1 in workerd", freshD1Store);
+testCompleteStore("D1 in workerd", freshD1Store, freshD1Store);
 
 const adapter = suite("workers adapter");
 
@@ -115,6 +120,30 @@ adapter("its scheduled handler enforces the retention rules on D1", async () => 
   await store.setRetentionRules(record.accountId, [{ olderThanDays: 30 }]);
   await createWorker().scheduled({}, { DB: env.DB });
   assert.equal((await store.listSubmissions(record.accountId, { order: "asc", limit: 10, offset: 0 })).items, [kept]);
+});
+
+adapter("a create's webhook delivery goes out within the request's waitUntil, signed so that standardwebhooks verifies it", async () => {
+  const store = createMemoryStore();
+  const { key, record } = await createApiKey(store, { account: "webhooks-account" });
+  const hook = webhookFor(`${env.RECEIVER_URL}/workerd-${crypto.randomUUID()}`);
+  await store.insertWebhook(record.accountId, hook);
+  const waiting: Promise<unknown>[] = [];
+  const created = await createWorker({ store: async () => store }).fetch(
+    new Request("http://formsink.test/api/submission", {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ popupId: "popup_hook", data: { email: "hook@example.com" } }),
+    }),
+    { FORMSINK_ALLOW_PRIVATE_WEBHOOKS: "1" },
+    { waitUntil: (promise) => void waiting.push(promise) },
+  );
+  assert.is(created.status, 201);
+  assert.is(waiting.length, 1, "the delivery runs within waitUntil");
+  await Promise.all(waiting);
+  const received = ((await (await fetch(`${env.RECEIVER_URL}/received`)).json()) as ReceivedDelivery[]).filter((d) => hook.url.endsWith(d.path));
+  assert.is(received.length, 1);
+  const event = verifyDelivery(hook.secrets[0]!, received[0]!) as { type: string; data: { submissionId: string } };
+  assert.equal([event.type, event.data.submissionId], ["submission.created", ((await created.json()) as { submissionId: string }).submissionId]);
 });
 
 adapter("without D1, takes a remote libSQL database from FORMSINK_DB and its token", async () => {

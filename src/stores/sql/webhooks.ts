@@ -1,0 +1,299 @@
+/**
+ * Webhook endpoints and their outbox in SQL (`WebhookStore`, migration 7). The outbox is the
+ * change log plus delivery state: a create writes nothing here, and a claim first moves each
+ * enabled endpoint's new events into its deliveries. Every method is one statement or one
+ * atomic batch, with no interactive transaction (D1 and libSQL over HTTP have none): a batch
+ * is one write transaction and SQLite has one writer, so two claims never lease one delivery.
+ */
+import type { EventType } from "../../events.ts";
+import { formatInstant } from "../../instant.ts";
+import { randomHex } from "../../hex.ts";
+import type {
+  ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryStatus, WebhookChange, WebhookRecord, WebhookStore,
+} from "../../store.ts";
+import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "./driver.ts";
+import { EVENT_JSON } from "./events.ts";
+
+/** Each changeable field of an endpoint, its column and how it is written. */
+const CHANGEABLE: { [K in keyof Required<WebhookChange>]: { column: string; write: (value: WebhookChange[K]) => SqlValue } } = {
+  url: { column: "url", write: (url) => url! },
+  types: { column: "types", write: (types) => (types ? JSON.stringify(types) : null) },
+  popupId: { column: "popup_id", write: (popupId) => popupId ?? null },
+  description: { column: "description", write: (description) => description ?? null },
+  disabledAt: { column: "disabled_at", write: (disabledAt) => disabledAt ?? null },
+  secrets: { column: "secrets", write: (secrets) => JSON.stringify(secrets) },
+  previousSecretExpiresAt: { column: "previous_secret_expires_at", write: (expiresAt) => expiresAt ?? null },
+  failingSince: { column: "failing_since", write: (since) => since ?? null },
+};
+
+/** The newest position of an endpoint's account's log (0 for an empty log). */
+const NEWEST_POSITION = "COALESCE((SELECT MAX(position) FROM events WHERE events.account_id = webhooks.account_id), 0)";
+
+/** True for an event of `events` the endpoint of `webhooks` subscribes to. */
+const MATCHES = `(webhooks.types IS NULL OR events.type IN (SELECT value FROM json_each(webhooks.types)))
+  AND (webhooks.popup_id IS NULL OR events.popup_id = webhooks.popup_id)`;
+
+/**
+ * The event's id, read from its stored text: a created event keeps only the text before its
+ * data (see events.ts), which a placeholder value completes.
+ */
+const EVENT_ID = `json_extract(CASE WHEN events.type = 'submission.created' THEN events.event || 'null}' ELSE events.event END, '$.id')`;
+
+/** Beyond every position: what a bound is when nothing bounds it. */
+const NO_POSITION = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Of each endpoint, where its run of first attempts stops: the oldest never-attempted delivery
+ * that is leased or not yet due at `?1`, which holds back the ones after it. Read from the
+ * leases and the not-yet-due, both few: never the backlog.
+ */
+const HELD_BACK = `SELECT account_id, webhook_id, MIN(position) AS stop FROM (
+    SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE status = 'pending' AND attempts = 0 AND lease_until > ?1
+    UNION ALL
+    SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE status = 'pending' AND attempts = 0 AND next_attempt_at > ?1)
+  GROUP BY account_id, webhook_id`;
+
+/**
+ * Of each enabled endpoint, the position its run of first attempts stays below: where it is
+ * held back, or past its `?2`-th never-attempted delivery (a claim takes at most `?2`),
+ * whichever comes first. One bound, so that reading the run is one short range of the index.
+ */
+const RUNS = `SELECT webhooks.account_id AS account_id, webhooks.id AS webhook_id, MIN(
+    COALESCE((SELECT stop FROM held_back WHERE held_back.account_id = webhooks.account_id AND held_back.webhook_id = webhooks.id), ${NO_POSITION}),
+    COALESCE((SELECT position + 1 FROM webhook_deliveries WHERE account_id = webhooks.account_id AND webhook_id = webhooks.id
+                AND status = 'pending' AND attempts = 0 ORDER BY position LIMIT 1 OFFSET ?2 - 1), ${NO_POSITION})) AS bound
+  FROM webhooks WHERE disabled_at IS NULL`;
+
+/**
+ * The deliveries a claim at `?1` leases, at most `?2`: each enabled endpoint's run of
+ * never-attempted deliveries in commit order (so that sent one after another in the order
+ * given, first attempts go out in commit order), before due retries in order of first attempt
+ * (so an endpoint that keeps failing does not hold up the others' new events). Every part
+ * reads pending deliveries through a partial index, at most `?2` of each endpoint: never the
+ * delivery history, nor a whole backlog.
+ */
+const CLAIMABLE = `WITH held_back AS (${HELD_BACK}), runs AS MATERIALIZED (${RUNS})
+  SELECT id FROM (
+    SELECT * FROM (
+      SELECT webhook_deliveries.rowid AS id, 0 AS kind, 0 AS since, webhook_deliveries.position AS position
+      FROM runs CROSS JOIN webhook_deliveries
+        ON webhook_deliveries.account_id = runs.account_id AND webhook_deliveries.webhook_id = runs.webhook_id
+        AND webhook_deliveries.status = 'pending' AND webhook_deliveries.attempts = 0
+        AND webhook_deliveries.position < runs.bound
+      ORDER BY webhook_deliveries.position LIMIT ?2)
+    UNION ALL
+    SELECT * FROM (
+      SELECT rowid AS id, 1 AS kind, first_attempt_at AS since, position FROM webhook_deliveries
+      WHERE status = 'pending' AND attempts > 0 AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1)
+        AND EXISTS (SELECT 1 FROM webhooks WHERE webhooks.account_id = webhook_deliveries.account_id
+                    AND webhooks.id = webhook_deliveries.webhook_id AND webhooks.disabled_at IS NULL)
+      ORDER BY first_attempt_at, position LIMIT ?2))
+  ORDER BY kind, since, position LIMIT ?2`;
+
+/**
+ * Deletes the deliveries of the events at or before the position `through` gives (for
+ * `pruneEvents`): endpoint by endpoint along the index by position (the CROSS JOIN fixes that
+ * order), so the history is not scanned.
+ */
+export function deliveriesOfPrunedEvents(through: string): string {
+  return `DELETE FROM webhook_deliveries WHERE rowid IN (
+    SELECT webhook_deliveries.rowid FROM webhooks CROSS JOIN webhook_deliveries
+      ON webhook_deliveries.account_id = webhooks.account_id AND webhook_deliveries.webhook_id = webhooks.id
+      AND webhook_deliveries.position <= ${through})`;
+}
+
+/**
+ * `write` runs the dispatcher's writes (claims and outcomes): the store's group commit, so that
+ * they share commits with one another and with creates instead of paying for one each.
+ */
+export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly SqlStatement[]) => Promise<SqlResult[]>): WebhookStore {
+  return {
+    async insertWebhook(accountId, webhook) {
+      await driver.execute({
+        sql: `INSERT INTO webhooks (account_id, id, url, types, popup_id, description, created_at, disabled_at, secrets, previous_secret_expires_at,
+                failing_since, log_position)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT MAX(position) FROM events WHERE account_id = ?), 0))`,
+        args: [
+          accountId, webhook.webhookId, webhook.url, CHANGEABLE.types.write(webhook.types), webhook.popupId, webhook.description,
+          webhook.createdAt, webhook.disabledAt, JSON.stringify(webhook.secrets), webhook.previousSecretExpiresAt, webhook.failingSince, accountId,
+        ],
+      });
+    },
+    async getWebhook(accountId, webhookId) {
+      const { rows } = await driver.execute({ sql: "SELECT * FROM webhooks WHERE account_id = ? AND id = ?", args: [accountId, webhookId] });
+      return rows[0] && toWebhook(rows[0]);
+    },
+    async listWebhooks(accountId) {
+      const { rows } = await driver.execute({
+        sql: "SELECT * FROM webhooks WHERE account_id = ? ORDER BY created_at, rowid",
+        args: [accountId],
+      });
+      return rows.map(toWebhook);
+    },
+    async updateWebhook(accountId, webhookId, change) {
+      const assignments: string[] = [];
+      const args: SqlValue[] = [];
+      for (const key of Object.keys(CHANGEABLE) as (keyof WebhookChange)[]) {
+        if (change[key] === undefined) continue;
+        const field = CHANGEABLE[key] as { column: string; write: (value: unknown) => SqlValue };
+        assignments.push(`${field.column} = ?`);
+        args.push(field.write(change[key]));
+      }
+      // Enabled again, it takes the events from now on: what came while it was disabled is skipped.
+      if (change.disabledAt === null) assignments.push(`log_position = CASE WHEN disabled_at IS NULL THEN log_position ELSE ${NEWEST_POSITION} END`);
+      const { rows } = await driver.execute({
+        sql: `UPDATE webhooks SET ${assignments.join(", ") || "id = id"} WHERE account_id = ? AND id = ? RETURNING *`,
+        args: [...args, accountId, webhookId],
+      });
+      return rows[0] && toWebhook(rows[0]);
+    },
+    async deleteWebhook(accountId, webhookId) {
+      const [, deleted] = await driver.batch(
+        [
+          { sql: "DELETE FROM webhook_deliveries WHERE account_id = ? AND webhook_id = ?", args: [accountId, webhookId] },
+          // RETURNING, not rowsAffected: D1 counts the rows of triggers too.
+          { sql: "DELETE FROM webhooks WHERE account_id = ? AND id = ? RETURNING 1 AS deleted", args: [accountId, webhookId] },
+        ],
+        "write",
+      );
+      return deleted!.rows.length > 0;
+    },
+
+    async claimDeliveries({ now, limit, leaseMs, owner }) {
+      const claim = randomHex(16);
+      const results = await write(
+        [
+          {
+            sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, next_attempt_at)
+                  SELECT webhooks.account_id, webhooks.id, events.position, ${EVENT_ID}, events.type, 'pending', 0, ?
+                  FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.position > webhooks.log_position
+                  WHERE webhooks.disabled_at IS NULL AND ${MATCHES}
+                  ON CONFLICT (account_id, webhook_id, position) DO NOTHING`,
+            args: [now],
+          },
+          {
+            sql: `UPDATE webhooks SET log_position = ${NEWEST_POSITION} WHERE disabled_at IS NULL AND log_position < ${NEWEST_POSITION}`,
+          },
+          {
+            sql: `UPDATE webhook_deliveries SET lease_owner = ?3, lease_until = ?4, lease_claim = ?5 WHERE rowid IN (${CLAIMABLE})`,
+            args: [now, limit, owner, now + leaseMs, claim],
+          },
+          {
+            sql: `SELECT webhook_deliveries.account_id, webhook_deliveries.position, webhook_deliveries.event_id, webhook_deliveries.event_type,
+                         webhook_deliveries.attempts, webhook_deliveries.first_attempt_at, ${EVENT_JSON} AS event_text, webhooks.*
+                  FROM webhook_deliveries
+                  JOIN webhooks ON webhooks.account_id = webhook_deliveries.account_id AND webhooks.id = webhook_deliveries.webhook_id
+                  JOIN events ON events.position = webhook_deliveries.position
+                  WHERE webhook_deliveries.lease_until = ? AND webhook_deliveries.lease_claim = ?
+                  ORDER BY webhook_deliveries.attempts > 0, webhook_deliveries.first_attempt_at, webhook_deliveries.position`,
+            args: [now + leaseMs, claim],
+          },
+        ],
+      );
+      return results.at(-1)!.rows.map(toClaimedDelivery);
+    },
+    async recordDeliveryAttempt(attempt) {
+      const [recorded] = await write([attemptRecorded(attempt)]);
+      return recorded!.rows.length > 0;
+    },
+    async recordDeliveryAttempts(attempts) {
+      if (attempts.length === 0) return [];
+      const results = await write(attempts.map(attemptRecorded));
+      return results.map((result) => result.rows.length > 0);
+    },
+    async listDeliveries(accountId, webhookId, query) {
+      const statusFilter = query.status === undefined ? "" : "AND status = ?";
+      const { rows } = await driver.execute({
+        sql: `SELECT * FROM webhook_deliveries WHERE account_id = ? AND webhook_id = ? AND position < ? ${statusFilter}
+              ORDER BY position DESC LIMIT ?`,
+        args: [accountId, webhookId, query.after ?? Number.MAX_SAFE_INTEGER, ...(query.status === undefined ? [] : [query.status]), query.limit + 1],
+      });
+      const deliveries = rows.slice(0, query.limit).map(toDelivery);
+      return { deliveries, cursor: rows.length > query.limit ? deliveries.at(-1)!.position : null };
+    },
+    async retryDelivery(accountId, webhookId, eventId, now) {
+      const { rows } = await driver.execute({
+        sql: `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?
+              WHERE account_id = ? AND webhook_id = ? AND event_id = ? RETURNING 1 AS retried`,
+        args: [now, accountId, webhookId, eventId],
+      });
+      return rows.length > 0;
+    },
+    async replayDeliveries(accountId, webhookId, since, now) {
+      const { rows } = await driver.execute({
+        sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, next_attempt_at)
+              SELECT webhooks.account_id, webhooks.id, events.position, ${EVENT_ID}, events.type, 'pending', 0, ?
+              FROM webhooks JOIN events ON events.account_id = webhooks.account_id
+              WHERE webhooks.account_id = ? AND webhooks.id = ? AND events.at >= ? AND ${MATCHES}
+              ON CONFLICT (account_id, webhook_id, position) DO UPDATE SET status = 'pending', next_attempt_at = excluded.next_attempt_at
+              RETURNING 1 AS replayed`,
+        args: [now, accountId, webhookId, since],
+      });
+      return rows.length;
+    },
+  };
+}
+
+/** Records an attempt and releases its lease; returns a row only when `attempt.owner` held the lease. */
+function attemptRecorded(attempt: DeliveryAttempt): SqlStatement {
+  return {
+    sql: `UPDATE webhook_deliveries SET
+            status = ?, attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, ?), last_attempt_at = ?,
+            next_attempt_at = ?, last_status_code = ?, last_error = ?, last_duration_ms = ?,
+            lease_owner = NULL, lease_until = NULL, lease_claim = NULL
+          WHERE account_id = ? AND webhook_id = ? AND position = ? AND lease_owner = ?
+          RETURNING 1 AS recorded`,
+    args: [
+      attempt.status, attempt.at, attempt.at, attempt.status === "pending" ? attempt.nextAttemptAt : null, attempt.statusCode, attempt.error,
+      attempt.durationMs, attempt.accountId, attempt.webhookId, attempt.position, attempt.owner,
+    ],
+  };
+}
+
+function toWebhook(row: SqlRow): WebhookRecord {
+  return {
+    webhookId: String(row.id),
+    url: String(row.url),
+    types: row.types === null ? null : (JSON.parse(String(row.types)) as EventType[]),
+    popupId: nullableText(row.popup_id),
+    description: nullableText(row.description),
+    createdAt: String(row.created_at),
+    disabledAt: nullableText(row.disabled_at),
+    secrets: JSON.parse(String(row.secrets)) as string[],
+    previousSecretExpiresAt: nullableNumber(row.previous_secret_expires_at),
+    failingSince: nullableNumber(row.failing_since),
+  };
+}
+
+function toClaimedDelivery(row: SqlRow): ClaimedDelivery {
+  return {
+    accountId: String(row.account_id),
+    webhook: toWebhook(row),
+    position: Number(row.position),
+    event: String(row.event_text),
+    eventId: String(row.event_id),
+    eventType: String(row.event_type) as EventType,
+    attempts: Number(row.attempts),
+    firstAttemptAt: nullableNumber(row.first_attempt_at),
+  };
+}
+
+function toDelivery(row: SqlRow): Delivery {
+  const nextAttemptAt = nullableNumber(row.next_attempt_at);
+  const lastAttemptAt = nullableNumber(row.last_attempt_at);
+  return {
+    eventId: String(row.event_id),
+    eventType: String(row.event_type) as EventType,
+    position: Number(row.position),
+    status: String(row.status) as DeliveryStatus,
+    attempts: Number(row.attempts),
+    lastAttemptAt: lastAttemptAt === null ? null : formatInstant(lastAttemptAt),
+    nextAttemptAt: nextAttemptAt === null ? null : formatInstant(nextAttemptAt),
+    lastStatusCode: nullableNumber(row.last_status_code),
+    lastError: nullableText(row.last_error),
+    lastDurationMs: nullableNumber(row.last_duration_ms),
+  };
+}
+
+const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));

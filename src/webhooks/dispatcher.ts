@@ -1,0 +1,248 @@
+/**
+ * The webhook dispatcher: claims due deliveries from the store's outbox, signs each (Standard
+ * Webhooks), posts it through the transport, and records the outcome with its next attempt.
+ * `formsink serve` runs one in-process; the Workers adapter runs `runOnce` from its scheduled
+ * handler and after each change; a library user runs one beside the handler (docs/webhooks.md).
+ *
+ * At least once: a delivery leaves the outbox only when an attempt's outcome is recorded, so a
+ * crash at any moment leaves it to be claimed again once its lease runs out. One endpoint's
+ * deliveries are sent one after another in the order claimed (first attempts in commit order,
+ * retries in order of first attempt); different endpoints' go out side by side.
+ */
+import { formatInstant } from "../instant.ts";
+import type { ClaimedDelivery, DeliveryAttempt, DeliveryStatus, WebhookStore } from "../store.ts";
+import { createAttemptRecorder } from "./recorder.ts";
+import { ATTEMPT_TIMEOUT_MS, DISABLE_AFTER_FAILING_MS, retryAt } from "./schedule.ts";
+import { signingSecrets, signWebhook } from "./signing.ts";
+import { attemptError, type WebhookTransport } from "./transport.ts";
+
+export interface WebhookDispatcherOptions {
+  /** How requests go out; `createWebhookTransport` (formsink/node, formsink/bun, formsink/deno) on those runtimes, `createFetchWebhookTransport` on Workers. */
+  transport: WebhookTransport;
+  /** Epoch milliseconds now; default `Date.now`. */
+  clock?: () => number;
+  /** In [0, 1), for the retries' jitter; default `Math.random`. */
+  random?: () => number;
+  /** Deliveries claimed and not yet recorded at once; different endpoints' are sent side by side, one endpoint's one after another. Default 32. */
+  concurrency?: number;
+  /** How long a claimed delivery stays this dispatcher's before another may take it; default 60 s. */
+  leaseMs?: number;
+  /** How often `start` looks for due deliveries when nothing wakes it; default 5 s. */
+  pollIntervalMs?: number;
+  /** This dispatcher's name on its leases; default a random one. */
+  owner?: string;
+  /** Told of a failed run (a store error); the next run tries again. */
+  onError?: (error: unknown) => void;
+  /** Told of every attempt's outcome, for logs and metrics. */
+  onAttempt?: (report: AttemptReport) => void;
+}
+
+export interface AttemptReport {
+  accountId: string;
+  webhookId: string;
+  eventId: string;
+  /** What the delivery is now. */
+  status: DeliveryStatus;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  /** This attempt's number, from 1. */
+  attempt: number;
+  /** Set when this attempt disabled the endpoint. */
+  disabled?: "gone" | "failing";
+}
+
+export interface WebhookDispatcher {
+  /** Sends what is due now, and what comes due while it runs, until nothing is; resolves to how many attempts it made. */
+  runOnce(): Promise<number>;
+  /** Runs now, then whenever woken, a retry comes due, or the poll interval passes, until `stop`. */
+  start(): void;
+  /** Stops claiming; resolves once the attempts in flight are recorded. */
+  stop(): Promise<void>;
+  /** Runs again soon: call it after a change (the handler's `onChange` does). */
+  wake(): void;
+}
+
+/** The part of a lease an attempt may not start in: it would outlive the lease. */
+const LEASE_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
+/** The shortest lease that leaves room for an attempt. */
+export const MIN_LEASE_MS = LEASE_MARGIN_MS + 1_000;
+export const DEFAULT_LEASE_MS = 60_000;
+
+export function createWebhookDispatcher(store: WebhookStore, options: WebhookDispatcherOptions): WebhookDispatcher {
+  const { transport, clock = Date.now, random = Math.random, concurrency = 32, leaseMs = DEFAULT_LEASE_MS, pollIntervalMs = 5_000, onError, onAttempt } = options;
+  if (!(leaseMs >= MIN_LEASE_MS)) throw new RangeError(`leaseMs must be at least ${MIN_LEASE_MS} (got ${leaseMs})`);
+  if (!(concurrency >= 1)) throw new RangeError(`concurrency must be at least 1 (got ${concurrency})`);
+  const owner = options.owner ?? `dispatcher_${crypto.randomUUID()}`;
+  /** Per endpoint, the last of its sends so far: the next one waits for it. */
+  const chains = new Map<string, Promise<unknown>>();
+  let stopping = false;
+  /** The earliest retry this dispatcher scheduled that has not come due yet. */
+  let earliestRetry = Infinity;
+  /** Attempts being made now. */
+  let underWay = 0;
+
+  /** Makes one attempt; undefined when it was not made (the lease would not outlast it). */
+  const attempt = async (delivery: ClaimedDelivery, leaseEnds: number): Promise<DeliveryAttempt | undefined> => {
+    const at = clock();
+    if (at + LEASE_MARGIN_MS > leaseEnds) return undefined;
+    const { webhook, eventId } = delivery;
+    underWay++;
+    const started = performance.now();
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    try {
+      const timestamp = Math.floor(at / 1000);
+      const response = await transport({
+        url: webhook.url,
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "formsink-webhooks",
+          "webhook-id": eventId,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": await signWebhook(signingSecrets(webhook, at), eventId, timestamp, delivery.event),
+        },
+        body: delivery.event,
+        timeoutMs: ATTEMPT_TIMEOUT_MS,
+      });
+      statusCode = response.status;
+      if (statusCode < 200 || statusCode > 299) error = answerError(statusCode);
+    } catch (thrown) {
+      error = attemptError(thrown, ATTEMPT_TIMEOUT_MS);
+    } finally {
+      underWay--;
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const next = error === null || statusCode === 410 ? null : retryAt(delivery.attempts + 1, delivery.firstAttemptAt ?? at, at, random());
+    const status: DeliveryStatus = error === null ? "succeeded" : next === null ? "failed" : "pending";
+    return { accountId: delivery.accountId, webhookId: webhook.webhookId, position: delivery.position, owner, at, durationMs, statusCode, error, status, nextAttemptAt: next };
+  };
+
+  /**
+   * What a recorded attempt means for its endpoint: days of failures or a 410 disable it, a
+   * success clears the count. `noted`: the endpoints whose count this claim's deliveries already
+   * set or cleared (they share one snapshot of the endpoint), so a run writes it once.
+   */
+  const afterRecorded = async (delivery: ClaimedDelivery, made: DeliveryAttempt, noted: Set<string>) => {
+    const { accountId, webhook } = delivery;
+    if (made.nextAttemptAt !== null) earliestRetry = Math.min(earliestRetry, made.nextAttemptAt);
+    const note = async (failingSince: number | null) => {
+      const key = endpointKey(delivery);
+      if (noted.has(key)) return;
+      noted.add(key);
+      await store.updateWebhook(accountId, webhook.webhookId, { failingSince });
+    };
+    let disabled: AttemptReport["disabled"];
+    if (made.error === null) {
+      if (webhook.failingSince !== null) await note(null);
+    } else if (made.statusCode === 410) {
+      disabled = "gone";
+    } else if (webhook.failingSince === null) {
+      await note(made.at);
+    } else if (made.at - webhook.failingSince >= DISABLE_AFTER_FAILING_MS) {
+      disabled = "failing";
+    }
+    if (disabled) await store.updateWebhook(accountId, webhook.webhookId, { disabledAt: formatInstant(made.at) });
+    const { status, statusCode, error, durationMs } = made;
+    onAttempt?.({ accountId, webhookId: webhook.webhookId, eventId: delivery.eventId, status, statusCode, error, durationMs, attempt: delivery.attempts + 1, disabled });
+  };
+
+  const record = createAttemptRecorder(store, () => underWay);
+
+  const runOnce = async (): Promise<number> => {
+    let made = 0;
+    /** Claimed deliveries whose outcome is not recorded yet. */
+    const running = new Set<Promise<void>>();
+    /** Recorded since a claim found fewer than it asked for: claiming again before some are is claiming in vain. */
+    let recordedSinceShortClaim = Infinity;
+    try {
+      for (;;) {
+        let claimed: ClaimedDelivery[] = [];
+        const room = concurrency - running.size;
+        if (!stopping && room > 0 && (running.size === 0 || recordedSinceShortClaim >= Math.ceil(concurrency / 4))) {
+          const now = clock();
+          if (now >= earliestRetry) earliestRetry = Infinity;
+          claimed = await store.claimDeliveries({ now, limit: room, leaseMs, owner });
+          // Fewer than asked for: nothing more is claimable until some of these are recorded.
+          recordedSinceShortClaim = claimed.length < room ? 0 : Infinity;
+          const noted = new Set<string>();
+          for (const delivery of claimed) {
+            // One endpoint's deliveries go one after another, in the order claimed; its outcomes
+            // are recorded while the next one is sent.
+            const key = endpointKey(delivery);
+            const sent = (chains.get(key) ?? Promise.resolve(undefined)).then(() => attempt(delivery, now + leaseMs));
+            chains.set(key, sent);
+            const done = sent
+              .then(async (outcome) => {
+                if (outcome === undefined) return;
+                made++;
+                // Not recorded: another dispatcher took the delivery over, and its outcome counts.
+                if (await record(outcome)) await afterRecorded(delivery, outcome, noted);
+              })
+              .catch((error: unknown) => onError?.(error))
+              .finally(() => {
+                running.delete(done);
+                recordedSinceShortClaim++;
+                if (chains.get(key) === sent) chains.delete(key);
+              });
+            running.add(done);
+          }
+        }
+        if (running.size === 0 && (claimed.length === 0 || stopping)) return made;
+        // A recorded attempt may make its endpoint's next first attempts claimable.
+        if (claimed.length === 0 || stopping || running.size >= concurrency) await Promise.race(running);
+      }
+    } finally {
+      await Promise.allSettled(running);
+    }
+  };
+
+  let loop: Promise<void> | undefined;
+  let woken = false;
+  let interrupt: (() => void) | undefined;
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      // A waiting dispatcher must not keep a server's process alive once everything else stopped.
+      (timer as { unref?: () => void }).unref?.();
+      interrupt = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  return {
+    runOnce,
+    start() {
+      if (loop) return;
+      stopping = false;
+      loop = (async () => {
+        while (!stopping) {
+          woken = false;
+          await runOnce().catch((error: unknown) => onError?.(error));
+          if (stopping || woken) continue;
+          await sleep(Math.max(0, Math.min(pollIntervalMs, earliestRetry - clock())));
+        }
+      })();
+    },
+    async stop() {
+      stopping = true;
+      interrupt?.();
+      await loop;
+      loop = undefined;
+    },
+    wake() {
+      woken = true;
+      interrupt?.();
+    },
+  };
+}
+
+const endpointKey = (delivery: ClaimedDelivery) => `${delivery.accountId}\n${delivery.webhook.webhookId}`;
+
+function answerError(status: number): string {
+  if (status === 410) return "the receiver answered 410 Gone: the endpoint is disabled";
+  if (status >= 300 && status <= 399) return `the receiver answered ${status} (redirects are not followed)`;
+  return `the receiver answered ${status}`;
+}

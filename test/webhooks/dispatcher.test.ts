@@ -1,0 +1,266 @@
+/**
+ * The dispatcher against real receivers (node:http servers) over the Node transport: signed
+ * deliveries that `standardwebhooks` verifies (during a rotation too), retries with backoff on a
+ * fake clock, a 410 and days of failures disabling an endpoint, a receiver down for hours, and
+ * two dispatchers on one store.
+ */
+import { Webhook } from "standardwebhooks";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { createWebhookTransport } from "../../adapters/webhook-transport.ts";
+import { type CompleteStore, readEventsAsJson, type WebhookRecord, type WebhookStore } from "../../src/store.ts";
+import { createMemoryStore } from "../../src/stores/memory.ts";
+import { seedRows } from "../../src/testing/fixtures.ts";
+import { createWebhookDispatcher, type WebhookDispatcherOptions } from "../../src/webhooks/dispatcher.ts";
+import { type Receiver, startReceiver, verifies, verifyDelivery } from "../support/webhook-receiver.ts";
+import { newSecret, webhookFor } from "./fixture.ts";
+
+const ACCOUNT = "acct_dispatch";
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+interface Setup {
+  store: CompleteStore & WebhookStore;
+  receiver: Receiver;
+  hook: WebhookRecord;
+  clock: { now: number };
+  dispatcher: ReturnType<typeof createWebhookDispatcher>;
+  close(): Promise<void>;
+}
+
+/** A memory store with one endpoint at a live receiver, and a dispatcher on a clock the test moves (real time unless `fakeClock`). */
+async function setup(options: { fakeClock?: boolean; dispatcher?: Partial<WebhookDispatcherOptions> } = {}): Promise<Setup> {
+  const store = createMemoryStore();
+  const receiver = await startReceiver();
+  const hook = webhookFor(`${receiver.url}/hooks`);
+  await store.insertWebhook(ACCOUNT, hook);
+  const clock = { now: Date.UTC(2030, 0, 1) };
+  const transport = createWebhookTransport({ allowPrivate: true });
+  const dispatcher = createWebhookDispatcher(store, {
+    transport,
+    clock: options.fakeClock ? () => clock.now : Date.now,
+    random: () => 0.5,
+    ...options.dispatcher,
+  });
+  return {
+    store, receiver, hook, clock, dispatcher,
+    async close() {
+      await dispatcher.stop();
+      transport.close();
+      await receiver.close();
+      await store.close();
+    },
+  };
+}
+
+async function eventTexts(store: CompleteStore, accountId = ACCOUNT): Promise<string[]> {
+  const page = await readEventsAsJson(store, accountId, { limit: 1000 });
+  if (page.expired) throw new Error("expired");
+  return page.events;
+}
+
+const idOf = (text: string) => (JSON.parse(text) as { id: string }).id;
+
+const test = suite("webhook dispatcher");
+
+test("a delivery is the event as JSON, signed as Standard Webhooks says: standardwebhooks verifies it, and each event comes once, in commit order", async () => {
+  const s = await setup();
+  try {
+    const rows = seedRows(5);
+    for (const row of rows) await s.store.insertSubmission(ACCOUNT, row);
+    await s.store.setSubmissionStatus(ACCOUNT, rows[0]!.submissionId, rows[0]!.status === "pending" ? "completed" : "pending");
+    await s.store.deleteSubmission(ACCOUNT, rows[1]!.submissionId);
+    const events = await eventTexts(s.store);
+
+    assert.is(await s.dispatcher.runOnce(), events.length);
+    assert.equal(s.receiver.received.map((d) => d.body), events, "the bodies are the events as GET /api/events shows them, in order");
+    for (const delivery of s.receiver.received) {
+      assert.equal(verifyDelivery(s.hook.secrets[0]!, delivery), JSON.parse(delivery.body));
+      assert.is(delivery.id, idOf(delivery.body), "webhook-id is the event id");
+      assert.is(delivery.headers["content-type"], "application/json");
+      assert.ok(Math.abs(Number(delivery.timestamp) - Date.now() / 1000) < 60, "webhook-timestamp is Unix seconds");
+      assert.ok(!verifies(newSecret(), delivery), "another secret does not verify");
+    }
+    assert.is(await s.dispatcher.runOnce(), 0, "nothing is sent twice");
+    const { deliveries } = await s.store.listDeliveries(ACCOUNT, s.hook.webhookId, { limit: 100 });
+    assert.ok(deliveries.length === events.length && deliveries.every((d) => d.status === "succeeded" && d.lastStatusCode === 204 && d.attempts === 1));
+  } finally {
+    await s.close();
+  }
+});
+
+test("during a rotation both secrets sign, so a receiver with either verifies; after it only the new one", async () => {
+  const s = await setup({ fakeClock: true });
+  try {
+    const [oldSecret, newer] = [s.hook.secrets[0]!, newSecret()];
+    s.clock.now = Date.now();
+    await s.store.updateWebhook(ACCOUNT, s.hook.webhookId, { secrets: [newer, oldSecret], previousSecretExpiresAt: s.clock.now + DAY });
+    await s.store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+    await s.dispatcher.runOnce();
+    const [during] = s.receiver.received;
+    assert.is(during!.signature.split(" ").length, 2, "two signatures, space-separated");
+    assert.ok(verifies(newer, during!) && verifies(oldSecret, during!), "each secret verifies");
+
+    // standardwebhooks refuses a timestamp five minutes off its own clock: verify what is sent
+    // after the expiry by its signatures alone, with the timestamp it carries.
+    s.clock.now += DAY;
+    await s.store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+    await s.dispatcher.runOnce();
+    const after = s.receiver.received[1]!;
+    assert.is(after.signature.split(" ").length, 1, "one signature once the old secret expired");
+    assert.is(after.timestamp, String(Math.floor(s.clock.now / 1000)));
+    assert.is(after.signature, resign(newer, after), "signed with the new secret");
+  } finally {
+    await s.close();
+  }
+});
+
+test("a failing receiver is retried with growing waits, the first within 10 s, for about three days; then the delivery is failed", async () => {
+  const s = await setup({ fakeClock: true });
+  try {
+    s.receiver.answer = 500;
+    await s.store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+    const start = s.clock.now;
+    const attempts: number[] = [];
+    for (let rounds = 0; rounds < 100; rounds++) {
+      const before = s.receiver.received.length;
+      await s.dispatcher.runOnce();
+      if (s.receiver.received.length > before) attempts.push(s.clock.now);
+      const [delivery] = (await s.store.listDeliveries(ACCOUNT, s.hook.webhookId, { limit: 1 })).deliveries;
+      if (delivery!.status !== "pending") break;
+      s.clock.now = Date.parse(delivery!.nextAttemptAt!);
+    }
+    const [delivery] = (await s.store.listDeliveries(ACCOUNT, s.hook.webhookId, { limit: 1 })).deliveries;
+    assert.is(delivery!.status, "failed");
+    assert.is(delivery!.attempts, attempts.length);
+    assert.is(delivery!.lastError, "the receiver answered 500");
+    assert.ok(attempts[1]! - attempts[0]! <= 10_000, "the first retry within 10 s");
+    const waits = attempts.slice(1).map((at, i) => at - attempts[i]!);
+    assert.ok(waits.every((wait, i) => i === 0 || wait >= waits[i - 1]!), "each wait at least the one before");
+    const span = attempts.at(-1)! - start;
+    assert.ok(span > 2.5 * DAY && span <= 3 * DAY, `retried for about three days (${span / DAY} days)`);
+  } finally {
+    await s.close();
+  }
+});
+
+test("a 410 answer disables the endpoint: the delivery is failed and nothing more is sent", async () => {
+  const s = await setup();
+  try {
+    s.receiver.answer = 410;
+    await s.store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+    await s.dispatcher.runOnce();
+    assert.ok((await s.store.getWebhook(ACCOUNT, s.hook.webhookId))!.disabledAt !== null, "disabled");
+    const [delivery] = (await s.store.listDeliveries(ACCOUNT, s.hook.webhookId, { limit: 1 })).deliveries;
+    assert.equal([delivery!.status, delivery!.lastStatusCode], ["failed", 410]);
+    await s.store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+    assert.is(await s.dispatcher.runOnce(), 0);
+    assert.is(s.receiver.received.length, 1);
+  } finally {
+    await s.close();
+  }
+});
+
+test("five days of nothing but failures disable an endpoint; a success in between starts the count again", async () => {
+  const s = await setup({ fakeClock: true });
+  try {
+    s.receiver.answer = 503;
+    const start = s.clock.now;
+    const failDay = async (day: number) => {
+      s.clock.now = start + day * DAY;
+      await s.store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+      await s.dispatcher.runOnce();
+      return (await s.store.getWebhook(ACCOUNT, s.hook.webhookId))!;
+    };
+    for (const day of [0, 1, 2, 3]) assert.is((await failDay(day)).disabledAt, null);
+    s.receiver.answer = 204;
+    await failDay(4);
+    s.receiver.answer = 503;
+    for (const day of [5, 6, 7, 8, 9]) assert.is((await failDay(day)).disabledAt, null, `day ${day}: failing for less than five days since the success`);
+    assert.ok((await failDay(10)).disabledAt !== null, "disabled after five days of failures");
+  } finally {
+    await s.close();
+  }
+});
+
+test("a receiver down for hours gets every event when it is back, in the order of their first attempts", async () => {
+  const s = await setup({ fakeClock: true, dispatcher: { concurrency: 8 } });
+  try {
+    const port = s.receiver.port;
+    await s.receiver.close();
+    for (let hour = 0; hour < 6; hour++) {
+      for (const row of seedRows(7)) await s.store.insertSubmission(ACCOUNT, row);
+      for (let step = 0; step < 12; step++) {
+        await s.dispatcher.runOnce();
+        s.clock.now += 5 * 60_000;
+      }
+    }
+    const failing = (await s.store.listDeliveries(ACCOUNT, s.hook.webhookId, { limit: 1000 })).deliveries;
+    assert.is(failing.length, 42);
+    assert.ok(failing.every((d) => d.status === "pending" && d.attempts > 1 && d.lastError === "could not reach the receiver: ECONNREFUSED"), "all retried, all pending");
+
+    const back = await startReceiver(port);
+    try {
+      s.clock.now += 12 * HOUR;
+      await s.dispatcher.runOnce();
+      assert.equal(back.received.map((d) => d.id), (await eventTexts(s.store)).map(idOf), "every event, in commit order (the order of first attempts)");
+    } finally {
+      await back.close();
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+test("two dispatchers on one store never send one delivery at once", async () => {
+  const s = await setup();
+  const other = createWebhookDispatcher(s.store, { transport: createWebhookTransport({ allowPrivate: true }), owner: "second" });
+  try {
+    await s.store.insertWebhook(ACCOUNT, webhookFor(`${s.receiver.url}/second`));
+    s.receiver.delayMs = 5;
+    for (const row of seedRows(30)) await s.store.insertSubmission(ACCOUNT, row);
+    const [one, two] = await Promise.all([s.dispatcher.runOnce(), other.runOnce()]);
+    assert.is(one + two, 60, "every delivery once between them");
+    assert.is(s.receiver.received.length, 60);
+    assert.equal([...s.receiver.overlapping], [], "no delivery was being answered twice at once");
+    assert.is(new Set(s.receiver.received.map((d) => `${d.path} ${d.id}`)).size, 60, "each endpoint got each event once");
+  } finally {
+    await other.stop();
+    await s.close();
+  }
+});
+
+test("an endpoint's run of first attempts is claimed at once, sent in commit order, and its outcomes written together", async () => {
+  const store = createMemoryStore();
+  let claims = 0;
+  const writes: number[] = [];
+  const counted: WebhookStore = Object.assign(Object.create(null) as WebhookStore, store, {
+    claimDeliveries: (claim: Parameters<WebhookStore["claimDeliveries"]>[0]) => (claims++, store.claimDeliveries(claim)),
+    recordDeliveryAttempts: (attempts: Parameters<NonNullable<WebhookStore["recordDeliveryAttempts"]>>[0]) => {
+      writes.push(attempts.length);
+      return Promise.all(attempts.map((attempt) => store.recordDeliveryAttempt(attempt)));
+    },
+  });
+  const sent: string[] = [];
+  // A transport that answers at once, so that the whole run is sent before any timer fires.
+  const transport = async (request: { headers: Record<string, string> }) => (sent.push(request.headers["webhook-id"]!), { status: 204 });
+  try {
+    await store.insertWebhook(ACCOUNT, webhookFor("https://receiver.example/hooks"));
+    for (const row of seedRows(20)) await store.insertSubmission(ACCOUNT, row);
+    assert.is(await createWebhookDispatcher(counted, { transport }).runOnce(), 20);
+    assert.equal(sent, (await eventTexts(store)).map(idOf), "in commit order");
+    assert.is(writes.reduce((sum, n) => sum + n, 0), 20, "every outcome written");
+    // One write for the run, unless the run outlasts the recorder's longest wait (a loaded machine).
+    assert.ok(writes.length < 20, `outcomes written together, not one by one (${writes.join(", ")})`);
+    assert.is(claims, 2, "one claim for the run, and one that finds nothing once it is recorded");
+  } finally {
+    await store.close();
+  }
+});
+
+test.run();
+
+/** The signature `secret` gives the delivery, computed here with standardwebhooks. */
+function resign(secret: string, delivery: { id: string; timestamp: string; body: string }): string {
+  return new Webhook(secret).sign(delivery.id, new Date(Number(delivery.timestamp) * 1000), delivery.body);
+}

@@ -1,0 +1,118 @@
+/**
+ * `formsink serve` delivering webhooks as a real process on a libSQL file: deliveries go out as
+ * changes commit; a server killed with SIGKILL while deliveries are in flight loses none of
+ * them once it is back; two servers on one database never send one delivery at once.
+ */
+import * as assert from "uvu/assert";
+import { newKey, serve, suiteWithDir } from "../faults/support.ts";
+import { type Receiver, startReceiver, verifyDelivery } from "../support/webhook-receiver.ts";
+
+/** The shortest lease serve takes: a killed server's deliveries go out again after this long. */
+const LEASE_SECONDS = "16";
+
+async function addWebhook(serverUrl: string, key: string, url: string): Promise<{ webhookId: string; secret: string }> {
+  const answer = await fetch(`${serverUrl}/api/webhooks`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: JSON.stringify({ url }),
+  });
+  assert.is(answer.status, 201, await answer.clone().text());
+  return (await answer.json()) as { webhookId: string; secret: string };
+}
+
+async function createSubmission(serverUrl: string, key: string, i: number): Promise<void> {
+  const answer = await fetch(`${serverUrl}/api/submission`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: JSON.stringify({ popupId: "p1", data: { email: `lead${i}@example.com` } }),
+  });
+  assert.is(answer.status, 201, await answer.clone().text());
+}
+
+/** Every event id the server's feed holds. */
+async function eventIds(serverUrl: string, key: string): Promise<string[]> {
+  const answer = await fetch(`${serverUrl}/api/events?limit=1000`, { headers: { "x-api-key": key } });
+  return ((await answer.json()) as { items: { id: string }[] }).items.map((event) => event.id);
+}
+
+/** Resolves once `done()` holds; fails naming `what` if it does not within `seconds`. */
+async function until(done: () => boolean, what: string, seconds = 90): Promise<void> {
+  const deadline = Date.now() + seconds * 1000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const missing = (receiver: Receiver, ids: readonly string[]) => {
+  const got = new Set(receiver.received.map((d) => d.id));
+  return ids.filter((id) => !got.has(id));
+};
+
+const test = suiteWithDir("formsink serve: webhook deliveries");
+
+test("each change is delivered as it commits, signed so that standardwebhooks verifies it", async ({ dir }) => {
+  const db = `file:${dir}/serve.db`;
+  const key = await newKey(db);
+  const receiver = await startReceiver();
+  const server = await serve(["--db", db, "--allow-private-webhooks"]);
+  try {
+    const { secret } = await addWebhook(server.url, key, `${receiver.url}/hooks`);
+    await createSubmission(server.url, key, 1);
+    await until(() => receiver.received.length === 1, "the first delivery");
+    const event = verifyDelivery(secret, receiver.received[0]!) as { type: string; data: { data: { email: string } } };
+    assert.equal([event.type, event.data.data.email], ["submission.created", "lead1@example.com"]);
+  } finally {
+    await server.stop();
+    await receiver.close();
+  }
+});
+
+test("a server killed while deliveries are in flight delivers every event once it is back (duplicates allowed, losses not)", async ({ dir }) => {
+  const db = `file:${dir}/crash.db`;
+  const key = await newKey(db);
+  const receiver = await startReceiver();
+  receiver.delayMs = 100;
+  const args = ["--db", db, "--allow-private-webhooks", "--webhook-lease", LEASE_SECONDS];
+  let server = await serve(args);
+  try {
+    await addWebhook(server.url, key, `${receiver.url}/hooks`);
+    for (let i = 0; i < 40; i++) await createSubmission(server.url, key, i);
+    const events = await eventIds(server.url, key);
+    await until(() => receiver.received.length >= 3, "deliveries under way");
+    await server.stop("SIGKILL");
+    const beforeRestart = missing(receiver, events).length;
+    assert.ok(beforeRestart > 0, "the kill came before every event was delivered");
+
+    server = await serve(args);
+    await until(() => missing(receiver, events).length === 0, `every event delivered after the restart (${beforeRestart} were not before it)`);
+    assert.equal(missing(receiver, events), []);
+  } finally {
+    await server.stop();
+    await receiver.close();
+  }
+});
+
+test("two servers on one database never send one delivery at once, and between them send every event", async ({ dir }) => {
+  const db = `file:${dir}/shared.db`;
+  const key = await newKey(db);
+  const receiver = await startReceiver();
+  receiver.delayMs = 20;
+  const args = ["--db", db, "--allow-private-webhooks", "--webhook-lease", LEASE_SECONDS];
+  const [one, two] = await Promise.all([serve(args), serve(args)]);
+  try {
+    await addWebhook(one.url, key, `${receiver.url}/hooks`);
+    await Promise.all([one, two].map(async (server, s) => {
+      for (let i = 0; i < 30; i++) await createSubmission(server.url, key, s * 100 + i);
+    }));
+    const events = await eventIds(one.url, key);
+    assert.is(events.length, 60);
+    await until(() => missing(receiver, events).length === 0, "every event delivered");
+    assert.equal([...receiver.overlapping], [], "no delivery was being answered twice at once");
+  } finally {
+    await Promise.all([one.stop(), two.stop()]);
+    await receiver.close();
+  }
+});
+
+test.run();
