@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { copyFileSync, existsSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
@@ -95,7 +96,7 @@ export async function restoreCommand(args: string[], io: Io): Promise<number> {
 
   // The backup is checked as the very copy that will replace the database (opening a database
   // file writes to it: the backup itself stays untouched).
-  const staged = join(dirname(target), `.formsink-restore-${process.pid}.partial`);
+  const staged = join(dirname(target), `.formsink-restore-${process.pid}-${randomUUID()}.partial`);
   try {
     copyFileSync(input, staged);
     const copy = openLibsqlFile(staged);

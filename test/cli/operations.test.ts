@@ -263,9 +263,10 @@ ops("backup and restore refuse to overwrite, damaged or too-new backups, and dat
   assert.is((await runHere(["restore", "--input", backup, "--db", `file:${target}`])).code, 0);
   assert.is(await countRows(target, "api_keys"), 1);
   const busy = await runHere(["restore", "--input", backup, "--db", `file:${target}`]);
-  assert.is(busy.code, 1);
+  assert.is(busy.code, 1, busy.stderr);
   assert.match(busy.stderr, /target\.db holds submissions or keys; pass --force to replace it/);
-  assert.is((await runHere(["restore", "--input", backup, "--db", `file:${target}`, "--force"])).code, 0);
+  const forced = await runHere(["restore", "--input", backup, "--db", `file:${target}`, "--force"]);
+  assert.is(forced.code, 0, forced.stderr);
 
   const damaged = join(dir, "damaged.db");
   const bytes = readFileSync(backup);
