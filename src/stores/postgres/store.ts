@@ -12,6 +12,7 @@ import { formatInstant } from "../../instant.ts";
 import { createdEventText, PRUNE_EVENTS, readEventTexts } from "./events.ts";
 import { toApiKey, toErasureReceipt } from "../sql/records.ts";
 import { batchedInserts } from "./batched-inserts.ts";
+import { lookupRounds } from "./lookup-rounds.ts";
 import { storageFault, withinTime } from "./faults.ts";
 import {
   derivedRecords, listStatement, rowToJson, rowToSubmission, SUBMISSION_COLUMNS, submissionRecord, type SubmissionRow, walkStatement,
@@ -55,6 +56,12 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
   const rows = async (text: string, args: readonly unknown[]) => (await query(text, args).values()) as unknown as SubmissionRow[];
 
   const toAccount = (row: Record<string, unknown>): Account => ({ id: String(row.id), name: String(row.name), createdAt: String(row.created_at) });
+
+  // Every request that carries a key looks it up: concurrent requests share a statement.
+  const findApiKeyRow = lookupRounds(async (keyIds: readonly string[]) => {
+    const found = await sql`SELECT * FROM api_keys WHERE id = ANY(${keyIds as string[]}::text[])`;
+    return new Map(found.map((row) => [String(row.id), row as Record<string, unknown>]));
+  });
 
   let hashKey: Promise<string> | undefined;
   let rateLimitHits = 0;
@@ -159,7 +166,7 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
         VALUES (${key.id}, ${key.accountId}, ${key.kind}, ${key.hash}, ${JSON.stringify(key.domains)}, ${key.createdAt}, ${key.revokedAt})`;
     },
     async findApiKey(keyId) {
-      const [row] = await sql`SELECT * FROM api_keys WHERE id = ${keyId}`;
+      const row = await findApiKeyRow(keyId);
       return row && toApiKey(row);
     },
     async listApiKeys(filter = {}): Promise<ApiKeyListing[]> {
