@@ -48,10 +48,10 @@ async function startReceiver(): Promise<{ url: string; stop(): void }> {
 
 const dir = mkdtempSync(join(tmpdir(), "formsink-bench-webhooks-"));
 let files = 0;
-async function openStore(): Promise<CompleteStore & WebhookStore> {
+async function openStore(): Promise<CompleteStore> {
   const store = memory ? createMemoryStore() : await createLibsqlStore({ url: `file:${join(dir, `webhooks-${++files}.db`)}` });
   if (!isWebhookStore(store)) throw new Error("this store keeps no webhooks");
-  return store as CompleteStore & WebhookStore;
+  return store as CompleteStore;
 }
 
 function endpoint(url: string, n: number): WebhookRecord {

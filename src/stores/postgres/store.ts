@@ -13,6 +13,7 @@ import { createdEventText, PRUNE_EVENTS, readEventTexts } from "./events.ts";
 import { toApiKey, toErasureReceipt } from "../sql/records.ts";
 import { batchedInserts } from "./batched-inserts.ts";
 import { storageFault, withinTime } from "./faults.ts";
+import { postgresWebhookStore } from "./webhooks.ts";
 import {
   derivedRecords, listStatement, rowToJson, rowToSubmission, SUBMISSION_COLUMNS, submissionRecord, type SubmissionRow, walkStatement,
 } from "./rows.ts";
@@ -194,6 +195,8 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
         total += Number(row!.pruned);
       }
     },
+
+    ...postgresWebhookStore(query, lockTimeout),
 
     async ping() {
       await sql`SELECT 1`;
