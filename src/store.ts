@@ -266,13 +266,14 @@ export interface WebhookStore {
   listDeliveries(accountId: string, webhookId: string, query: DeliveryQuery): Promise<DeliveryPage>;
   /**
    * Makes the endpoint's delivery of this event pending and due at `now` (attempts count on);
-   * false when there is no such delivery.
+   * false when there is no such delivery. An attempt in flight loses its lease: what the user
+   * asked for now wins over that attempt's outcome, which is not recorded.
    */
   retryDelivery(accountId: string, webhookId: string, eventId: string, now: number): Promise<boolean>;
   /**
    * Makes every event of the log kept since `since` (epoch milliseconds) that matches the
    * endpoint pending and due at `now` again, adding deliveries for those it never had; returns
-   * how many.
+   * how many. Like a retry, it takes the lease of an attempt in flight.
    */
   replayDeliveries(accountId: string, webhookId: string, since: number, now: number): Promise<number>;
 }

@@ -358,6 +358,21 @@ export function testWebhookStore<S extends Store>(options: StoreSuiteOptions<S>)
     assert.is(await store.replayDeliveries(ACCOUNT, "wh_missing", since, NOW), 0);
   });
 
+  test("webhooks: a retry or replay asked while an attempt is in flight wins: the attempt's outcome is not recorded", async (store) => {
+    const hook = endpoint();
+    await store.insertWebhook(ACCOUNT, hook);
+    await store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+    const inFlight = (await claim(store, NOW))[0]!;
+    assert.is(await store.retryDelivery(ACCOUNT, hook.webhookId, inFlight.eventId, NOW + 1), true);
+    assert.is(await record(store, inFlight, NOW + 2, { fail: true }), false, "the retry took the lease");
+    const retried = (await claim(store, NOW + 3, "dispatcher-b"))[0];
+    assert.is(retried?.eventId, inFlight.eventId, "due again at once, for any dispatcher");
+    assert.is(await store.replayDeliveries(ACCOUNT, hook.webhookId, 0, NOW + 4), 1);
+    assert.is(await record(store, retried!, NOW + 5, { owner: "dispatcher-b" }), false, "the replay took the lease");
+    const { deliveries } = await store.listDeliveries(ACCOUNT, hook.webhookId, { limit: 10 });
+    assert.equal(deliveries.map((d) => [d.status, d.attempts]), [["pending", 0]]);
+  });
+
   test("webhooks: a delivery's body is the event as the log reads when claimed: a deleted submission's creation carries only its tombstone", async (store) => {
     const hook = endpoint();
     await store.insertWebhook(ACCOUNT, hook);

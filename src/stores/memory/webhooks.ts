@@ -106,6 +106,14 @@ export interface MemoryWebhooks {
 
 const copy = <T>(value: T): T => structuredClone(value);
 const isLeased = (delivery: DeliveryState, now: number) => delivery.leaseOwner !== null && delivery.leaseUntil > now;
+/** Pending and due at `now` again, taking the lease of an attempt in flight (its outcome is not recorded). */
+function again(endpoint: Endpoint, delivery: DeliveryState, now: number): void {
+  delivery.status = "pending";
+  delivery.nextAttemptAt = now;
+  delivery.leaseOwner = null;
+  delivery.leaseUntil = 0;
+  endpoint.file(delivery);
+}
 const instantOrNull = (millis: number | null) => (millis === null ? null : formatInstant(millis));
 
 /** `assertOpen` throws once the store is closed. */
@@ -222,9 +230,7 @@ export function createMemoryWebhooks(events: MemoryEventLog, assertOpen: () => v
       const endpoint = endpointOf(accountId, webhookId);
       const delivery = endpoint && [...endpoint.deliveries.values()].find((d) => d.eventId === eventId);
       if (!delivery) return false;
-      delivery.status = "pending";
-      delivery.nextAttemptAt = now;
-      endpoint!.file(delivery);
+      again(endpoint!, delivery, now);
       return true;
     },
     async replayDeliveries(accountId, webhookId, since, now) {
@@ -238,9 +244,7 @@ export function createMemoryWebhooks(events: MemoryEventLog, assertOpen: () => v
           endpoint.add(newDelivery(entry, now));
           continue;
         }
-        delivery.status = "pending";
-        delivery.nextAttemptAt = now;
-        endpoint.file(delivery);
+        again(endpoint, delivery, now);
       }
       return entries.length;
     },

@@ -213,7 +213,7 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
     },
     async retryDelivery(accountId, webhookId, eventId, now) {
       const { rows } = await driver.execute({
-        sql: `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?
+        sql: `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, ${LEASE_RELEASED}
               WHERE account_id = ? AND webhook_id = ? AND event_id = ? RETURNING 1 AS retried`,
         args: [now, accountId, webhookId, eventId],
       });
@@ -225,7 +225,7 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
               SELECT webhooks.account_id, webhooks.id, events.position, ${EVENT_ID}, events.type, 'pending', 0, ?
               FROM webhooks JOIN events ON events.account_id = webhooks.account_id
               WHERE webhooks.account_id = ? AND webhooks.id = ? AND events.at >= ? AND ${MATCHES}
-              ON CONFLICT (account_id, webhook_id, position) DO UPDATE SET status = 'pending', next_attempt_at = excluded.next_attempt_at
+              ON CONFLICT (account_id, webhook_id, position) DO UPDATE SET status = 'pending', next_attempt_at = excluded.next_attempt_at, ${LEASE_RELEASED}
               RETURNING 1 AS replayed`,
         args: [now, accountId, webhookId, since],
       });
@@ -234,13 +234,15 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
   };
 }
 
+const LEASE_RELEASED = "lease_owner = NULL, lease_until = NULL, lease_claim = NULL";
+
 /** Records an attempt and releases its lease; returns a row only when `attempt.owner` held the lease. */
 function attemptRecorded(attempt: DeliveryAttempt): SqlStatement {
   return {
     sql: `UPDATE webhook_deliveries SET
             status = ?, attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, ?), last_attempt_at = ?,
             next_attempt_at = ?, last_status_code = ?, last_error = ?, last_duration_ms = ?,
-            lease_owner = NULL, lease_until = NULL, lease_claim = NULL
+            ${LEASE_RELEASED}
           WHERE account_id = ? AND webhook_id = ? AND position = ? AND lease_owner = ?
           RETURNING 1 AS recorded`,
     args: [
