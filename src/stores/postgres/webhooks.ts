@@ -172,6 +172,9 @@ const CHANGEABLE: { [K in keyof Required<WebhookChange>]: { column: string; writ
   failingSince: { column: "failing_since", write: (since) => since ?? null },
 };
 
+/** An attempt's lease let go: by its outcome, or taken from it by a retry or replay the user asked for (which then wins). */
+const LEASE_RELEASED = "lease_owner = NULL, lease_until = NULL";
+
 /** The account's newest position (0 for an empty log). */
 const NEWEST_POSITION = (account: string) => `COALESCE((SELECT position FROM event_heads WHERE event_heads.account_id = ${account}), 0)`;
 
@@ -241,7 +244,8 @@ export function postgresWebhookStore(query: Query, lockTimeout: string): Webhook
     },
     async retryDelivery(accountId, webhookId, eventId, now) {
       const rows = await query(
-        `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $4 WHERE account_id = $1 AND webhook_id = $2 AND event_id = $3 RETURNING 1`,
+        `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $4, ${LEASE_RELEASED}
+         WHERE account_id = $1 AND webhook_id = $2 AND event_id = $3 RETURNING 1`,
         [accountId, webhookId, eventId, now],
       );
       return rows.length > 0;
@@ -252,7 +256,7 @@ export function postgresWebhookStore(query: Query, lockTimeout: string): Webhook
          SELECT w.account_id, w.id, e.position, ${EVENT_ID}, e.type, 'pending', 0, $4
          FROM webhooks w JOIN events e ON e.account_id = w.account_id
          WHERE w.account_id = $1 AND w.id = $2 AND e.at >= $3 AND ${MATCHES}
-         ON CONFLICT (account_id, webhook_id, position) DO UPDATE SET status = 'pending', next_attempt_at = excluded.next_attempt_at
+         ON CONFLICT (account_id, webhook_id, position) DO UPDATE SET status = 'pending', next_attempt_at = excluded.next_attempt_at, ${LEASE_RELEASED}
          RETURNING 1`,
         [accountId, webhookId, since, now],
       );
@@ -271,7 +275,7 @@ async function recordAttempts(query: Query, attempts: readonly DeliveryAttempt[]
     `UPDATE webhook_deliveries d SET
        status = a.status, attempts = d.attempts + 1, first_attempt_at = COALESCE(d.first_attempt_at, a.at), last_attempt_at = a.at,
        next_attempt_at = a.next_attempt_at, last_status_code = a.status_code, last_error = a.error, last_duration_ms = a.duration_ms,
-       lease_owner = NULL, lease_until = NULL
+       ${LEASE_RELEASED}
      FROM ROWS FROM (json_to_recordset($1::text::json) AS (
        account_id text, webhook_id text, position bigint, owner text, at bigint, duration_ms integer, status_code integer, error text,
        status text, next_attempt_at bigint)) WITH ORDINALITY AS a(account_id, webhook_id, position, owner, at, duration_ms, status_code, error,
