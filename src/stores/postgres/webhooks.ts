@@ -11,8 +11,8 @@
  * takes a fresh snapshot, so it sees what the endpoint's previous claim committed.
  */
 import type { EventType } from "../../events.ts";
-import { formatInstant } from "../../instant.ts";
-import type { ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryStatus, WebhookChange, WebhookRecord, WebhookStore } from "../../store.ts";
+import type { ClaimedDelivery, DeliveryAttempt, WebhookChange, WebhookStore } from "../../store.ts";
+import { toDelivery, toWebhook, WEBHOOK_CHANGES } from "../sql/records.ts";
 import { EVENT_TEXT_COLUMNS, EVENT_TEXT_JOIN, eventText, type EventTextRow, type Query } from "./events.ts";
 
 /** True for an event `e` the endpoint `w` subscribes to. */
@@ -160,18 +160,6 @@ export const WEBHOOK_MIGRATION = (TEXT: string): readonly string[] => [
   CLAIM,
 ];
 
-/** Each changeable field of an endpoint, its column and how it is written. */
-const CHANGEABLE: { [K in keyof Required<WebhookChange>]: { column: string; write: (value: WebhookChange[K]) => unknown } } = {
-  url: { column: "url", write: (url) => url },
-  types: { column: "types", write: (types) => (types ? JSON.stringify(types) : null) },
-  popupId: { column: "popup_id", write: (popupId) => popupId ?? null },
-  description: { column: "description", write: (description) => description ?? null },
-  disabledAt: { column: "disabled_at", write: (disabledAt) => disabledAt ?? null },
-  secrets: { column: "secrets", write: (secrets) => JSON.stringify(secrets) },
-  previousSecretExpiresAt: { column: "previous_secret_expires_at", write: (expiresAt) => expiresAt ?? null },
-  failingSince: { column: "failing_since", write: (since) => since ?? null },
-};
-
 /** An attempt's lease let go: by its outcome, or taken from it by a retry or replay the user asked for (which then wins). */
 const LEASE_RELEASED = "lease_owner = NULL, lease_until = NULL";
 
@@ -187,7 +175,7 @@ export function postgresWebhookStore(query: Query, lockTimeout: string): Webhook
            failing_since, log_position)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, ${NEWEST_POSITION("$1")})`,
         [
-          accountId, webhook.webhookId, webhook.url, CHANGEABLE.types.write(webhook.types), webhook.popupId, webhook.description,
+          accountId, webhook.webhookId, webhook.url, WEBHOOK_CHANGES.types.write(webhook.types), webhook.popupId, webhook.description,
           webhook.createdAt, webhook.disabledAt, JSON.stringify(webhook.secrets), webhook.previousSecretExpiresAt, webhook.failingSince,
         ],
       );
@@ -197,14 +185,14 @@ export function postgresWebhookStore(query: Query, lockTimeout: string): Webhook
       return row && toWebhook(row);
     },
     async listWebhooks(accountId) {
-      return (await query("SELECT * FROM webhooks WHERE account_id = $1 ORDER BY created_at, added", [accountId])).map((row) => toWebhook(row));
+      return (await query("SELECT * FROM webhooks WHERE account_id = $1 ORDER BY created_at, added", [accountId])).map(toWebhook);
     },
     async updateWebhook(accountId, webhookId, change) {
       const assignments: string[] = [];
       const args: unknown[] = [accountId, webhookId];
-      for (const key of Object.keys(CHANGEABLE) as (keyof WebhookChange)[]) {
+      for (const key of Object.keys(WEBHOOK_CHANGES) as (keyof WebhookChange)[]) {
         if (change[key] === undefined) continue;
-        const field = CHANGEABLE[key] as { column: string; write: (value: unknown) => unknown };
+        const field = WEBHOOK_CHANGES[key] as { column: string; write: (value: unknown) => unknown };
         args.push(field.write(change[key]));
         assignments.push(`${field.column} = $${args.length}`);
       }
@@ -288,51 +276,16 @@ async function recordAttempts(query: Query, attempts: readonly DeliveryAttempt[]
   return attempts.map((_, i) => recorded.has(i + 1));
 }
 
-/** An endpoint's row; `prefix` names the columns a claim renamed (`w_popup_id`, `w_created_at`). */
-function toWebhook(row: Record<string, unknown>, prefix = ""): WebhookRecord {
-  return {
-    webhookId: String(row[prefix ? "webhook_id" : "id"]),
-    url: String(row.url),
-    types: row.types === null ? null : (JSON.parse(String(row.types)) as EventType[]),
-    popupId: nullableText(row[`${prefix}popup_id`]),
-    description: nullableText(row.description),
-    createdAt: String(row[`${prefix}created_at`]),
-    disabledAt: nullableText(row.disabled_at),
-    secrets: JSON.parse(String(row.secrets)) as string[],
-    previousSecretExpiresAt: nullableNumber(row.previous_secret_expires_at),
-    failingSince: nullableNumber(row.failing_since),
-  };
-}
-
 function toClaimedDelivery(row: Record<string, unknown>): ClaimedDelivery {
   return {
     accountId: String(row.account_id),
-    webhook: toWebhook(row, "w_"),
+    // The claim renames the endpoint's columns that an event's have too.
+    webhook: toWebhook({ ...row, id: row.webhook_id, popup_id: row.w_popup_id, created_at: row.w_created_at }),
     position: Number(row.position),
     event: eventText(row as unknown as EventTextRow),
     eventId: String(row.event_id),
     eventType: String(row.event_type) as EventType,
     attempts: Number(row.attempts),
-    firstAttemptAt: nullableNumber(row.first_attempt_at),
+    firstAttemptAt: row.first_attempt_at === null ? null : Number(row.first_attempt_at),
   };
 }
-
-function toDelivery(row: Record<string, unknown>): Delivery {
-  const nextAttemptAt = nullableNumber(row.next_attempt_at);
-  const lastAttemptAt = nullableNumber(row.last_attempt_at);
-  return {
-    eventId: String(row.event_id),
-    eventType: String(row.event_type) as EventType,
-    position: Number(row.position),
-    status: String(row.status) as DeliveryStatus,
-    attempts: Number(row.attempts),
-    lastAttemptAt: lastAttemptAt === null ? null : formatInstant(lastAttemptAt),
-    nextAttemptAt: nextAttemptAt === null ? null : formatInstant(nextAttemptAt),
-    lastStatusCode: nullableNumber(row.last_status_code),
-    lastError: nullableText(row.last_error),
-    lastDurationMs: nullableNumber(row.last_duration_ms),
-  };
-}
-
-const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
-const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
