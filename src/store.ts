@@ -384,8 +384,8 @@ export function isWebhookStore(store: object): store is WebhookStore {
   return typeof (store as Partial<WebhookStore>).claimDeliveries === "function";
 }
 
-/** A store with everything, fast paths included: what the memory, libSQL and D1 stores are. */
-export type CompleteStore = Required<SubmissionStore> & KeyStore & RateLimitCounters & PrivacyStore & Required<EventLog>;
+/** A store with everything, fast paths included: what the memory, libSQL, D1 and PostgreSQL stores are. */
+export type CompleteStore = Required<SubmissionStore> & KeyStore & RateLimitCounters & PrivacyStore & Required<EventLog> & WebhookStore;
 
 /** True when the store keeps accounts and API keys. */
 export function isKeyStore(store: object): store is KeyStore {

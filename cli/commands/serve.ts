@@ -6,7 +6,6 @@ import { createSubmissionsHandler } from "../../src/handler.ts";
 import { createRetentionJob } from "../../src/privacy/retention.ts";
 import { forwardedForAddress } from "../../src/rate-limit/client-address.ts";
 import { storeRateLimiter } from "../../src/rate-limit/limiter.ts";
-import { isWebhookStore } from "../../src/store.ts";
 import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/options.ts";
 import { createWebhookDispatcher, DEFAULT_LEASE_MS, MIN_LEASE_MS } from "../../src/webhooks/dispatcher.ts";
 import { BadValue, resolveSettings, setting, settingsHelp, wholeNumber } from "../config.ts";
@@ -174,18 +173,16 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   // Webhook deliveries go out from this process, woken by every change it commits and polling
   // for the changes other servers on the database commit.
   const webhookTransport = createWebhookTransport({ allowPrivate: allowPrivateWebhooks });
-  const dispatcher = isWebhookStore(store)
-    ? createWebhookDispatcher(store, {
-        transport: webhookTransport,
-        leaseMs: webhookLease * 1000,
-        onError: (error) => log.warn(`webhook deliveries failed (tried again shortly): ${error instanceof Error ? error.message : String(error)}`),
-        onAttempt: (report) => {
-          if (report.disabled) log.warn(`webhook ${report.webhookId} disabled: ${report.disabled === "gone" ? "its receiver answered 410 Gone" : "five days of nothing but failed deliveries"}`);
-        },
-      })
-    : undefined;
+  const dispatcher = createWebhookDispatcher(store, {
+    transport: webhookTransport,
+    leaseMs: webhookLease * 1000,
+    onError: (error) => log.warn(`webhook deliveries failed (tried again shortly): ${error instanceof Error ? error.message : String(error)}`),
+    onAttempt: (report) => {
+      if (report.disabled) log.warn(`webhook ${report.webhookId} disabled: ${report.disabled === "gone" ? "its receiver answered 410 Gone" : "five days of nothing but failed deliveries"}`);
+    },
+  });
   const handler = createSubmissionsHandler(metrics ? metrics.timeStore(store) : store, {
-    onChange: dispatcher?.wake,
+    onChange: dispatcher.wake,
     allowPrivateWebhooks,
     log: metrics
       ? (entry) => {
@@ -209,7 +206,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     onError: (error) => log.warn(`pruning old events failed (tried again within the hour): ${error instanceof Error ? error.message : String(error)}`),
   });
   pruner.start();
-  dispatcher?.start();
+  dispatcher.start();
   // Listening from here on: a signal must find its handler even while the lines below print.
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
@@ -244,7 +241,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   await stopped;
   await retention.stop();
   pruner.stop();
-  await dispatcher?.stop();
+  await dispatcher.stop();
   webhookTransport.close();
   await store.close();
   return EXIT_OK;

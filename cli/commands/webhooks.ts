@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { HttpError } from "../../src/http/errors.ts";
 import { beforeBound, parseInstant } from "../../src/instant.ts";
 import { createWebhookBody, DELIVERY_STATUSES } from "../../src/schemas.ts";
-import { type CompleteStore, isWebhookStore, type WebhookStore } from "../../src/store.ts";
+import type { CompleteStore } from "../../src/store.ts";
 import { validate } from "../../src/validate.ts";
 import { addWebhook, DEFAULT_MAX_WEBHOOKS, publicDeliveryPage, publicWebhook, rotateWebhookSecret } from "../../src/webhook-endpoints.ts";
 import { DATABASE_HELP, databaseUrl, openDatabase } from "../database.ts";
@@ -69,12 +69,11 @@ async function withAccount(
   command: string,
   { values }: Parsed<object>,
   io: Io,
-  use: (store: CompleteStore & WebhookStore, accountId: string) => Promise<number>,
+  use: (store: CompleteStore, accountId: string) => Promise<number>,
 ): Promise<number> {
   if (!values.account) throw new UsageError(`webhooks ${command} needs --account NAME`);
   const store = await openDatabase(databaseUrl(values.db, io.env), io);
   try {
-    if (!isWebhookStore(store)) throw new CommandError("this database keeps no webhooks");
     const account = await store.findAccount(values.account);
     if (!account) throw new CommandError(`no account "${values.account}" (see: formsink keys list)`);
     return await use(store, account.id);

@@ -24,7 +24,7 @@ cli.after.each((context) => rmSync(context.dir, { recursive: true, force: true }
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
-async function withStore<T>(env: Record<string, string>, use: (store: CompleteStore & WebhookStore, accountId: string) => Promise<T>): Promise<T> {
+async function withStore<T>(env: Record<string, string>, use: (store: CompleteStore, accountId: string) => Promise<T>): Promise<T> {
   const store = await createLibsqlStore({ url: env.FORMSINK_DB });
   try {
     return await use(store, (await store.findAccount("acme"))!.id);

@@ -1,8 +1,9 @@
 /**
  * Several `formsink serve` processes on one PostgreSQL database (a throwaway cluster,
  * test/support/postgres.ts), as behind a load balancer: what one server does, the other sees at
- * once. Then the database restarted under load: requests get a clear 503 (never a hang: every
- * request has a deadline), the server recovers by itself, and nothing acknowledged is lost.
+ * once, and the two between them send a webhook endpoint every event. Then the database
+ * restarted under load: requests get a clear 503 (never a hang: every request has a deadline),
+ * the server recovers by itself, and nothing acknowledged is lost.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import postgres from "postgres";
@@ -10,6 +11,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { FORMSINK, runHere } from "../cli/run.ts";
 import { collect, type Run, waitForOutput } from "../support/process.ts";
+import { startReceiver } from "../support/webhook-receiver.ts";
 import { sharedCluster, stopClusterAfterSuites } from "../support/postgres.ts";
 
 /** How long any one request may take before the test fails it: a hang fails, it does not stall the run. */
@@ -23,7 +25,7 @@ interface Server {
 }
 
 async function serve(databaseUrl: string): Promise<Server> {
-  const child = spawn(process.execPath, [...FORMSINK, "serve", "--port", "0", "--rate-limits", "database", "--log-format", "json"], {
+  const child = spawn(process.execPath, [...FORMSINK, "serve", "--port", "0", "--rate-limits", "database", "--log-format", "json", "--allow-private-webhooks"], {
     env: { ...process.env, FORMSINK_DB: databaseUrl },
   });
   const exited = collect(child);
@@ -142,6 +144,34 @@ servers("a key revoked is refused by both servers on their next request", async 
   const revoked = await runHere(["keys", "revoke", prefix, "--db", url]);
   assert.is(revoked.code, 0, revoked.stderr);
   for (const server of [a, b]) assert.is((await call(server.url, "GET", "/api/submission", { key })).status, 401);
+});
+
+servers("one endpoint, both servers sending: every event delivered in commit order, no attempt sent twice at once", async ({ url, a, b }) => {
+  const key = await newKey(url);
+  const receiver = await startReceiver();
+  receiver.delayMs = 20;
+  try {
+    const added = await call(a.url, "POST", "/api/webhooks", { key, json: { url: `${receiver.url}/hooks`, popupId: "hooks" } });
+    assert.is(added.status, 201, added.text);
+    await Promise.all([a, b].map(async (server, s) => {
+      for (let i = 0; i < 30; i++) {
+        const created = await call(server.url, "POST", "/api/submission", { key, json: { popupId: "hooks", data: { s, i } } });
+        assert.is(created.status, 201, created.text);
+      }
+    }));
+    const feed = await call(b.url, "GET", "/api/events?popupId=hooks&limit=1000", { key });
+    const events = (feed.json!.items as { id: string }[]).map((event) => event.id);
+    assert.is(events.length, 60);
+    const deadline = Date.now() + 60_000;
+    while (receiver.received.length < events.length) {
+      if (Date.now() > deadline) throw new Error(`only ${receiver.received.length} of ${events.length} events were delivered`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal(receiver.received.map((delivery) => delivery.id), events, "each event once, in the feed's order");
+    assert.equal([...receiver.overlapping], [], "no delivery was being answered twice at once");
+  } finally {
+    await receiver.close();
+  }
 });
 
 servers.run();

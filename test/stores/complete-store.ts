@@ -3,22 +3,19 @@
  * uvu: every store file (and the Bun, Deno and workerd runs) is one call of this.
  */
 import { suite } from "uvu";
-import type { CompleteStore, WebhookStore } from "../../src/store.ts";
+import type { CompleteStore } from "../../src/store.ts";
 import { testEventLog, testKeyStore, testPrivacyStore, testRateLimitCounters, testSubmissionStore, testWebhookStore } from "../../src/testing/index.ts";
 
 type Open<S> = (options?: { identifyingFields?: readonly string[] }) => Promise<S>;
 
-/**
- * `open` gives a fresh store; with `identifyingFields`, one that indexes those. A store that
- * keeps webhooks (`WebhookStore`) is passed as `webhooks` too, and also runs that suite.
- */
-export function testCompleteStore(name: string, open: Open<CompleteStore>, webhooks?: Open<CompleteStore & WebhookStore>): void {
+/** `open` gives a fresh store; with `identifyingFields`, one that indexes those. */
+export function testCompleteStore(name: string, open: Open<CompleteStore>): void {
   const test = suite(`store conformance: ${name}`);
   testSubmissionStore({ test, open });
   testKeyStore({ test, open });
   testRateLimitCounters({ test, open });
   testPrivacyStore({ test, open });
   testEventLog({ test, open });
-  if (webhooks) testWebhookStore({ test, open: webhooks });
+  testWebhookStore({ test, open });
   test.run();
 }

@@ -16,13 +16,13 @@ import { startHranaServer } from "../support/hrana-server.ts";
 import { testCompleteStore } from "./complete-store.ts";
 
 const inMemory = (options?: SqlStoreOptions) => createLibsqlStore({ url: ":memory:", ...options });
-testCompleteStore("libSQL :memory:", inMemory, inMemory);
+testCompleteStore("libSQL :memory:", inMemory);
 
 const inFile = async (options?: SqlStoreOptions) => {
   const dir = mkdtempSync(join(tmpdir(), "formsink-store-"));
   return removingAfterClose(await createLibsqlStore({ url: `file:${join(dir, "test.db")}`, ...options }), async () => rmSync(dir, { recursive: true, force: true }));
 };
-testCompleteStore("libSQL file", inFile, inFile);
+testCompleteStore("libSQL file", inFile);
 
 const TOKEN = "test-token-3f1c";
 
@@ -30,7 +30,7 @@ const remoteStore = async (options?: SqlStoreOptions) => {
   const server = await startHranaServer(TOKEN);
   return removingAfterClose(await createLibsqlStore({ url: server.url, authToken: TOKEN, ...options }), () => server.close());
 };
-testCompleteStore("libSQL remote (HTTP + auth token)", remoteStore, remoteStore);
+testCompleteStore("libSQL remote (HTTP + auth token)", remoteStore);
 
 /** The store, whose `close` also removes what it used once the store is closed. */
 function removingAfterClose<S extends CompleteStore>(store: S, remove: () => Promise<void>): S {

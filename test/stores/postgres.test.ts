@@ -2,8 +2,8 @@
  * The PostgreSQL store against a real PostgreSQL server: a throwaway cluster started by the test
  * (test/support/postgres.ts), one fresh database per store the suites open, directly and through
  * PgBouncer in transaction mode (no prepared statements, no session state). Then what only
- * several stores on one database can show: migrations raced at start, and the change log
- * followed while two stores write.
+ * several stores on one database can show: migrations raced at start, the change log
+ * followed while two stores write, and webhook deliveries claimed by both at once.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
@@ -75,6 +75,62 @@ shared("two stores writing one account: a follower of the log sees every event o
     }
     assert.is(all.length, 120 + 40 + 30, "one event per change");
     assert.equal(seen.map((e) => e.id), all.map((e) => e.id), "the follower saw the whole log in its one order");
+  } finally {
+    await Promise.all([a!.close(), b!.close()]);
+    await database.drop();
+  }
+});
+
+shared("dispatchers on two stores claiming at once: no delivery is claimed twice, each endpoint's first attempts go in commit order", async () => {
+  const database = await (await sharedCluster()).createDatabase();
+  const [a, b] = await Promise.all([openPostgresStore({ url: database.url }), openPostgresStore({ url: database.url })]).then((all) => all.map((o) => o.store));
+  try {
+    const hooks = ["wh_one", "wh_two", "wh_three"];
+    for (const webhookId of hooks) {
+      await a!.insertWebhook("acct", {
+        webhookId, url: "https://receiver.example/", types: null, popupId: null, description: null, createdAt: new Date().toISOString(),
+        disabledAt: null, secrets: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], previousSecretExpiresAt: null, failingSince: null,
+      });
+    }
+    const EVENTS = 150;
+    const problems: string[] = [];
+    /** Per endpoint, the positions claimed (each attempt succeeds, so none may be claimed again). */
+    const attempted = new Map(hooks.map((id) => [id, new Set<number>()]));
+    // Half the events are committed before the dispatchers start, half while they claim.
+    for (let i = 0; i < EVENTS / 2; i++) await a!.insertSubmission("acct", submission(i));
+    let writing = true;
+    const writers = Promise.all(
+      Array.from({ length: 3 }, async (_, w) => {
+        for (let i = 0; i < EVENTS / 6; i++) await (w % 2 === 0 ? a! : b!).insertSubmission("acct", submission(1000 + w * 100 + i));
+      }),
+    ).finally(() => (writing = false));
+    const done = () => !writing && [...attempted.values()].every((positions) => positions.size === EVENTS);
+    const claimers = Array.from({ length: 6 }, async (_, c) => {
+      const store = c % 2 === 0 ? a! : b!;
+      const owner = `dispatcher-${c}`;
+      const deadline = Date.now() + 60_000;
+      while (!done() && problems.length === 0) {
+        if (Date.now() > deadline) throw new Error("the deliveries were not all claimed in time");
+        const claimed = await store.claimDeliveries({ now: Date.now(), limit: 2 + c * 2, leaseMs: 60_000, owner });
+        for (const delivery of claimed) {
+          const key = `${delivery.webhook.webhookId} ${delivery.position}`;
+          const made = attempted.get(delivery.webhook.webhookId)!;
+          if (made.has(delivery.position)) problems.push(`${key} claimed twice`);
+          // Every earlier event of the endpoint was claimed before, or comes earlier in this answer.
+          for (let p = 1; p < delivery.position; p++) if (!made.has(p)) problems.push(`${key} claimed before ${p} was attempted`);
+          made.add(delivery.position);
+        }
+        if (claimed.length === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+        const recorded = await store.recordDeliveryAttempts!(claimed.map((delivery) => ({
+          accountId: "acct", webhookId: delivery.webhook.webhookId, position: delivery.position, owner, at: Date.now(), durationMs: 1,
+          statusCode: 204, error: null, status: "succeeded" as const, nextAttemptAt: null,
+        })));
+        if (recorded.includes(false)) problems.push(`${owner} lost a lease it held`);
+      }
+    });
+    await Promise.all([writers, ...claimers]);
+    assert.equal(problems.slice(0, 5), []);
+    for (const positions of attempted.values()) assert.equal([...positions].sort((x, y) => x - y), Array.from({ length: EVENTS }, (_, i) => i + 1));
   } finally {
     await Promise.all([a!.close(), b!.close()]);
     await database.drop();

@@ -20,7 +20,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 interface Setup {
-  store: CompleteStore & WebhookStore;
+  store: CompleteStore;
   receiver: Receiver;
   hook: WebhookRecord;
   clock: { now: number };

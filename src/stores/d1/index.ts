@@ -26,7 +26,7 @@ export interface D1Result {
 }
 
 /** Opens (and migrates) the D1 database behind a binding as a submission store. */
-export function createD1Store(database: D1Database, options: SqlStoreOptions = {}): Promise<CompleteStore & WebhookStore> {
+export function createD1Store(database: D1Database, options: SqlStoreOptions = {}): Promise<CompleteStore> {
   return createSqlStore(d1Driver(database), undefined, options);
 }
 

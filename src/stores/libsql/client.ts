@@ -8,7 +8,7 @@ import type { SqlDriver, SqlResult, SqlStatement } from "../sql/driver.ts";
 import { createSqlStore, type SqlStoreOptions } from "../sql/store.ts";
 
 /** A store over `client`; closing the store closes the client when `ownsClient`. */
-export async function createLibsqlClientStore(client: Client, ownsClient: boolean, options: SqlStoreOptions = {}): Promise<CompleteStore & WebhookStore> {
+export async function createLibsqlClientStore(client: Client, ownsClient: boolean, options: SqlStoreOptions = {}): Promise<CompleteStore> {
   try {
     return await createSqlStore(libsqlDriver(client), () => {
       if (ownsClient) client.close();

@@ -11,7 +11,7 @@ export { libsqlDriver } from "./client.ts";
 export { DEFAULT_DATABASE_URL, isInMemory, type LibsqlStoreOptions } from "./options.ts";
 
 /** Opens (and migrates) a remote libSQL database as a submission store. */
-export async function createLibsqlStore(options: LibsqlStoreOptions = {}): Promise<CompleteStore & WebhookStore> {
+export async function createLibsqlStore(options: LibsqlStoreOptions = {}): Promise<CompleteStore> {
   if (options.client !== undefined) return createLibsqlClientStore(options.client, false, options);
   const url = options.url ?? DEFAULT_DATABASE_URL;
   if (localPath(url) !== undefined) {

@@ -18,7 +18,7 @@ export interface MemoryStoreOptions {
   identifyingFields?: readonly string[];
 }
 
-export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteStore & WebhookStore {
+export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteStore {
   const identifyingFields = [...new Set(options.identifyingFields ?? DEFAULT_IDENTIFYING_FIELDS)].sort(compareByCodePoint);
   const receiptsByAccount = new Map<string, Map<string, ErasureReceipt>>();
   const rulesByAccount = new Map<string, RetentionRule[]>();

@@ -14,6 +14,7 @@
 import type postgres from "postgres";
 import { randomHex } from "../../hex.ts";
 import type { SchemaUpgrade } from "../sql/migrate.ts";
+import { WEBHOOK_MIGRATION } from "./webhooks.ts";
 import { WRITE_FUNCTIONS } from "./writes.ts";
 
 export type { SchemaUpgrade };
@@ -187,6 +188,8 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE INDEX events_by_time ON events (at)`,
     ...WRITE_FUNCTIONS,
   ],
+  // 2: webhook endpoints and their outbox (webhooks.ts).
+  WEBHOOK_MIGRATION(TEXT),
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.length;

@@ -14,6 +14,7 @@ import { toApiKey, toErasureReceipt } from "../sql/records.ts";
 import { batchedInserts } from "./batched-inserts.ts";
 import { lookupRounds } from "./lookup-rounds.ts";
 import { storageFault, withinTime } from "./faults.ts";
+import { postgresWebhookStore } from "./webhooks.ts";
 import {
   derivedRecords, listStatement, rowToJson, rowToSubmission, SUBMISSION_COLUMNS, submissionRecord, type SubmissionRow, walkStatement,
 } from "./rows.ts";
@@ -201,6 +202,8 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
         total += Number(row!.pruned);
       }
     },
+
+    ...postgresWebhookStore(query, lockTimeout),
 
     async ping() {
       await sql`SELECT 1`;

@@ -38,13 +38,13 @@ export async function createSqlStore(
   driver: SqlDriver,
   close: () => void | Promise<void> = () => {},
   options: SqlStoreOptions = {},
-): Promise<CompleteStore & WebhookStore> {
+): Promise<CompleteStore> {
   await migrate(driver);
   const identifyingFields = await useIdentifyingFields(driver, options.identifyingFields);
   return sqlStore(driver, close, identifyingFields);
 }
 
-function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identifyingFields: readonly string[]): CompleteStore & WebhookStore {
+function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identifyingFields: readonly string[]): CompleteStore {
   const readWholePage = async (statement: SqlStatement, separator: "," | "\n", order: "asc" | "desc"): Promise<string | undefined> => {
     const row = (await driver.execute(wholePage(statement, separator))).rows[0];
     if (row?.page === null || row?.page === undefined) return undefined;

@@ -20,7 +20,7 @@ httpSuite("bun server, libSQL :memory:", overSocket(serve), { createStore: () =>
 httpSuite("bun server, PostgreSQL", overSocket(serve), { createStore: () => storeOnNewDatabase() });
 webhookDeliverySuite("bun server, memory store", overSocket(serve), async () => createMemoryStore(), createWebhookTransport);
 const openLibsql = (options?: SqlStoreOptions) => createLibsqlStore({ url: ":memory:", ...options });
-testCompleteStore("libSQL :memory: under Bun", openLibsql, openLibsql);
+testCompleteStore("libSQL :memory: under Bun", openLibsql);
 clientSuite("bun server", clientTarget(serve));
 resolvedAddressSuite("bun");
 stopClusterAfterSuites();

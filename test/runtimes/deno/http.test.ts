@@ -20,7 +20,7 @@ httpSuite("deno server, libSQL :memory:", overSocket(serve), { createStore: () =
 httpSuite("deno server, PostgreSQL", overSocket(serve), { createStore: () => storeOnNewDatabase() });
 webhookDeliverySuite("deno server, memory store", overSocket(serve), async () => createMemoryStore(), createWebhookTransport);
 const openLibsql = (options?: SqlStoreOptions) => createLibsqlStore({ url: ":memory:", ...options });
-testCompleteStore("libSQL :memory: under Deno", openLibsql, openLibsql);
+testCompleteStore("libSQL :memory: under Deno", openLibsql);
 clientSuite("deno server", clientTarget(serve));
 resolvedAddressSuite("deno");
 stopClusterAfterSuites();
