@@ -79,4 +79,4 @@ export function toDelivery(row: Record<string, unknown>): Delivery {
 }
 
 const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
-const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+export const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));

@@ -1,30 +1,16 @@
 /**
- * Webhook endpoints and their outbox in SQL (`WebhookStore`, migration 7). The outbox is the
+ * Webhook endpoints and their outbox in SQL (`WebhookStore`, migration 8). The outbox is the
  * change log plus delivery state: a create writes nothing here, and a claim first moves each
  * enabled endpoint's new events into its deliveries. Every method is one statement or one
  * atomic batch, with no interactive transaction (D1 and libSQL over HTTP have none): a batch
  * is one write transaction and SQLite has one writer, so two claims never lease one delivery.
  */
 import type { EventType } from "../../events.ts";
-import { formatInstant } from "../../instant.ts";
 import { randomHex } from "../../hex.ts";
-import type {
-  ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryStatus, WebhookChange, WebhookRecord, WebhookStore,
-} from "../../store.ts";
+import type { ClaimedDelivery, DeliveryAttempt, WebhookChange, WebhookStore } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "./driver.ts";
 import { EVENT_JSON } from "./events.ts";
-
-/** Each changeable field of an endpoint, its column and how it is written. */
-const CHANGEABLE: { [K in keyof Required<WebhookChange>]: { column: string; write: (value: WebhookChange[K]) => SqlValue } } = {
-  url: { column: "url", write: (url) => url! },
-  types: { column: "types", write: (types) => (types ? JSON.stringify(types) : null) },
-  popupId: { column: "popup_id", write: (popupId) => popupId ?? null },
-  description: { column: "description", write: (description) => description ?? null },
-  disabledAt: { column: "disabled_at", write: (disabledAt) => disabledAt ?? null },
-  secrets: { column: "secrets", write: (secrets) => JSON.stringify(secrets) },
-  previousSecretExpiresAt: { column: "previous_secret_expires_at", write: (expiresAt) => expiresAt ?? null },
-  failingSince: { column: "failing_since", write: (since) => since ?? null },
-};
+import { nullableNumber, toDelivery, toWebhook, WEBHOOK_CHANGES } from "./records.ts";
 
 /** The newest position of an endpoint's account's log (0 for an empty log). */
 const NEWEST_POSITION = "COALESCE((SELECT MAX(position) FROM events WHERE events.account_id = webhooks.account_id), 0)";
@@ -114,7 +100,7 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
                 failing_since, log_position)
               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT MAX(position) FROM events WHERE account_id = ?), 0))`,
         args: [
-          accountId, webhook.webhookId, webhook.url, CHANGEABLE.types.write(webhook.types), webhook.popupId, webhook.description,
+          accountId, webhook.webhookId, webhook.url, WEBHOOK_CHANGES.types.write(webhook.types), webhook.popupId, webhook.description,
           webhook.createdAt, webhook.disabledAt, JSON.stringify(webhook.secrets), webhook.previousSecretExpiresAt, webhook.failingSince, accountId,
         ],
       });
@@ -133,9 +119,9 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
     async updateWebhook(accountId, webhookId, change) {
       const assignments: string[] = [];
       const args: SqlValue[] = [];
-      for (const key of Object.keys(CHANGEABLE) as (keyof WebhookChange)[]) {
+      for (const key of Object.keys(WEBHOOK_CHANGES) as (keyof WebhookChange)[]) {
         if (change[key] === undefined) continue;
-        const field = CHANGEABLE[key] as { column: string; write: (value: unknown) => SqlValue };
+        const field = WEBHOOK_CHANGES[key] as { column: string; write: (value: unknown) => SqlValue };
         assignments.push(`${field.column} = ?`);
         args.push(field.write(change[key]));
       }
@@ -252,21 +238,6 @@ function attemptRecorded(attempt: DeliveryAttempt): SqlStatement {
   };
 }
 
-function toWebhook(row: SqlRow): WebhookRecord {
-  return {
-    webhookId: String(row.id),
-    url: String(row.url),
-    types: row.types === null ? null : (JSON.parse(String(row.types)) as EventType[]),
-    popupId: nullableText(row.popup_id),
-    description: nullableText(row.description),
-    createdAt: String(row.created_at),
-    disabledAt: nullableText(row.disabled_at),
-    secrets: JSON.parse(String(row.secrets)) as string[],
-    previousSecretExpiresAt: nullableNumber(row.previous_secret_expires_at),
-    failingSince: nullableNumber(row.failing_since),
-  };
-}
-
 function toClaimedDelivery(row: SqlRow): ClaimedDelivery {
   return {
     accountId: String(row.account_id),
@@ -279,23 +250,3 @@ function toClaimedDelivery(row: SqlRow): ClaimedDelivery {
     firstAttemptAt: nullableNumber(row.first_attempt_at),
   };
 }
-
-function toDelivery(row: SqlRow): Delivery {
-  const nextAttemptAt = nullableNumber(row.next_attempt_at);
-  const lastAttemptAt = nullableNumber(row.last_attempt_at);
-  return {
-    eventId: String(row.event_id),
-    eventType: String(row.event_type) as EventType,
-    position: Number(row.position),
-    status: String(row.status) as DeliveryStatus,
-    attempts: Number(row.attempts),
-    lastAttemptAt: lastAttemptAt === null ? null : formatInstant(lastAttemptAt),
-    nextAttemptAt: nextAttemptAt === null ? null : formatInstant(nextAttemptAt),
-    lastStatusCode: nullableNumber(row.last_status_code),
-    lastError: nullableText(row.last_error),
-    lastDurationMs: nullableNumber(row.last_duration_ms),
-  };
-}
-
-const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
-const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
