@@ -8,8 +8,11 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import type { ChangeEvent } from "../../src/events.ts";
+import postgres from "postgres";
+import { createApiKey, revokeApiKey } from "../../src/auth/keys.ts";
 import { openPostgresStore } from "../../src/stores/postgres/index.ts";
-import { POSTGRES_SCHEMA_VERSION } from "../../src/stores/postgres/migrations.ts";
+import { migratePostgres, POSTGRES_SCHEMA_VERSION } from "../../src/stores/postgres/migrations.ts";
+import { postgresStore } from "../../src/stores/postgres/store.ts";
 import type { Submission } from "../../src/submission.ts";
 import { sharedCluster, sharedPgBouncer, startPostgresCluster, stopClusterAfterSuites, storeOnNewDatabase } from "../support/postgres.ts";
 import { testCompleteStore } from "./complete-store.ts";
@@ -138,6 +141,77 @@ shared("dispatchers on two stores claiming at once: no delivery is claimed twice
 });
 
 shared.run();
+
+const upgrade = suite("PostgreSQL: upgrading a database that holds data");
+
+upgrade("a database of schema version 1 with submissions, keys and events: after the upgrade all of it reads and writes, totals exact, the feed continuous", async () => {
+  const database = await (await sharedCluster()).createDatabase();
+  const sql = postgres(database.url, { max: 2, onnotice: () => {} });
+  try {
+    // What formsink of schema version 1 wrote: its write functions are in the database it made.
+    assert.equal(await migratePostgres(sql, 1), { from: 0, to: 1 });
+    const old = postgresStore(sql, { timeoutMs: 10_000, identifyingFields: ["email"], close: async () => {} });
+    const kept = await createApiKey(old, { account: "shop" });
+    const revoked = await createApiKey(old, { account: "shop", kind: "publishable", domains: ["example.com"] });
+    await revokeApiKey(old, revoked.prefix);
+    const account = kept.record.accountId;
+    const rows = Array.from({ length: 30 }, (_, i) => submission(i));
+    for (const row of rows.slice(0, 10)) await old.insertSubmission(account, row);
+    assert.is(await old.importSubmissions(account, rows.slice(10, 29)), 19);
+    const once = { key: "retry-1", fingerprint: "f1", expiresAt: Date.now() + 3_600_000 };
+    assert.equal(await old.insertSubmissionOnce(account, rows[29]!, once, Date.now()), { inserted: true });
+    for (const row of rows.slice(0, 6)) await old.setSubmissionStatus(account, row.submissionId, "completed");
+    await old.deleteSubmission(account, rows[6]!.submissionId);
+    const before = await old.readEvents(account, { limit: 1000 });
+    if (before.expired) throw new Error("expired");
+    assert.is(before.events.length, 30 + 6 + 1);
+
+    const { store, upgrade } = await openPostgresStore({ url: database.url });
+    try {
+      assert.equal(upgrade, { from: 1, to: POSTGRES_SCHEMA_VERSION });
+      const living = rows.filter((_, i) => i !== 6).map((row, i) => (i < 6 ? { ...row, status: "completed" as const } : row));
+      for (const row of living) assert.equal(await store.getSubmission(account, row.submissionId), row);
+      assert.is(await store.getSubmission(account, rows[6]!.submissionId), undefined);
+      const all = await store.listSubmissions(account, { order: "asc", limit: 100, offset: 0 });
+      assert.equal(all.items, living);
+      assert.is(all.total, 29);
+      assert.is((await store.listSubmissions(account, { status: "completed", order: "asc", limit: 1, offset: 0 })).total, 6);
+      assert.is((await store.listSubmissions(account, { popupId: "popup-1", status: "pending", order: "asc", limit: 1, offset: 0 })).total, 8);
+      assert.equal(await store.findSubmissionsByIdentifier(account, "email", "USER12@example.com"), [rows[12]!.submissionId]);
+      assert.is((await store.findApiKey(kept.record.id))?.revokedAt, null);
+      assert.type((await store.findApiKey(revoked.record.id))?.revokedAt, "string");
+      const retried = await store.insertSubmissionOnce(account, submission(99), once, Date.now());
+      assert.equal(retried, { inserted: false, fingerprint: "f1", submission: rows[29] });
+
+      // New writes continue the feed where version 1 left it: a reader of the old cursor gets exactly them.
+      const added = submission(30);
+      await store.insertSubmission(account, added);
+      await store.setSubmissionStatus(account, rows[7]!.submissionId, "completed");
+      await store.deleteSubmission(account, rows[8]!.submissionId);
+      const after = await store.readEvents(account, { after: before.cursor, limit: 1000 });
+      if (after.expired) throw new Error("expired");
+      assert.equal(after.events.map((event) => [event.type, event.data.submissionId]), [
+        ["submission.created", added.submissionId],
+        ["submission.status_changed", rows[7]!.submissionId],
+        ["submission.deleted", rows[8]!.submissionId],
+      ]);
+      assert.is(after.cursor, before.cursor + 3);
+      const whole = await store.readEvents(account, { limit: 1000 });
+      if (whole.expired) throw new Error("expired");
+      assert.equal(whole.events.map((event) => event.id), [...before.events, ...after.events].map((event) => event.id));
+      const [counted] = await sql`SELECT COUNT(*)::int AS n FROM submissions WHERE account_id = ${account}`;
+      assert.is((await store.listSubmissions(account, { order: "asc", limit: 1, offset: 0 })).total, counted!.n);
+      assert.is(counted!.n, 29);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await sql.end({ timeout: 1 });
+    await database.drop();
+  }
+});
+
+upgrade.run();
 
 const harness = suite("PostgreSQL test harness");
 
