@@ -58,6 +58,8 @@ try {
   // Bulk import, timed from the first batch to the last commit.
   const ids: string[] = [];
   let batch: Submission[] = [];
+  const databaseCpuBefore = cluster.cpuSeconds();
+  const ownCpuBefore = process.cpuUsage();
   const started = performance.now();
   for (const submission of generateSubmissions(ROWS)) {
     batch.push(submission);
@@ -69,7 +71,12 @@ try {
   }
   if (batch.length > 0) await store.importSubmissions(account, batch);
   const importRate = ROWS / ((performance.now() - started) / 1000);
-  console.log(`bulk import: ${ROWS.toLocaleString("en-US")} rows at ${Math.round(importRate).toLocaleString("en-US")} rows/s`);
+  const ownCpu = process.cpuUsage(ownCpuBefore);
+  console.log(
+    `bulk import: ${ROWS.toLocaleString("en-US")} rows at ${Math.round(importRate).toLocaleString("en-US")} rows/s; CPU per row: ` +
+      `PostgreSQL ${(((cluster.cpuSeconds() - databaseCpuBefore) * 1e6) / ROWS).toFixed(1)} us, ` +
+      `this process (making the rows and encoding them) ${((ownCpu.user + ownCpu.system) / ROWS).toFixed(1)} us`,
+  );
   {
     const sql = postgres(database.url, { max: 1, onnotice: () => {} });
     await sql`VACUUM ANALYZE`; // what autovacuum does after a bulk load, done now so the figures below do not depend on its timing
@@ -110,18 +117,22 @@ try {
 }
 
 // Durable creates over HTTP, as a share of raw node:http parsing the same body (bench/http.ts's create baseline).
-async function createsPerSecond(script: URL, args: string[]): Promise<number> {
+async function creates(script: URL, args: string[]) {
   const { url, child } = await startServerProcess(script, args, 0);
   try {
     const { method, headers, body } = createRequest(key!);
-    return (await measure(args[0]!, { method, headers, body }, `${url}/api/submission`, child.pid!, SECONDS)).requestsPerSecond;
+    return await measure(args[0]!, { method, headers, body }, `${url}/api/submission`, child.pid!, SECONDS, () => cluster.cpuSeconds());
   } finally {
     await stopServerProcess(child);
   }
 }
-const raw = await createsPerSecond(RAW_SERVER, ["raw node:http"]);
-const created = await createsPerSecond(FORMSINK_SERVER, [database.url]);
+const raw = (await creates(RAW_SERVER, ["raw node:http"])).requestsPerSecond;
+const formsink = await creates(FORMSINK_SERVER, [database.url]);
+const created = formsink.requestsPerSecond;
 const share = created / raw;
+console.log(
+  `durable create: CPU per create: the formsink server ${formsink.serverMicros.toFixed(0)} us, PostgreSQL ${formsink.databaseMicros!.toFixed(0)} us`,
+);
 rows.push(["raw node:http, parse JSON body, 201 (req/s)", "", Math.round(raw).toLocaleString("en-US"), ""]);
 rows.push(["durable create through formsink/node (req/s)", "", Math.round(created).toLocaleString("en-US"), `${(100 * share).toFixed(0)}% of raw`]);
 figures.push({

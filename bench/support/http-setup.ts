@@ -93,14 +93,29 @@ export function createRequest(key: string) {
 export interface Measured extends LoadResult {
   /** The server's CPU time per request: what a request costs, however fast the load came. */
   serverMicros: number;
+  /** The CPU time per request of what `databaseCpuSeconds` counts (a database server's processes), when given. */
+  databaseMicros?: number;
 }
 
-/** A 1 s warm-up (JIT, connections, pages), then `seconds` of load; fails on any error or answer not 2xx. */
-export async function measure(name: string, load: Omit<LoadOptions, "url" | "durationSeconds">, url: string, serverPid: number, seconds: number): Promise<Measured> {
+/**
+ * A 1 s warm-up (JIT, connections, pages), then `seconds` of load; fails on any error or answer
+ * not 2xx. `databaseCpuSeconds`, when given, is read around the same window.
+ */
+export async function measure(
+  name: string,
+  load: Omit<LoadOptions, "url" | "durationSeconds">,
+  url: string,
+  serverPid: number,
+  seconds: number,
+  databaseCpuSeconds?: () => number,
+): Promise<Measured> {
   await runLoad({ url, ...load, durationSeconds: 1 });
   const cpuBefore = cpuSeconds(serverPid);
+  const databaseBefore = databaseCpuSeconds?.();
   const result = await runLoad({ url, ...load, durationSeconds: seconds });
-  const serverMicros = ((cpuSeconds(serverPid) - cpuBefore) * 1e6) / (result.requestsPerSecond * seconds);
+  const requests = result.requestsPerSecond * seconds;
+  const serverMicros = ((cpuSeconds(serverPid) - cpuBefore) * 1e6) / requests;
+  const databaseMicros = databaseCpuSeconds && ((databaseCpuSeconds() - databaseBefore!) * 1e6) / requests;
   if (result.errors + result.non2xx > 0) throw new Error(`${name}: ${result.errors} errors, ${result.non2xx} answers not 2xx`);
-  return { ...result, serverMicros };
+  return databaseMicros === undefined ? { ...result, serverMicros } : { ...result, serverMicros, databaseMicros };
 }

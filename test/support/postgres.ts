@@ -38,6 +38,11 @@ export interface PostgresCluster {
   startServer(): Promise<void>;
   /** Stops the server and removes the directory. */
   stop(): Promise<void>;
+  /**
+   * CPU seconds (user + system) the server's processes have used since it started: the
+   * postmaster, its live children and those it has reaped. Linux only (/proc); the benchmarks use it.
+   */
+  cpuSeconds(): number;
 }
 
 /** The directory of initdb and pg_ctl: `POSTGRES_BIN`, the newest /usr/lib/postgresql/N/bin, or PATH. */
@@ -186,6 +191,7 @@ export async function startPostgresCluster(settings: Record<string, string> = {}
     },
     stopServer,
     startServer,
+    cpuSeconds: () => clusterCpuSeconds(Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0])),
     async stop() {
       await admin.end({ timeout: 1 });
       try {
@@ -196,6 +202,22 @@ export async function startPostgresCluster(settings: Record<string, string> = {}
       }
     },
   };
+}
+
+/** The CPU seconds of `postmaster`, of the children it reaped (cutime, cstime) and of its live children. */
+function clusterCpuSeconds(postmaster: number): number {
+  const stat = (pid: number | string) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  const own = stat(postmaster);
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const fields = stat(pid);
+      if (Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // the process has exited
+    }
+  }
+  return ticks / 100; // clock ticks (100 Hz)
 }
 
 function pgCtlCommand(pgCtl: string, args: string[]): [string, string[]] {
