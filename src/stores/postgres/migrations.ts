@@ -15,7 +15,7 @@ import type postgres from "postgres";
 import { randomHex } from "../../hex.ts";
 import type { SchemaUpgrade } from "../sql/migrate.ts";
 import { WEBHOOK_MIGRATION } from "./webhooks.ts";
-import { WRITE_FUNCTIONS } from "./writes.ts";
+import { INSERT_MIGRATION, WRITE_FUNCTIONS } from "./writes.ts";
 
 export type { SchemaUpgrade };
 
@@ -190,6 +190,8 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
   ],
   // 2: webhook endpoints and their outbox (webhooks.ts).
   WEBHOOK_MIGRATION(TEXT),
+  // 3: a create takes its log positions with the head-row lock, in one UPDATE (writes.ts).
+  INSERT_MIGRATION,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.length;
