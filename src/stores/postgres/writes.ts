@@ -4,8 +4,8 @@
  * transaction cut off by a restarting server can crash the process in the postgres package, which
  * then writes to the closed connection; a single statement cannot.)
  *
- * Each function first locks the account's row in `event_heads` (`formsink_lock_head`), so an
- * account's writes run one after another whichever server sends them. In a PL/pgSQL function
+ * Each function first locks the account's row in `event_heads` (`formsink_lock_head`, or the
+ * UPDATE that takes a call of creates' log positions), so an account's writes run one after another whichever server sends them. In a PL/pgSQL function
  * every statement takes a fresh snapshot, so what follows the lock sees everything the
  * account's previous writer committed. That gives the change log positions that grow in commit
  * order, makes an Idempotency-Key raced on two connections store one submission, and fixes the
