@@ -5,12 +5,13 @@
  * then writes to the closed connection; a single statement cannot.)
  *
  * Each function first locks the account's row in `event_heads` (`formsink_lock_head`, or the
- * UPDATE that takes a call of creates' log positions), so an account's writes run one after another whichever server sends them. In a PL/pgSQL function
- * every statement takes a fresh snapshot, so what follows the lock sees everything the
- * account's previous writer committed. That gives the change log positions that grow in commit
- * order, makes an Idempotency-Key raced on two connections store one submission, and fixes the
- * order of locks (the head, then rows and counts), so writers never deadlock. Different accounts
- * never wait for each other. The lock wait is bounded by `p_lock_timeout` (a 503 after it).
+ * UPDATE that takes a call of creates' log positions), so an account's writes run one after
+ * another whichever server sends them. In a PL/pgSQL function every statement takes a fresh
+ * snapshot, so what follows the lock sees everything the account's previous writer committed.
+ * That gives the change log positions that grow in commit order, makes an Idempotency-Key raced
+ * on two connections store one submission, and fixes the order of locks (the head, then rows and
+ * counts), so writers never deadlock. Different accounts never wait for each other. The lock
+ * wait is bounded by `p_lock_timeout` (a 503 after it).
  *
  * These definitions are part of migration 1 (migrations.ts), and INSERT_TAKING_POSITIONS of
  * migration 3: never edited once released; a change is a new migration that replaces the function.
@@ -164,8 +165,8 @@ export const WRITE_FUNCTIONS: readonly string[] = [LOCK_HEAD, APPEND_EVENT, INSE
  * `formsink_insert` as migration 3 replaces it. A call that must insert every row (a create, or
  * a batch of them) knows how many positions it takes before it inserts: one UPDATE of the head
  * row both locks it and takes them, and the rows and their events are written without reading
- * back what was inserted. An import, which skips the ids the account has, still counts what it
- * inserted first (without reading back the rows' data).
+ * back what was inserted. An import, which skips the ids the account has, counts what it
+ * inserted first, as migration 1's does.
  */
 const INSERT_TAKING_POSITIONS = `CREATE OR REPLACE FUNCTION formsink_insert(
     p_account text, p_rows text, p_now bigint, p_data_keys text, p_identifiers text, p_skip_present boolean, p_lock_timeout text)
