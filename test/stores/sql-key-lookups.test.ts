@@ -75,19 +75,26 @@ test("a lookup asked after another connection revoked the key sees the revocatio
 
 test("a failed read fails the lookups that shared it, and the next turn reads again", async () => {
   let fail = true;
+  let throwAtOnce = true;
   const reads: string[] = [];
-  const lookup = readPerTurn(async (key: string) => {
+  const lookup = readPerTurn((key: string) => {
     reads.push(key);
+    // A read that throws before it returns a promise fails its lookups the same way.
+    if (throwAtOnce) {
+      throwAtOnce = false;
+      throw new Error("statement refused");
+    }
     if (fail) {
       fail = false;
-      throw new Error("connection lost");
+      return Promise.reject(new Error("connection lost"));
     }
-    return key.toUpperCase();
+    return Promise.resolve(key.toUpperCase());
   });
-  const failures = await Promise.all([lookup("a"), lookup("a")].map((p) => p.then(() => "answered", (error: Error) => error.message)));
-  assert.equal(failures, ["connection lost", "connection lost"]);
+  const outcome = (lookups: Promise<string>[]) => Promise.all(lookups.map((p) => p.then((value) => value, (error: Error) => error.message)));
+  assert.equal(await outcome([lookup("a"), lookup("a")]), ["statement refused", "statement refused"]);
+  assert.equal(await outcome([lookup("a"), lookup("b")]), ["connection lost", "B"]);
   assert.is(await lookup("a"), "A");
-  assert.equal(reads, ["a", "a"]);
+  assert.equal(reads, ["a", "a", "b", "a"]);
 });
 
 test.run();

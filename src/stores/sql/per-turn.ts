@@ -19,14 +19,18 @@ export function readPerTurn<K, V>(read: (key: K) => Promise<V>): (key: K) => Pro
     const round = asked!;
     asked = undefined;
     for (const [key, waiting] of round) {
-      read(key).then(
-        (value) => {
-          for (const caller of waiting) caller.resolve(value);
-        },
-        (error: unknown) => {
-          for (const caller of waiting) caller.reject(error);
-        },
-      );
+      const answer = (value: V) => {
+        for (const caller of waiting) caller.resolve(value);
+      };
+      const fail = (error: unknown) => {
+        for (const caller of waiting) caller.reject(error);
+      };
+      // Run from a timer: a read that throws instead of rejecting must fail its callers, not the process.
+      try {
+        read(key).then(answer, fail);
+      } catch (error) {
+        fail(error);
+      }
     }
   };
   return (key) =>
