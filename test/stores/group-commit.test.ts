@@ -56,6 +56,22 @@ test("concurrent creates share one commit, and each is answered after it", async
   }
 });
 
+test("rate-limit counts that arrive together share one commit, and each gets the bucket's count with its own hit", async () => {
+  const { store, commits } = await recordingStore();
+  try {
+    const window = [Date.UTC(2025, 0, 1), Date.UTC(2025, 0, 1) + 60_000] as const;
+    const counts = await Promise.all([
+      ...Array.from({ length: 4 }, () => store.countRateLimitHit("a", ...window)),
+      store.countRateLimitHit("b", ...window),
+    ]);
+    assert.equal(commits, [10], "one transaction of five counts, each a cleanup and an upsert");
+    assert.equal(counts, [1, 2, 3, 4, 1]);
+    assert.is(await store.countRateLimitHit("a", ...window), 5);
+  } finally {
+    await store.close();
+  }
+});
+
 test("a create that fails in a group fails alone: the others are stored", async () => {
   const { store } = await recordingStore();
   try {

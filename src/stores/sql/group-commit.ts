@@ -10,6 +10,7 @@
  */
 import { StoreUnavailable } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlStatement } from "./driver.ts";
+import { nextTurn } from "./next-turn.ts";
 
 /** Most batches per shared transaction: bounds one transaction's size and a batch's wait. */
 const MAX_GROUP = 64;
@@ -26,11 +27,6 @@ interface PendingWrite {
  * driver whose commit does not hold the event loop (the libSQL file's, whose fsync runs in the
  * binding's thread) so gathers every write that arrives during one commit into the next.
  */
-const nextTurn: (run: () => void) => void =
-  typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function"
-    ? (run) => (globalThis as unknown as { setImmediate: (run: () => void) => void }).setImmediate(run)
-    : (run) => setTimeout(run, 0);
-
 export function groupCommit(driver: SqlDriver): (statements: readonly SqlStatement[]) => Promise<SqlResult[]> {
   const queue: PendingWrite[] = [];
   let scheduled = false;

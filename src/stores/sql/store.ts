@@ -10,6 +10,7 @@ import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { createdEvent, deletedEvent, importedEvents, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
 import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
+import { readPerTurn } from "./per-turn.ts";
 import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
@@ -185,8 +186,9 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
 
     async countRateLimitHit(bucket, windowStart, windowEnd) {
       // Dropping every ended window first is both the cleanup and the reset: a bucket whose
-      // window ended has no row, so its new window starts at 1.
-      const [, counted] = await driver.batch(
+      // window ended has no row, so its new window starts at 1. Counted with the writes that
+      // arrive together (a count comes before each create it limits): one commit for all.
+      const [, counted] = await writeGrouped(
         [
           { sql: "DELETE FROM rate_limit_counters WHERE window_end <= ?", args: [windowStart] },
           {
@@ -199,7 +201,6 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
             args: [bucket, windowStart, windowEnd],
           },
         ],
-        "write",
       );
       return Number(counted!.rows[0]!.hits);
     },
@@ -230,10 +231,10 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
         args: [key.id, key.accountId, key.kind, key.hash, JSON.stringify(key.domains), key.createdAt, key.revokedAt],
       });
     },
-    async findApiKey(keyId) {
+    findApiKey: readPerTurn(async (keyId: string) => {
       const { rows } = await driver.execute({ sql: "SELECT * FROM api_keys WHERE id = ?", args: [keyId], oneRow: true });
       return rows[0] && toApiKey(rows[0]);
-    },
+    }),
     async listApiKeys(filter = {}): Promise<ApiKeyListing[]> {
       const { rows } = await driver.execute({
         sql: `SELECT api_keys.*, accounts.name AS account_name FROM api_keys JOIN accounts ON accounts.id = api_keys.account_id
