@@ -112,10 +112,6 @@ function unwritable(path: string): string | undefined {
 }
 
 /**
- * Opens the database and brings its schema up to date, saying so on stderr when this process
- * did it (of several processes starting at once, only the one that migrated says it).
- */
-/**
  * How a process with two threads on one database connects from each (serve and its webhook
  * thread): a libSQL file's connections take `writeLock` around their writes; a thread that does
  * nothing else has one synchronous connection to a file and a pool of `poolSize` to PostgreSQL.
@@ -126,6 +122,10 @@ export interface DatabaseConnection {
   poolSize?: number;
 }
 
+/**
+ * Opens the database and brings its schema up to date, saying so on stderr when this process
+ * did it (of several processes starting at once, only the one that migrated says it).
+ */
 export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr"> & { connection?: DatabaseConnection }): Promise<CompleteStore> {
   const path = localPath(url);
   const problem = path === undefined || path === ":memory:" ? undefined : unwritable(path);

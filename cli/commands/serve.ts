@@ -6,10 +6,10 @@ import { createSubmissionsHandler } from "../../src/handler.ts";
 import { createRetentionJob } from "../../src/privacy/retention.ts";
 import { forwardedForAddress } from "../../src/rate-limit/client-address.ts";
 import { storeRateLimiter } from "../../src/rate-limit/limiter.ts";
+import type { CompleteStore } from "../../src/store.ts";
 import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/options.ts";
 import { threadWriteLock } from "../../src/stores/libsql/thread-write-lock.ts";
 import { createWebhookDispatcher, DEFAULT_LEASE_MS, MIN_LEASE_MS } from "../../src/webhooks/dispatcher.ts";
-import type { CompleteStore } from "../../src/store.ts";
 import { BadValue, resolveSettings, setting, settingsHelp, wholeNumber } from "../config.ts";
 import { DATABASE_SETTING, displayUrl, openDatabase } from "../database.ts";
 import { createServerLog, parseLogFormat } from "../logging.ts";
@@ -242,7 +242,6 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   await store.close();
   return EXIT_OK;
 }
-
 
 interface Deliveries {
   wake(): void;

@@ -11,10 +11,10 @@ const SECRET_PREFIX = "whsec_";
 const encoder = new TextEncoder();
 type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
 /** Each secret's bytes, and its imported key once WebCrypto signed with it: signing happens per delivery, decoding once per secret is enough. */
-const keys = new Map<string, { bytes: Uint8Array; imported?: Promise<HmacKey> }>();
+const keys = new Map<string, { bytes: Uint8Array<ArrayBuffer>; imported?: Promise<HmacKey> }>();
 const MAX_CACHED_KEYS = 1000;
 
-function keyOf(secret: string): { bytes: Uint8Array; imported?: Promise<HmacKey> } {
+function keyOf(secret: string): { bytes: Uint8Array<ArrayBuffer>; imported?: Promise<HmacKey> } {
   let key = keys.get(secret);
   if (!key) {
     if (!secret.startsWith(SECRET_PREFIX)) throw new Error("a webhook secret starts with whsec_");
