@@ -5,6 +5,7 @@
  * to, so a name cannot resolve to a public address for the check and a private one for the
  * connection. IP literals never reach `lookup`: `checkDeliveryUrl` judges those.
  */
+import { createHmac } from "node:crypto";
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { Agent as HttpAgent, type ClientRequest, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
@@ -68,6 +69,7 @@ export function createWebhookTransport(options: WebhookTransportNodeOptions = {}
       outgoing.end(request.body);
     });
   return Object.assign(transport, {
+    hmacSha256: (key: Uint8Array, content: string) => createHmac("sha256", key).update(content).digest("base64"),
     close() {
       agents.http.destroy();
       agents.https.destroy();

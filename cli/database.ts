@@ -4,6 +4,7 @@ import { type CompleteStore, StoreUnavailable } from "../src/store.ts";
 import { libsqlDriver } from "../src/stores/libsql/client.ts";
 import { openLibsqlFile } from "../src/stores/libsql/file.ts";
 import { DEFAULT_DATABASE_URL, localPath } from "../src/stores/libsql/options.ts";
+import type { ThreadWriteLock } from "../src/stores/libsql/thread-write-lock.ts";
 import type { SqlDriver } from "../src/stores/sql/driver.ts";
 import { migrate, type SchemaUpgrade } from "../src/stores/sql/migrate.ts";
 import { createSqlStore } from "../src/stores/sql/store.ts";
@@ -111,16 +112,27 @@ function unwritable(path: string): string | undefined {
 }
 
 /**
+ * How a process with two threads on one database connects from each (serve and its webhook
+ * thread): a libSQL file's connections take `writeLock` around their writes; a thread that does
+ * nothing else has one synchronous connection to a file and a pool of `poolSize` to PostgreSQL.
+ */
+export interface DatabaseConnection {
+  writeLock?: ThreadWriteLock;
+  synchronous?: boolean;
+  poolSize?: number;
+}
+
+/**
  * Opens the database and brings its schema up to date, saying so on stderr when this process
  * did it (of several processes starting at once, only the one that migrated says it).
  */
-export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr">): Promise<CompleteStore> {
+export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr"> & { connection?: DatabaseConnection }): Promise<CompleteStore> {
   const path = localPath(url);
   const problem = path === undefined || path === ":memory:" ? undefined : unwritable(path);
   if (problem !== undefined) throw new DatabaseError(`cannot open database ${displayUrl(url)}: ${problem}`, { storage: true });
   try {
     if (isPostgresUrl(url)) return await openPostgres(url, io);
-    const { driver, close } = await connect(url, io.env.FORMSINK_DB_AUTH_TOKEN);
+    const { driver, close } = await connect(url, io.env.FORMSINK_DB_AUTH_TOKEN, io.connection);
     try {
       reportUpgrade(await migrate(driver), io);
       return await createSqlStore(driver, close);
@@ -138,22 +150,22 @@ function reportUpgrade({ from, to }: SchemaUpgrade, io: Pick<Io, "stderr">): voi
   if (from !== to) io.stderr(from === 0 ? `database schema created at version ${to}` : `database schema upgraded from version ${from} to ${to}`);
 }
 
-async function openPostgres(url: string, io: Pick<Io, "stderr">): Promise<CompleteStore> {
+async function openPostgres(url: string, io: Pick<Io, "stderr"> & { connection?: DatabaseConnection }): Promise<CompleteStore> {
   // Loaded only for PostgreSQL, as the libSQL client is only for remote libSQL.
   const { openPostgresStore } = await import("../src/stores/postgres/index.ts");
-  const { store, upgrade } = await openPostgresStore({ url });
+  const { store, upgrade } = await openPostgresStore({ url, max: io.connection?.poolSize });
   reportUpgrade(upgrade, io);
   return store;
 }
 
-async function connect(url: string, authToken: string | undefined): Promise<{ driver: SqlDriver; close: () => void | Promise<void> }> {
+async function connect(url: string, authToken: string | undefined, connection: DatabaseConnection = {}): Promise<{ driver: SqlDriver; close: () => void | Promise<void> }> {
   const path = localPath(url);
   if (path === ":memory:") return openLibsqlFile(path);
   if (path !== undefined) {
     let opened: Stats | undefined;
-    const connection = openLibsqlFile(path, { beforeWrite: () => refuseIfReplaced(path, opened) });
+    const opening = openLibsqlFile(path, { ...connection, beforeWrite: () => refuseIfReplaced(path, opened) });
     opened = statSync(path);
-    return connection;
+    return opening;
   }
   // Loaded only for remote databases: it is most of the start-up time of a server on a file.
   const { createClient } = await import("@libsql/client");

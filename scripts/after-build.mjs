@@ -4,7 +4,8 @@
 // - the `formsink` bin is one bundled file: loading the ~180 modules it is made of one by one
 //   took about 50 ms of the ~340 ms from `formsink serve` to its first answer (bench/README.md,
 //   cold start); libsql (native), @libsql/client (only for remote databases) and postgres (only for
-//   PostgreSQL) stay outside;
+//   PostgreSQL) stay outside. The webhook deliveries' thread (cli/webhook-worker.ts) is bundled
+//   the same way beside it, as the file `serve` starts the thread from;
 // - the bin must be executable for `npx formsink` in a checkout (npm marks it so itself only
 //   when it installs the package);
 // - the popup script the README tells users to embed ships as it is, to be served from
@@ -24,8 +25,8 @@ for (const file of readdirSync("dist", { recursive: true, encoding: "utf8" })) {
 }
 
 await build({
-  entryPoints: ["cli/bin.ts"],
-  outfile: "dist/cli/bin.js",
+  entryPoints: ["cli/bin.ts", "cli/webhook-worker.ts"],
+  outdir: "dist/cli",
   bundle: true,
   platform: "node",
   format: "esm",

@@ -13,7 +13,8 @@ const { values } = parseArgs({ args: Bun.argv.slice(2), options: { outfile: { ty
 const NATIVE_REQUIRE = "require(`@libsql/${target}`)";
 
 const result = await Bun.build({
-  entrypoints: ["dist/cli/bin.js"],
+  // The webhook deliveries' thread is a file of its own, which the binary must hold too.
+  entrypoints: ["dist/cli/bin.js", "dist/cli/webhook-worker.js"],
   compile: { target: "bun-linux-x64", outfile: values.outfile },
   minify: true,
   plugins: [

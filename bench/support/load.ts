@@ -6,6 +6,8 @@ import autocannon from "autocannon";
 
 export interface LoadResult {
   requestsPerSecond: number;
+  /** Requests answered 2xx. */
+  succeeded: number;
   p50Ms: number;
   p99Ms: number;
   errors: number;
@@ -36,6 +38,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   });
   return {
     requestsPerSecond: result.requests.average,
+    succeeded: result["2xx"],
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     errors: result.errors + result.timeouts,

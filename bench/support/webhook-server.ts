@@ -1,26 +1,47 @@
 /**
  * The server for bench/webhooks.ts, in a process of its own: formsink on a libSQL file with the
- * webhook dispatcher running beside the handler as `formsink serve` runs it (woken by every
- * change), delivering to private addresses.
- * `node --import tsx bench/support/webhook-server.ts <database file>`; prints its URL on stdout.
+ * webhook dispatcher as `formsink serve` runs it: in a thread of its own on its own connection
+ * (cli/webhook-thread.ts), woken by every change, delivering to private addresses.
+ * `--pin-dispatcher=<core>` pins that thread to a core (`taskset` on its thread id);
+ * `--in-process`: the dispatcher beside the handler instead, as a library user may run it.
+ * `node --import tsx bench/support/webhook-server.ts <database file> [--pin-dispatcher=<core>] [--in-process]`;
+ * prints its URL on stdout.
  */
+import { execFileSync } from "node:child_process";
 import { serve } from "../../adapters/node.ts";
 import { createWebhookTransport } from "../../adapters/webhook-transport.ts";
+import { startWebhookThread } from "../../cli/webhook-thread.ts";
 import { createSubmissionsHandler } from "../../src/handler.ts";
-import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
+import { openDatabase } from "../../cli/database.ts";
+import { threadWriteLock } from "../../src/stores/libsql/thread-write-lock.ts";
 import { createWebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
 
-const store = await createLibsqlStore({ url: `file:${process.argv[2]}` });
-const transport = createWebhookTransport({ allowPrivate: true });
-const dispatcher = createWebhookDispatcher(store, { transport, onError: (error) => console.error("dispatcher:", error) });
-const handler = createSubmissionsHandler(store, { onChange: dispatcher.wake, allowPrivateWebhooks: true });
+const file = process.argv[2]!;
+const pinTo = process.argv.find((arg) => arg.startsWith("--pin-dispatcher="))?.slice("--pin-dispatcher=".length);
+const writeLock = threadWriteLock();
+const store = await openDatabase(`file:${file}`, { env: {}, stderr: console.error, connection: { writeLock } });
+const warn = (message: unknown) => console.error("dispatcher:", message);
+let deliveries: { wake(): void; stop(): Promise<void> };
+if (process.argv.includes("--in-process")) {
+  const transport = createWebhookTransport({ allowPrivate: true });
+  const dispatcher = createWebhookDispatcher(store, { transport, onError: warn });
+  dispatcher.start();
+  deliveries = { wake: dispatcher.wake, stop: () => dispatcher.stop().then(() => transport.close()) };
+} else {
+  const thread = startWebhookThread({ url: `file:${file}`, env: {}, leaseMs: 60_000, allowPrivate: true, writeLock: writeLock.buffer, warn, onDisabled: warn });
+  const threadId = await thread.ready;
+  if (pinTo !== undefined) {
+    if (threadId === undefined) throw new Error("the dispatcher's thread id is unknown here: cannot pin it");
+    execFileSync("taskset", ["-cp", pinTo, String(threadId)], { stdio: "ignore" });
+  }
+  deliveries = thread;
+}
+const handler = createSubmissionsHandler(store, { onChange: deliveries.wake, allowPrivateWebhooks: true });
 const server = await serve(handler, { port: 0 });
-dispatcher.start();
 process.stdout.write(`${server.url}\n`);
 process.once("SIGTERM", () => {
   void server.close().then(async () => {
-    await dispatcher.stop();
-    transport.close();
+    await deliveries.stop();
     await store.close();
   });
 });

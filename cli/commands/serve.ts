@@ -6,7 +6,9 @@ import { createSubmissionsHandler } from "../../src/handler.ts";
 import { createRetentionJob } from "../../src/privacy/retention.ts";
 import { forwardedForAddress } from "../../src/rate-limit/client-address.ts";
 import { storeRateLimiter } from "../../src/rate-limit/limiter.ts";
+import type { CompleteStore } from "../../src/store.ts";
 import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/options.ts";
+import { threadWriteLock } from "../../src/stores/libsql/thread-write-lock.ts";
 import { createWebhookDispatcher, DEFAULT_LEASE_MS, MIN_LEASE_MS } from "../../src/webhooks/dispatcher.ts";
 import { BadValue, resolveSettings, setting, settingsHelp, wholeNumber } from "../config.ts";
 import { DATABASE_SETTING, displayUrl, openDatabase } from "../database.ts";
@@ -14,6 +16,7 @@ import { createServerLog, parseLogFormat } from "../logging.ts";
 import { createServerMetrics, metricsAddress, metricsHandler } from "../metrics.ts";
 import { runtimeServer } from "../server.ts";
 import { EXIT_OK, type Io, UsageError, VERSION } from "../usage.ts";
+import { startWebhookThread } from "../webhook-thread.ts";
 
 /** How people run this command: the single binary by its name, the npm package through npx. */
 const COMMAND = import.meta.url.startsWith("file:///$bunfs/") ? "formsink" : "npx formsink";
@@ -163,7 +166,9 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
 
   const { runtime, serve } = await runtimeServer();
   // Schema upgrades are announced in the server's log, in its format.
-  const store = await openDatabase(url, { env: io.env, stderr: log.info });
+  // Shared with the webhook thread's connection: see thread-write-lock.ts.
+  const writeLock = threadWriteLock();
+  const store = await openDatabase(url, { env: io.env, stderr: log.info, connection: { writeLock } });
   // Read before listening: a database that fails its first query (a corrupt page) is refused
   // at start, not after the server said it was serving.
   const noKeys = await (isInMemory(url) ? Promise.resolve(false) : store.listApiKeys().then((keys) => keys.length === 0)).catch(async (error) => {
@@ -171,18 +176,11 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     throw error;
   });
   // Webhook deliveries go out from this process, woken by every change it commits and polling
-  // for the changes other servers on the database commit.
-  const webhookTransport = createWebhookTransport({ allowPrivate: allowPrivateWebhooks });
-  const dispatcher = createWebhookDispatcher(store, {
-    transport: webhookTransport,
-    leaseMs: webhookLease * 1000,
-    onError: (error) => log.warn(`webhook deliveries failed (tried again shortly): ${error instanceof Error ? error.message : String(error)}`),
-    onAttempt: (report) => {
-      if (report.disabled) log.warn(`webhook ${report.webhookId} disabled: ${report.disabled === "gone" ? "its receiver answered 410 Gone" : "five days of nothing but failed deliveries"}`);
-    },
-  });
+  // for the changes other servers on the database commit: from a thread of its own on its own
+  // connection, or beside the handler for an in-memory database, which no other thread reaches.
+  const deliveries = startDeliveries(store, url, io.env, { allowPrivate: allowPrivateWebhooks, leaseMs: webhookLease * 1000, writeLock: writeLock.buffer }, log);
   const handler = createSubmissionsHandler(metrics ? metrics.timeStore(store) : store, {
-    onChange: dispatcher.wake,
+    onChange: deliveries.wake,
     allowPrivateWebhooks,
     log: metrics
       ? (entry) => {
@@ -206,7 +204,6 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     onError: (error) => log.warn(`pruning old events failed (tried again within the hour): ${error instanceof Error ? error.message : String(error)}`),
   });
   pruner.start();
-  dispatcher.start();
   // Listening from here on: a signal must find its handler even while the lines below print.
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
@@ -241,9 +238,56 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   await stopped;
   await retention.stop();
   pruner.stop();
-  await dispatcher.stop();
-  webhookTransport.close();
+  await deliveries.stop();
   await store.close();
   return EXIT_OK;
 }
 
+interface Deliveries {
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * The webhook dispatcher: in a thread of its own (../webhook-thread.ts) unless the database is
+ * in memory, or beside the handler when the thread does not start (the log says why). It starts
+ * while the server starts listening; the wakes of changes committed meanwhile wait for it.
+ */
+function startDeliveries(
+  store: CompleteStore,
+  url: string,
+  env: Io["env"],
+  settings: { allowPrivate: boolean; leaseMs: number; writeLock: SharedArrayBuffer },
+  log: ReturnType<typeof createServerLog>,
+): Deliveries {
+  const warnDisabled = (webhookId: string, reason: "gone" | "failing") =>
+    log.warn(`webhook ${webhookId} disabled: ${reason === "gone" ? "its receiver answered 410 Gone" : "five days of nothing but failed deliveries"}`);
+  const besideHandler = (): Deliveries => {
+    const transport = createWebhookTransport({ allowPrivate: settings.allowPrivate });
+    const dispatcher = createWebhookDispatcher(store, {
+      transport,
+      leaseMs: settings.leaseMs,
+      onError: (error) => log.warn(`webhook deliveries failed (tried again shortly): ${error instanceof Error ? error.message : String(error)}`),
+      onAttempt: (report) => report.disabled && warnDisabled(report.webhookId, report.disabled),
+    });
+    dispatcher.start();
+    return { wake: dispatcher.wake, stop: () => dispatcher.stop().then(() => transport.close()) };
+  };
+  if (isInMemory(url)) return besideHandler();
+  const thread = startWebhookThread({ url, env, ...settings, warn: log.warn, onDisabled: warnDisabled });
+  let stopping = false;
+  let instead: Deliveries | undefined;
+  thread.ready.catch((error: unknown) => {
+    if (stopping) return;
+    log.warn(`webhook deliveries go out from the request thread: their own thread did not start (${error instanceof Error ? error.message : String(error)})`);
+    instead = besideHandler();
+  });
+  return {
+    wake: () => (instead ?? thread).wake(),
+    async stop() {
+      stopping = true;
+      await thread.stop();
+      await instead?.stop();
+    },
+  };
+}

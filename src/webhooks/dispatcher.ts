@@ -100,7 +100,7 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
           "user-agent": "formsink-webhooks",
           "webhook-id": eventId,
           "webhook-timestamp": String(timestamp),
-          "webhook-signature": await signWebhook(signingSecrets(webhook, at), eventId, timestamp, delivery.event),
+          "webhook-signature": await signWebhook(signingSecrets(webhook, at), eventId, timestamp, delivery.event, transport.hmacSha256),
         },
         body: delivery.event,
         timeoutMs: ATTEMPT_TIMEOUT_MS,

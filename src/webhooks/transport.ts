@@ -21,7 +21,13 @@ export interface WebhookResponse {
   status: number;
 }
 
-export type WebhookTransport = (request: WebhookRequest) => Promise<WebhookResponse>;
+export type WebhookTransport = ((request: WebhookRequest) => Promise<WebhookResponse>) & {
+  /**
+   * HMAC-SHA256 of `content` keyed with `key`, in base64, where the runtime has a cheaper one
+   * than WebCrypto's (whose every call is a job and a promise); signing uses WebCrypto without it.
+   */
+  readonly hmacSha256?: (key: Uint8Array, content: string) => string;
+};
 
 export interface WebhookTransportOptions {
   /**

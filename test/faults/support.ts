@@ -28,9 +28,19 @@ export interface Server {
   stop(signal?: NodeJS.Signals): Promise<Run>;
 }
 
-/** `formsink serve` on a free port; `command` runs it under another command (such as `prlimit`). */
-export async function serve(args: string[], options: { env?: Record<string, string>; command?: string[] } = {}): Promise<Server> {
-  const command = [...(options.command ?? []), process.execPath, ...FORMSINK, "serve", "--port", "0", ...args];
+/** How each runtime runs the `formsink` source: Deno with the permissions test/run.sh gives it. */
+const RUNTIMES = {
+  node: [process.execPath, ...FORMSINK],
+  bun: [join(ROOT, "node_modules/.bin/bun"), join(ROOT, "cli/bin.ts")],
+  deno: [join(ROOT, "node_modules/.bin/deno"), "run", "--allow-env", "--allow-sys", "--allow-ffi", "--allow-net=127.0.0.1", "--allow-read", "--allow-write", join(ROOT, "cli/bin.ts")],
+};
+
+/**
+ * `formsink serve` on a free port, on Node unless `runtime` says otherwise; `command` runs it
+ * under another command (such as `prlimit`).
+ */
+export async function serve(args: string[], options: { env?: Record<string, string>; command?: string[]; runtime?: keyof typeof RUNTIMES } = {}): Promise<Server> {
+  const command = [...(options.command ?? []), ...RUNTIMES[options.runtime ?? "node"], "serve", "--port", "0", ...args];
   const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...options.env } });
   const exited = collect(child);
   try {

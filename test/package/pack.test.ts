@@ -126,12 +126,14 @@ await server.close();`,
   assert.is(output.trim(), "401 API key is required");
 });
 
-pkg("the formsink bin is one file that loads only Node's modules and libsql (and its promise API) as it starts", ({ project, files }) => {
-  assert.equal(files.filter((file) => file.startsWith("dist/cli/")), ["dist/cli/bin.js"]);
-  const bin = readFileSync(join(project, "node_modules/formsink/dist/cli/bin.js"), "utf8");
-  const loaded = [...bin.matchAll(/^import\b[^"';]*["']([^"']+)["']/gm)].map((match) => match[1]!);
-  assert.ok(loaded.includes("libsql"), "libsql stays outside the bundle (native code)");
-  assert.equal(loaded.filter((specifier) => !specifier.startsWith("node:") && specifier !== "libsql" && specifier !== "libsql/promise"), []);
+pkg("the formsink bin and serve's webhook thread are one file each that loads only Node's modules and libsql (and its promise API) as it starts", ({ project, files }) => {
+  assert.equal(files.filter((file) => file.startsWith("dist/cli/")).sort(), ["dist/cli/bin.js", "dist/cli/webhook-worker.js"]);
+  for (const file of ["bin.js", "webhook-worker.js"]) {
+    const source = readFileSync(join(project, "node_modules/formsink/dist/cli", file), "utf8");
+    const loaded = [...source.matchAll(/^import\b[^"';]*["']([^"']+)["']/gm)].map((match) => match[1]!);
+    assert.ok(loaded.includes("libsql"), `${file}: libsql stays outside the bundle (native code)`);
+    assert.equal(loaded.filter((specifier) => !specifier.startsWith("node:") && specifier !== "libsql" && specifier !== "libsql/promise"), [], file);
+  }
 });
 
 pkg("the formsink bin runs from the install, without tsx", ({ project }) => {

@@ -29,7 +29,7 @@ interface Setup {
 }
 
 /** A memory store with one endpoint at a live receiver, and a dispatcher on a clock the test moves (real time unless `fakeClock`). */
-async function setup(options: { fakeClock?: boolean; dispatcher?: Partial<WebhookDispatcherOptions> } = {}): Promise<Setup> {
+async function setup(options: { fakeClock?: boolean; dispatcher?: Partial<WebhookDispatcherOptions>; webCrypto?: boolean } = {}): Promise<Setup> {
   const store = createMemoryStore();
   const receiver = await startReceiver();
   const hook = webhookFor(`${receiver.url}/hooks`);
@@ -37,7 +37,8 @@ async function setup(options: { fakeClock?: boolean; dispatcher?: Partial<Webhoo
   const clock = { now: Date.UTC(2030, 0, 1) };
   const transport = createWebhookTransport({ allowPrivate: true });
   const dispatcher = createWebhookDispatcher(store, {
-    transport,
+    // Without the transport's own HMAC, signatures are WebCrypto's, as on Workers.
+    transport: options.webCrypto ? (request) => transport(request) : transport,
     clock: options.fakeClock ? () => clock.now : Date.now,
     random: () => 0.5,
     ...options.dispatcher,
@@ -89,31 +90,33 @@ test("a delivery is the event as JSON, signed as Standard Webhooks says: standar
   }
 });
 
-test("during a rotation both secrets sign, so a receiver with either verifies; after it only the new one", async () => {
-  const s = await setup({ fakeClock: true });
-  try {
-    const [oldSecret, newer] = [s.hook.secrets[0]!, newSecret()];
-    s.clock.now = Date.now();
-    await s.store.updateWebhook(ACCOUNT, s.hook.webhookId, { secrets: [newer, oldSecret], previousSecretExpiresAt: s.clock.now + DAY });
-    await s.store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
-    await s.dispatcher.runOnce();
-    const [during] = s.receiver.received;
-    assert.is(during!.signature.split(" ").length, 2, "two signatures, space-separated");
-    assert.ok(verifies(newer, during!) && verifies(oldSecret, during!), "each secret verifies");
+for (const signer of ["node:crypto", "WebCrypto"] as const) {
+  test(`during a rotation both secrets sign (${signer}), so a receiver with either verifies; after it only the new one`, async () => {
+    const s = await setup({ fakeClock: true, webCrypto: signer === "WebCrypto" });
+    try {
+      const [oldSecret, newer] = [s.hook.secrets[0]!, newSecret()];
+      s.clock.now = Date.now();
+      await s.store.updateWebhook(ACCOUNT, s.hook.webhookId, { secrets: [newer, oldSecret], previousSecretExpiresAt: s.clock.now + DAY });
+      await s.store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+      await s.dispatcher.runOnce();
+      const [during] = s.receiver.received;
+      assert.is(during!.signature.split(" ").length, 2, "two signatures, space-separated");
+      assert.ok(verifies(newer, during!) && verifies(oldSecret, during!), "each secret verifies");
 
-    // standardwebhooks refuses a timestamp five minutes off its own clock: verify what is sent
-    // after the expiry by its signatures alone, with the timestamp it carries.
-    s.clock.now += DAY;
-    await s.store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
-    await s.dispatcher.runOnce();
-    const after = s.receiver.received[1]!;
-    assert.is(after.signature.split(" ").length, 1, "one signature once the old secret expired");
-    assert.is(after.timestamp, String(Math.floor(s.clock.now / 1000)));
-    assert.is(after.signature, resign(newer, after), "signed with the new secret");
-  } finally {
-    await s.close();
-  }
-});
+      // standardwebhooks refuses a timestamp five minutes off its own clock: verify what is sent
+      // after the expiry by its signatures alone, with the timestamp it carries.
+      s.clock.now += DAY;
+      await s.store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+      await s.dispatcher.runOnce();
+      const after = s.receiver.received[1]!;
+      assert.is(after.signature.split(" ").length, 1, "one signature once the old secret expired");
+      assert.is(after.timestamp, String(Math.floor(s.clock.now / 1000)));
+      assert.is(after.signature, resign(newer, after), "signed with the new secret");
+    } finally {
+      await s.close();
+    }
+  });
+}
 
 test("a failing receiver is retried with growing waits, the first within 10 s, for about three days; then the delivery is failed", async () => {
   const s = await setup({ fakeClock: true });

@@ -1,7 +1,8 @@
 /**
- * `formsink serve` delivering webhooks as a real process on a libSQL file: deliveries go out as
- * changes commit; a server killed with SIGKILL while deliveries are in flight loses none of
- * them once it is back; two servers on one database never send one delivery at once.
+ * `formsink serve` delivering webhooks as a real process on a libSQL file, from its dispatcher's
+ * own thread (in Node, Bun and Deno): deliveries go out as changes commit; a server killed with
+ * SIGKILL while deliveries are in flight loses none of them once it is back; two servers on one
+ * database never send one delivery at once.
  */
 import * as assert from "uvu/assert";
 import { newKey, serve, suiteWithDir } from "../faults/support.ts";
@@ -44,6 +45,9 @@ async function until(done: () => boolean, what: string, seconds = 90): Promise<v
   }
 }
 
+/** What serve logs when its dispatcher's thread did not start and deliveries go out beside the handler. */
+const NO_THREAD = /their own thread did not start/;
+
 const missing = (receiver: Receiver, ids: readonly string[]) => {
   const got = new Set(receiver.received.map((d) => d.id));
   return ids.filter((id) => !got.has(id));
@@ -51,22 +55,26 @@ const missing = (receiver: Receiver, ids: readonly string[]) => {
 
 const test = suiteWithDir("formsink serve: webhook deliveries");
 
-test("each change is delivered as it commits, signed so that standardwebhooks verifies it", async ({ dir }) => {
-  const db = `file:${dir}/serve.db`;
-  const key = await newKey(db);
-  const receiver = await startReceiver();
-  const server = await serve(["--db", db, "--allow-private-webhooks"]);
-  try {
-    const { secret } = await addWebhook(server.url, key, `${receiver.url}/hooks`);
-    await createSubmission(server.url, key, 1);
-    await until(() => receiver.received.length === 1, "the first delivery");
-    const event = verifyDelivery(secret, receiver.received[0]!) as { type: string; data: { data: { email: string } } };
-    assert.equal([event.type, event.data.data.email], ["submission.created", "lead1@example.com"]);
-  } finally {
-    await server.stop();
-    await receiver.close();
-  }
-});
+for (const runtime of ["node", "bun", "deno"] as const) {
+  test(`${runtime}: each change is delivered as it commits, from the dispatcher's thread, signed so that standardwebhooks verifies it`, async ({ dir }) => {
+    const db = `file:${dir}/serve.db`;
+    const key = await newKey(db);
+    const receiver = await startReceiver();
+    const server = await serve(["--db", db, "--allow-private-webhooks"], { runtime });
+    try {
+      const { secret } = await addWebhook(server.url, key, `${receiver.url}/hooks`);
+      await createSubmission(server.url, key, 1);
+      await until(() => receiver.received.length === 1, "the first delivery");
+      const event = verifyDelivery(secret, receiver.received[0]!) as { type: string; data: { data: { email: string } } };
+      assert.equal([event.type, event.data.data.email], ["submission.created", "lead1@example.com"]);
+    } finally {
+      const { stderr, code } = await server.stop();
+      await receiver.close();
+      assert.is(code, 0, stderr);
+      assert.not.match(stderr, NO_THREAD);
+    }
+  });
+}
 
 test("a server killed while deliveries are in flight delivers every event once it is back (duplicates allowed, losses not)", async ({ dir }) => {
   const db = `file:${dir}/crash.db`;
@@ -80,7 +88,8 @@ test("a server killed while deliveries are in flight delivers every event once i
     for (let i = 0; i < 40; i++) await createSubmission(server.url, key, i);
     const events = await eventIds(server.url, key);
     await until(() => receiver.received.length >= 3, "deliveries under way");
-    await server.stop("SIGKILL");
+    const killed = await server.stop("SIGKILL");
+    assert.not.match(killed.stderr, NO_THREAD);
     const beforeRestart = missing(receiver, events).length;
     assert.ok(beforeRestart > 0, "the kill came before every event was delivered");
 

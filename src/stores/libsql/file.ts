@@ -17,6 +17,7 @@ import Database from "libsql";
 import AsyncDatabase from "libsql/promise";
 import { StoreUnavailable } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "../sql/driver.ts";
+import type { ThreadWriteLock } from "./thread-write-lock.ts";
 
 /** Prepared statements kept per connection; past this many, the cache starts over. */
 const MAX_PREPARED = 512;
@@ -47,6 +48,15 @@ export interface FileOptions {
    * that are lost at the next start). The core cannot look at files itself.
    */
   beforeWrite?: () => void;
+  /**
+   * One synchronous connection for reads and writes, as `:memory:` has: for a thread that does
+   * nothing but this database's work (`formsink serve`'s webhook thread), which may wait in it.
+   * Its commits then never queue in the binding's threads behind another connection's wait for
+   * the lock this one holds.
+   */
+  synchronous?: boolean;
+  /** Taken around every write transaction: shared with another thread's connection to this file (./thread-write-lock.ts). */
+  writeLock?: ThreadWriteLock;
 }
 
 /**
@@ -84,14 +94,20 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
   // then fails ("SQL statements in progress"), which broke the store for good.
   const transaction = (statements: readonly SqlStatement[], mode: "read" | "write"): SqlResult[] => {
     if (mode === "write") options.beforeWrite?.();
-    db.exec(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
+    const locked = mode === "write" ? options.writeLock : undefined;
+    locked?.acquireBlocking();
     try {
-      const results = statements.map(run);
-      db.exec("COMMIT");
-      return results;
-    } catch (error) {
-      if (db.inTransaction) db.exec("ROLLBACK");
-      throw error;
+      db.exec(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
+      try {
+        const results = statements.map(run);
+        db.exec("COMMIT");
+        return results;
+      } catch (error) {
+        if (db.inTransaction) db.exec("ROLLBACK");
+        throw error;
+      }
+    } finally {
+      locked?.release();
     }
   };
   const isWrite = (statement: SqlStatement) => !prepare(statement.sql, statement.asArrays).reader && !OUTSIDE_TRANSACTION.test(statement.sql);
@@ -106,8 +122,8 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
     }
   };
 
-  if (path === ":memory:") {
-    // One connection holds the whole database, and nothing waits for a disk.
+  if (path === ":memory:" || options.synchronous) {
+    // One connection holds the whole database (or the thread has nothing else to do).
     return {
       driver: {
         // A write alone still goes through BEGIN IMMEDIATE, as a file's does.
@@ -181,16 +197,21 @@ function openWriter(path: string, options: FileOptions) {
   const transaction = async (statements: readonly SqlStatement[]): Promise<SqlResult[]> => {
     await ready;
     options.beforeWrite?.();
-    await db.exec("BEGIN IMMEDIATE");
+    await options.writeLock?.acquire();
     try {
-      const results: SqlResult[] = [];
-      for (const statement of statements) results.push(await run(statement));
-      await db.exec("COMMIT");
-      return results;
-    } catch (error) {
-      // The binding has `inTransaction` here too; its declared types leave it out.
-      if ((db as unknown as { readonly inTransaction: boolean }).inTransaction) await db.exec("ROLLBACK");
-      throw error;
+      await db.exec("BEGIN IMMEDIATE");
+      try {
+        const results: SqlResult[] = [];
+        for (const statement of statements) results.push(await run(statement));
+        await db.exec("COMMIT");
+        return results;
+      } catch (error) {
+        // The binding has `inTransaction` here too; its declared types leave it out.
+        if ((db as unknown as { readonly inTransaction: boolean }).inTransaction) await db.exec("ROLLBACK");
+        throw error;
+      }
+    } finally {
+      options.writeLock?.release();
     }
   };
   // Each write starts when the one before it is done; the settings are the first call. Their

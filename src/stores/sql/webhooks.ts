@@ -147,7 +147,7 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
 
     async claimDeliveries({ now, limit, leaseMs, owner }) {
       const claim = randomHex(16);
-      const results = await write(
+      await write(
         [
           {
             sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, next_attempt_at)
@@ -164,19 +164,24 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
             sql: `UPDATE webhook_deliveries SET lease_owner = ?3, lease_until = ?4, lease_claim = ?5 WHERE rowid IN (${CLAIMABLE})`,
             args: [now, limit, owner, now + leaseMs, claim],
           },
-          {
-            sql: `SELECT webhook_deliveries.account_id, webhook_deliveries.position, webhook_deliveries.event_id, webhook_deliveries.event_type,
-                         webhook_deliveries.attempts, webhook_deliveries.first_attempt_at, ${EVENT_JSON} AS event_text, webhooks.*
-                  FROM webhook_deliveries
-                  JOIN webhooks ON webhooks.account_id = webhook_deliveries.account_id AND webhooks.id = webhook_deliveries.webhook_id
-                  JOIN events ON events.position = webhook_deliveries.position
-                  WHERE webhook_deliveries.lease_until = ? AND webhook_deliveries.lease_claim = ?
-                  ORDER BY webhook_deliveries.attempts > 0, webhook_deliveries.first_attempt_at, webhook_deliveries.position`,
-            args: [now + leaseMs, claim],
-          },
         ],
       );
-      return results.at(-1)!.rows.map(toClaimedDelivery);
+      // Read after the commit, not inside it: building each event's text is much of a claim's
+      // work, and the write lock is the creates' too. The claim's leases keep these deliveries
+      // this dispatcher's meanwhile.
+      const { rows } = await driver.execute(
+        {
+          sql: `SELECT webhook_deliveries.account_id, webhook_deliveries.position, webhook_deliveries.event_id, webhook_deliveries.event_type,
+                       webhook_deliveries.attempts, webhook_deliveries.first_attempt_at, ${EVENT_JSON} AS event_text, webhooks.*
+                FROM webhook_deliveries
+                JOIN webhooks ON webhooks.account_id = webhook_deliveries.account_id AND webhooks.id = webhook_deliveries.webhook_id
+                JOIN events ON events.position = webhook_deliveries.position
+                WHERE webhook_deliveries.lease_until = ? AND webhook_deliveries.lease_claim = ?
+                ORDER BY webhook_deliveries.attempts > 0, webhook_deliveries.first_attempt_at, webhook_deliveries.position`,
+          args: [now + leaseMs, claim],
+        },
+      );
+      return rows.map(toClaimedDelivery);
     },
     async recordDeliveryAttempt(attempt) {
       const [recorded] = await write([attemptRecorded(attempt)]);
@@ -184,8 +189,9 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
     },
     async recordDeliveryAttempts(attempts) {
       if (attempts.length === 0) return [];
-      const results = await write(attempts.map(attemptRecorded));
-      return results.map((result) => result.rows.length > 0);
+      const [result] = await write([attemptsRecorded(attempts)]);
+      const recorded = new Set(result!.rows.map((row) => deliveryKey(String(row.account_id), String(row.webhook_id), Number(row.position))));
+      return attempts.map((attempt) => recorded.has(deliveryKey(attempt.accountId, attempt.webhookId, attempt.position)));
     },
     async listDeliveries(accountId, webhookId, query) {
       const statusFilter = query.status === undefined ? "" : "AND status = ?";
@@ -237,6 +243,33 @@ function attemptRecorded(attempt: DeliveryAttempt): SqlStatement {
     ],
   };
 }
+
+/**
+ * Records several attempts in one statement (a statement each costs more than its row does):
+ * the attempts as a JSON array of arrays, each delivery updated only when `owner` held its lease.
+ * Returns a row per delivery recorded.
+ */
+function attemptsRecorded(attempts: readonly DeliveryAttempt[]): SqlStatement {
+  const rows = attempts.map((attempt) => [
+    attempt.accountId, attempt.webhookId, attempt.position, attempt.owner, attempt.status, attempt.at,
+    attempt.status === "pending" ? attempt.nextAttemptAt : null, attempt.statusCode, attempt.error, attempt.durationMs,
+  ]);
+  return {
+    sql: `UPDATE webhook_deliveries SET
+            status = made.status, attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, made.at), last_attempt_at = made.at,
+            next_attempt_at = made.next_attempt_at, last_status_code = made.status_code, last_error = made.error, last_duration_ms = made.duration_ms,
+            ${LEASE_RELEASED}
+          FROM (SELECT value ->> 0 AS account_id, value ->> 1 AS webhook_id, value ->> 2 AS position, value ->> 3 AS owner, value ->> 4 AS status,
+                       value ->> 5 AS at, value ->> 6 AS next_attempt_at, value ->> 7 AS status_code, value ->> 8 AS error, value ->> 9 AS duration_ms
+                FROM json_each(?)) AS made
+          WHERE webhook_deliveries.account_id = made.account_id AND webhook_deliveries.webhook_id = made.webhook_id
+            AND webhook_deliveries.position = made.position AND webhook_deliveries.lease_owner = made.owner
+          RETURNING webhook_deliveries.account_id, webhook_deliveries.webhook_id, webhook_deliveries.position`,
+    args: [JSON.stringify(rows)],
+  };
+}
+
+const deliveryKey = (accountId: string, webhookId: string, position: number) => `${accountId}\n${webhookId}\n${position}`;
 
 function toClaimedDelivery(row: SqlRow): ClaimedDelivery {
   return {
