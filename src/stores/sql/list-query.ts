@@ -10,58 +10,137 @@ import { SUBMISSION_COLUMNS, SUBMISSION_JSON } from "./submission-row.ts";
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 
 export function listStatements(accountId: string, query: SubmissionQuery): { page: SqlStatement; count: SqlStatement } {
-  const direction = query.order === "asc" ? "ASC" : "DESC";
-  const ordered = `ORDER BY created_at ${direction}, id ${direction}`;
-  const page: SqlStatement =
-    pageReading(query, query.offset + query.limit) === "tuple merge"
-      ? mergedPage(accountId, query, query.order, { limit: query.limit, offset: query.offset }, SUBMISSION_COLUMNS)
-      : (() => {
-          const { where, args } = indexWhere(accountId, query, query.offset);
-          return { sql: `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE ${where} ${ordered} LIMIT ? OFFSET ?`, args: [...args, query.limit, query.offset] };
-        })();
+  const page = pageStatement(accountId, query, query.order, { limit: query.limit, offset: query.offset }, SUBMISSION_COLUMNS);
   return { page: { ...page, asArrays: true }, count: countStatement(accountId, query) };
+}
+
+/** A page of `select` by the reading `pageReading` chooses. */
+function pageStatement(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
+  const reading = pageReading(filter, page.offset + page.limit);
+  if (reading === "tuple merge") return mergedPage(accountId, filter, order, page, select);
+  if (reading === "index") return indexPage(accountId, filter, order, page, select);
+  const walkPays = firstIndexWalkPays(accountId, filter, page.offset + page.limit);
+  const chosen = { sql: "(SELECT pays FROM walk_pays)", args: [] };
+  const walk = indexPage(accountId, filter, order, page, select, chosen);
+  const merge = mergedPage(accountId, filter, order, page, select, chosen);
+  // One of the two reads rows: the other's constant condition is false before it reads any.
+  return {
+    sql: `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${walkPays.sql}) SELECT * FROM (${walk.sql}) UNION ALL SELECT * FROM (${merge.sql})`,
+    args: [...walkPays.args, ...walk.args!, ...merge.args!],
+  };
+}
+
+interface PageBounds {
+  limit: number;
+  offset: number;
+  after?: SubmissionCursor;
 }
 
 /**
  * How a page is read. With at most one equality filter, the index of that filter (or the time
  * index) holds exactly the matches in the list order: reading it is reading the page. With
- * two or more, no index does: walking one of them and skipping what the others reject costs
- * as much as the filters are correlated (a popup whose leads are all completed walks the whole
- * popup to find nothing). Then the page is a merge instead: the maintained counts name the
- * tuples (popup, domain, device, status) that match and still hold rows, and each tuple's
- * range of `submissions_by_tuple` gives at most `depth` rows, so the cost follows the number of
- * matching tuples and the depth, never how many rows the filters skip. Deeper than
- * MAX_MERGE_DEPTH (an export's pages, a deep offset), SQLite's own plan reads the rows, once
- * the counts say any match: an export passes over the filter's index once in all, where a
- * merge would read a page's depth of every tuple for every page.
+ * two or more, no index does. Walking the first filter's index and skipping what the others
+ * reject costs as much as the filters are correlated (a popup whose leads are all completed
+ * walks the whole popup to find nothing); a merge instead takes, of each tuple (popup,
+ * domain, device, status) that matches and holds rows by the maintained counts, its range of
+ * `submissions_by_tuple` up to `depth` rows, so its cost follows the number of matching tuples
+ * and the depth, never how many rows the filters skip. Without dates the counts also say how
+ * many rows of the first filter's index a walk reads for a page, so the statement holds both
+ * and those counts choose (`firstIndexWalkPays`): plentiful matches are a walk of a few steps,
+ * sparse and empty ones a merge. With dates the undated counts say nothing of the window, so
+ * it is a merge. Deeper than MAX_MERGE_DEPTH (an export's pages, a deep offset), SQLite's own
+ * plan reads the rows, once the counts say any match: an export passes over the filter's index
+ * once in all, where a merge would read a page's depth of every tuple for every page.
  *
- * bench/correlated.ts (every filter combination, the worst one reported) needs this.
+ * bench/correlated.ts (every filter combination, the worst one reported) and bench/http.ts's
+ * list (two filters whose matches are plentiful) need this.
  */
-export function pageReading(filter: SubmissionFilter, depth: number): "index" | "tuple merge" {
-  return equalityCount(filter) >= 2 && depth <= MAX_MERGE_DEPTH ? "tuple merge" : "index";
+export function pageReading(filter: SubmissionFilter, depth: number): "index" | "tuple merge" | "walk or merge" {
+  if (equalityCount(filter) < 2 || depth > MAX_MERGE_DEPTH) return "index";
+  return isDated(filter) ? "tuple merge" : "walk or merge";
+}
+
+function isDated(filter: SubmissionFilter): boolean {
+  return filter.createdAfter !== undefined || filter.createdBefore !== undefined;
+}
+
+/** The equality filters in the order of submission_counts' key: the first one's counts are one range of it. */
+const FIRST_FILTER_INDEXES = {
+  popupId: "submissions_by_popup",
+  domain: "submissions_by_domain",
+  device: "submissions_by_device",
+  status: "submissions_by_status",
+} as const;
+
+/**
+ * Rows of the first filter's index a walk may read for a page before a merge is cheaper:
+ * a walk reads a table row for each index entry, a merge reads index entries only.
+ */
+const MAX_WALK_ROWS = 100;
+/** What a merge's seek into one tuple's range costs, in index rows. */
+const MERGE_SEEK_ROWS = 2;
+
+/**
+ * A constant condition, true when walking the first equality filter's index (`depth` rows
+ * deep, without dates) reads fewer rows than merging the matching tuples' ranges: the walk
+ * reads about depth * (rows of the first filter) / (rows matching every filter), the merge
+ * (depth + a seek) for each matching tuple. From the maintained counts of the first filter's
+ * tuples: one range of submission_counts for a popup.
+ */
+function firstIndexWalkPays(accountId: string, filter: SubmissionFilter, depth: number): { sql: string; args: (string | number)[] } {
+  const [first, ...rest] = equalityFields(filter);
+  const others = rest.map((field) => `f.${EQUALITY_COLUMNS[field]} = ?`).join(" AND ");
+  const otherArgs = rest.map((field) => filter[field]!);
+  return {
+    sql: `(SELECT ? * COALESCE(SUM(f.n), 0) <= COALESCE(SUM(f.n) FILTER (WHERE ${others}), 0)
+            * min(?, COUNT(*) FILTER (WHERE ${others} AND f.n > 0) * ?)
+          FROM submission_counts f WHERE f.account_id = ? AND f.${EQUALITY_COLUMNS[first!]} = ?)`,
+    args: [depth, ...otherArgs, MAX_WALK_ROWS, ...otherArgs, depth + MERGE_SEEK_ROWS, accountId, filter[first!]!],
+  };
 }
 
 /** Rows per tuple up to which a merge reads less than walking one filter's index would: a list page's (limit 100, one more for a cursor) and a shallow offset's. */
 const MAX_MERGE_DEPTH = 200;
 
+function equalityFields(filter: SubmissionFilter): (keyof typeof EQUALITY_COLUMNS)[] {
+  return (Object.keys(FIRST_FILTER_INDEXES) as (keyof typeof EQUALITY_COLUMNS)[]).filter((field) => filter[field] !== undefined);
+}
+
 function equalityCount(filter: SubmissionFilter): number {
-  return Object.keys(EQUALITY_COLUMNS).filter((field) => filter[field as keyof typeof EQUALITY_COLUMNS] !== undefined).length;
+  return equalityFields(filter).length;
 }
 
 /**
- * The WHERE clause of a page read from one index (`pageReading`), which with two or more
- * equality filters first asks the counts whether any tuple matches (more than `offset` rows,
- * without dates): SQLite checks that once, before it walks anything.
+ * A page read from one index: with `walkPays` (`pageReading`'s "walk or merge"), the first
+ * equality filter's, while that condition holds; else the one SQLite picks, which with two or
+ * more equality filters first asks the counts whether any tuple matches (more than the
+ * offset's rows, without dates): SQLite checks that once, before it walks anything.
  */
-function indexWhere(accountId: string, filter: SubmissionFilter, offset = 0): { where: string; args: (string | number)[] } {
+function indexPage(
+  accountId: string,
+  filter: SubmissionFilter,
+  order: "asc" | "desc",
+  page: PageBounds,
+  select: string,
+  walkPays?: { sql: string; args: (string | number)[] },
+): SqlStatement {
   const { where, args } = whereClause(accountId, filter);
-  if (equalityCount(filter) < 2) return { where, args };
-  const tuples = matchingTuples(accountId, filter);
-  const dated = filter.createdAfter !== undefined || filter.createdBefore !== undefined;
+  const [direction, comparison] = order === "asc" ? ["ASC", ">"] : ["DESC", "<"];
+  const guard = walkPays ?? (equalityCount(filter) < 2 ? undefined : anyMatch(accountId, filter, isDated(filter) ? 0 : page.offset));
+  const after = page.after ? ` AND (created_at, id) ${comparison} (?, ?)` : "";
+  const afterArgs = page.after ? [page.after.createdAt, page.after.submissionId] : [];
+  const indexed = walkPays ? ` INDEXED BY ${FIRST_FILTER_INDEXES[equalityFields(filter)[0]!]}` : "";
   return {
-    where: `${where} AND (SELECT COALESCE(SUM(c.n), 0) FROM submission_counts c WHERE ${tuples.where}) > ?`,
-    args: [...args, ...tuples.args, dated ? 0 : offset],
+    sql: `SELECT ${select} FROM submissions${indexed} WHERE ${where}${guard ? ` AND ${guard.sql}` : ""}${after}
+          ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ?`,
+    args: [...args, ...(guard?.args ?? []), ...afterArgs, page.limit, page.offset],
   };
+}
+
+/** A constant condition: the tuples matching the filter's equality fields hold more than `rows` rows. */
+function anyMatch(accountId: string, filter: SubmissionFilter, rows: number): { sql: string; args: (string | number)[] } {
+  const tuples = matchingTuples(accountId, filter);
+  return { sql: `(SELECT COALESCE(SUM(c.n), 0) FROM submission_counts c WHERE ${tuples.where}) > ?`, args: [...tuples.args, rows] };
 }
 
 /**
@@ -115,7 +194,7 @@ function wholeDays(filter: SubmissionFilter): { first?: number; last?: number } 
  * filters apply (see `pageReading`), else over the one index that holds the matches.
  */
 function rowCount(accountId: string, filter: SubmissionFilter): SqlStatement {
-  if (pageReading(filter, 0) === "index") {
+  if (equalityCount(filter) < 2) {
     const { where, args } = whereClause(accountId, filter);
     return { sql: `SELECT COUNT(*) AS total FROM submissions WHERE ${where}`, args };
   }
@@ -132,19 +211,8 @@ function rowCount(accountId: string, filter: SubmissionFilter): SqlStatement {
  * reads a page as one text.
  */
 export function walkStatement(accountId: string, walk: SubmissionWalk, as: "rows" | "json" = "rows"): SqlStatement {
-  const filter = withoutBoundBehind(walk);
   const value = `${as === "json" ? SUBMISSION_JSON : `json_array(${SUBMISSION_COLUMNS})`} AS submission, created_at, id`;
-  if (pageReading(filter, walk.limit) === "tuple merge") {
-    return mergedPage(accountId, filter, walk.order, { limit: walk.limit, offset: 0, after: walk.after }, value);
-  }
-  const { where, args } = indexWhere(accountId, filter);
-  const [direction, comparison] = walk.order === "asc" ? ["ASC", ">"] : ["DESC", "<"];
-  const after = walk.after ? ` AND (created_at, id) ${comparison} (?, ?)` : "";
-  const afterArgs = walk.after ? [walk.after.createdAt, walk.after.submissionId] : [];
-  return {
-    sql: `SELECT ${value} FROM submissions WHERE ${where}${after} ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
-    args: [...args, ...afterArgs, walk.limit],
-  };
+  return pageStatement(accountId, withoutBoundBehind(walk), walk.order, { limit: walk.limit, offset: 0, after: walk.after }, value);
 }
 
 const TUPLE_COLUMNS = ["account_id", "popup_id", "domain", "device", "status"];
@@ -166,8 +234,9 @@ function mergedPage(
   accountId: string,
   filter: SubmissionFilter,
   order: "asc" | "desc",
-  page: { limit: number; offset: number; after?: SubmissionCursor },
+  page: PageBounds,
   select: string,
+  unless?: { sql: string; args: (string | number)[] },
 ): SqlStatement {
   const ascending = order === "asc";
   const direction = ascending ? "ASC" : "DESC";
@@ -186,7 +255,7 @@ function mergedPage(
   const tuples = matchingTuples(accountId, filter);
   const candidates = `SELECT s.id AS candidate FROM ${tuples.from}
     ON ${TUPLE_JOIN}${nearRange.sql} AND s.created_at ${reach} COALESCE((${deepest}), ?)
-    WHERE ${tuples.where} ORDER BY s.created_at ${direction}, s.id ${direction} LIMIT ? OFFSET ?`;
+    WHERE ${tuples.where}${unless ? ` AND NOT ${unless.sql}` : ""} ORDER BY s.created_at ${direction}, s.id ${direction} LIMIT ? OFFSET ?`;
   return {
     // By primary key from the candidates: left to itself, SQLite would walk the time index to
     // save the sort of a page. The outer LIMIT keeps the ORDER BY, which SQLite may drop from a
@@ -194,7 +263,7 @@ function mergedPage(
     sql: `SELECT ${select} FROM (${candidates}) CROSS JOIN submissions ON account_id = ? AND id = candidate
           ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
     args: [
-      ...nearRange.args, ...deepestRange.args, page.offset + page.limit - 1, otherwise, ...tuples.args, page.limit, page.offset, accountId, page.limit,
+      ...nearRange.args, ...deepestRange.args, page.offset + page.limit - 1, otherwise, ...tuples.args, ...(unless?.args ?? []), page.limit, page.offset, accountId, page.limit,
     ],
   };
 }
