@@ -3,7 +3,7 @@
  * the two optional fast paths, which are tested through the store's own method when it has
  * one and through the fallback otherwise: the answers must be the same either way.
  */
-import { listDataKeys, type SubmissionCursor, type SubmissionFilter, type SubmissionStore, type SubmissionWalk, walkSubmissionsAsJson } from "../store.ts";
+import { deleteSubmissions, listDataKeys, type SubmissionCursor, type SubmissionFilter, type SubmissionStore, type SubmissionWalk, walkSubmissionsAsJson } from "../store.ts";
 import type { Submission, SubmissionStatus } from "../submission.ts";
 import { assert } from "./assert.ts";
 import {
@@ -292,11 +292,15 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
       { createdAfter: -2 * DAY, createdBefore: DAY },
       { createdAfter: -0.5 },
       { createdAfter: D0 + 20 * DAY },
+      // bounds early and late in their days, where a store may count either side of them
+      { createdAfter: D0 + 2 * DAY + 40_000_000, createdBefore: D0 + 6 * DAY + 50_000_000 },
+      { createdAfter: D0 + 3 * DAY + 50_000_000, createdBefore: D0 + 8 * DAY + 30_000_000 },
+      { createdAfter: D0 + DAY - 2, createdBefore: D0 + 10 * DAY - 1 },
     ];
     const check = async () => {
       for (const window of windows) {
         for (const filter of [{}, { status: "pending" as const }, { popupId: POPUPS[1]!, device: DEVICES[1]! }]) {
-          await expectList(store, ACCOUNT, rows, { ...window, ...filter, order: "desc", limit: 5, offset: 0 });
+          for (const order of ["asc", "desc"] as const) await expectList(store, ACCOUNT, rows, { ...window, ...filter, order, limit: 5, offset: 0 });
         }
       }
     };
@@ -308,6 +312,46 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     const deleted = rows.filter((_, i) => i % 7 === 3);
     for (const row of deleted) assert.ok(await store.deleteSubmission(ACCOUNT, row.submissionId));
     rows.splice(0, rows.length, ...rows.filter((row) => !deleted.includes(row)));
+    await check();
+  });
+
+  test("list: deep offsets land exactly across days, on ties of created_at at and around midnights, both orders, through changes", async (store) => {
+    const DAY = 86_400_000;
+    const D0 = Date.UTC(2025, 6, 1);
+    // 1,500 rows over 6 days: runs of one millisecond at each midnight, its last millisecond
+    // before and inside each day, so that pages cross days and split ties
+    const times = Array.from({ length: 1500 }, (_, i) => {
+      const day = Math.floor(i / 250);
+      const at = i % 250;
+      return D0 + day * DAY + (at < 60 ? 0 : at < 100 ? DAY - 1 : at < 130 ? 1 : (at % 7) * 3_600_000);
+    });
+    const rows = times.map((time, i): Submission => ({
+      ...seedRows(1)[0]!,
+      submissionId: crypto.randomUUID(),
+      popupId: POPUPS[i % 3]!,
+      status: i % 4 === 0 ? "completed" : "pending",
+      createdAt: new Date(time).toISOString(),
+    }));
+    await store.importSubmissions(ACCOUNT, rows);
+    await store.importSubmissions(OTHER_ACCOUNT, seedRows(40));
+    const offsets = [0, 59, 60, 249, 250, 251, 999, 1000, 1001, 1030, 1250, 1260, 1495, 1499, 1500, 1600];
+    const check = async () => {
+      for (const order of ["asc", "desc"] as const) {
+        for (const offset of offsets) await expectList(store, ACCOUNT, rows, { order, limit: 7, offset });
+        for (const offset of [1000, 1100]) {
+          await expectList(store, ACCOUNT, rows, { status: "pending", order, limit: 7, offset });
+          await expectList(store, ACCOUNT, rows, { createdAfter: D0 + DAY - 1, createdBefore: D0 + 5 * DAY + 1, order, limit: 7, offset });
+        }
+      }
+    };
+    await check();
+    // the counts a store skips days by follow deletes and creates
+    const deleted = rows.filter((_, i) => i % 9 === 0);
+    for (const row of deleted.slice(0, 20)) assert.ok(await store.deleteSubmission(ACCOUNT, row.submissionId));
+    assert.is((await deleteSubmissions(store, ACCOUNT, deleted.slice(20).map((row) => row.submissionId), "api")).length, deleted.length - 20);
+    const added = times.slice(0, 90).map((time, i): Submission => ({ ...rows[i]!, submissionId: crypto.randomUUID(), createdAt: new Date(time + 2 * DAY).toISOString() }));
+    for (const row of added) await store.insertSubmission(ACCOUNT, row);
+    rows.splice(0, rows.length, ...rows.filter((row) => !deleted.includes(row)), ...added);
     await check();
   });
 

@@ -16,6 +16,9 @@ export function listStatements(accountId: string, query: SubmissionQuery): { pag
 
 /** A page of `select` by the reading `pageReading` chooses. */
 function pageStatement(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
+  if (page.offset >= MIN_DAY_SKIP && page.after === undefined && equalityCount(filter) === 0 && !isDated(filter)) {
+    return daySkippingPage(accountId, order, page, select);
+  }
   const reading = pageReading(filter, page.offset + page.limit);
   if (reading === "tuple merge") return mergedPage(accountId, filter, order, page, select);
   if (reading === "index") return indexPage(accountId, filter, order, page, select);
@@ -34,6 +37,40 @@ interface PageBounds {
   limit: number;
   offset: number;
   after?: SubmissionCursor;
+}
+
+/**
+ * An offset from which a list without filters skips whole days by the account's counts per
+ * day (`daySkippingPage`) rather than stepping over each row: below it, stepping costs less
+ * than reading the account's days.
+ */
+const MIN_DAY_SKIP = 1000;
+
+/**
+ * A deep page of the whole account (`offset=500000`): SQLite's OFFSET steps over every skipped
+ * entry of the time index, as its B-trees keep no subtree counts. Instead, the account's
+ * counts per UTC day (migration 9) give the day the offset falls in, counted from the end the
+ * list starts at, and how many rows the days before it hold; the page is read from that day's
+ * boundary, skipping only the rest of the offset. A day's rows all lie on one side of its
+ * boundary, ties of created_at included, and the counts and the rows are read in one statement,
+ * so one snapshot: the page is exactly the one OFFSET would give.
+ */
+function daySkippingPage(accountId: string, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
+  const ascending = order === "asc";
+  const direction = ascending ? "ASC" : "DESC";
+  // The day the offset falls in is the last, in the list order, whose preceding days hold no
+  // more than the offset; past the end, the list's last day, and the rest of the offset skips
+  // all of it.
+  const skip = `SELECT ${ascending ? "day" : "(day + 1)"} * ${DAY_MS} AS boundary, COALESCE(preceding, 0) AS skipped FROM (
+      SELECT day, SUM(n) OVER (ORDER BY day ${direction} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS preceding
+      FROM submission_account_days WHERE account_id = ?)
+    WHERE COALESCE(preceding, 0) <= ? ORDER BY day ${ascending ? "DESC" : "ASC"} LIMIT 1`;
+  return {
+    sql: `WITH skip (boundary, skipped) AS MATERIALIZED (${skip})
+      SELECT ${select} FROM submissions WHERE account_id = ? AND created_at ${ascending ? ">=" : "<"} (SELECT boundary FROM skip)
+      ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ? - COALESCE((SELECT skipped FROM skip), 0)`,
+    args: [accountId, page.offset, accountId, page.limit, page.offset],
+  };
 }
 
 /**
@@ -145,32 +182,69 @@ function anyMatch(accountId: string, filter: SubmissionFilter, rows: number): { 
 
 /**
  * The total: a sum of the maintained counts (migration 4) when only equality filters apply.
- * With dates, the counts per day (migration 7) of the whole days inside the range, plus the
- * rows counted in the days at its ends, so that a month costs about what a day does
- * (bench/correlated.ts's combinations with a month's window need this).
+ * With dates, the counts per day (migrations 7 and 9) of the days the range covers, and of a
+ * day at its ends, the rows on the smaller side of the bound counted: added when they are
+ * inside the range, else taken from that day's count. So a month costs about what a day does,
+ * and a range from midnight to midnight counts next to no rows (bench/correlated.ts's
+ * combinations with a month's window need this).
  */
 function countStatement(accountId: string, filter: SubmissionFilter): SqlStatement {
-  const dated = filter.createdAfter !== undefined || filter.createdBefore !== undefined;
   // Without dates the WHERE clause names only columns submission_counts has too.
-  if (!dated) {
+  if (!isDated(filter)) {
     const { where, args } = whereClause(accountId, filter);
     return { sql: `SELECT COALESCE(SUM(n), 0) AS total FROM submission_counts WHERE ${where}`, args };
   }
   const days = wholeDays(filter);
   if (days === undefined) return rowCount(accountId, filter);
-  const dayRange = `${days.first === undefined ? "" : " AND d.day >= ?"}${days.last === undefined ? "" : " AND d.day <= ?"}`;
-  const dayArgs = [...(days.first === undefined ? [] : [days.first]), ...(days.last === undefined ? [] : [days.last])];
-  const tuples = matchingTuples(accountId, filter);
-  // Of each matching tuple (from the totals, as a merge takes them), its range of days.
-  const wholeDaysSum = {
-    sql: `SELECT COALESCE(SUM(d.n), 0) FROM submission_counts c CROSS JOIN submission_day_counts d
-          ON ${TUPLE_COLUMNS.map((column) => `d.${column} = c.${column}`).join(" AND ")}${dayRange} WHERE ${tuples.where}`,
-    args: [...dayArgs, ...tuples.args],
+  let { first, last } = days;
+  const added: SqlStatement[] = [];
+  const taken: SqlStatement[] = [];
+  if (filter.createdAfter !== undefined) {
+    // created_at is whole milliseconds: after `a` is from floor(a) + 1
+    const from = Math.floor(filter.createdAfter) + 1;
+    const dayStart = (first! - 1) * DAY_MS;
+    if (from - dayStart < DAY_MS / 2) {
+      first = first! - 1;
+      taken.push(rowCount(accountId, { ...filter, createdAfter: dayStart - 1, createdBefore: from }));
+    } else {
+      added.push(rowCount(accountId, { ...filter, createdBefore: first! * DAY_MS }));
+    }
+  }
+  if (filter.createdBefore !== undefined) {
+    // before `b` is up to ceil(b) - 1
+    const to = Math.ceil(filter.createdBefore);
+    const dayStart = (last! + 1) * DAY_MS;
+    if (to - dayStart > DAY_MS / 2) {
+      last = last! + 1;
+      taken.push(rowCount(accountId, { ...filter, createdAfter: to - 1, createdBefore: dayStart + DAY_MS }));
+    } else {
+      added.push(rowCount(accountId, { ...filter, createdAfter: dayStart - 1 }));
+    }
+  }
+  const counted = [dayCounts(accountId, filter, first, last), ...added];
+  return {
+    sql: `SELECT ${counted.map((part) => `(${part.sql})`).join(" + ")}${taken.map((part) => ` - (${part.sql})`).join("")} AS total`,
+    args: [...counted, ...taken].flatMap((part) => part.args ?? []),
   };
-  const parts: SqlStatement[] = [wholeDaysSum];
-  if (days.first !== undefined) parts.push(rowCount(accountId, { ...filter, createdBefore: days.first * DAY_MS }));
-  if (days.last !== undefined) parts.push(rowCount(accountId, { ...filter, createdAfter: (days.last + 1) * DAY_MS - 1 }));
-  return { sql: `SELECT ${parts.map((part) => `(${part.sql})`).join(" + ")} AS total`, args: parts.flatMap((part) => part.args ?? []) };
+}
+
+/**
+ * The rows of days `first` to `last` (either undefined: unbounded) matching the filter's
+ * equality fields: the account's counts per day without any, else each matching tuple's
+ * (from the totals, as a merge takes them).
+ */
+function dayCounts(accountId: string, filter: SubmissionFilter, first: number | undefined, last: number | undefined): SqlStatement {
+  const range = `${first === undefined ? "" : " AND d.day >= ?"}${last === undefined ? "" : " AND d.day <= ?"}`;
+  const rangeArgs = [...(first === undefined ? [] : [first]), ...(last === undefined ? [] : [last])];
+  if (equalityCount(filter) === 0) {
+    return { sql: `SELECT COALESCE(SUM(d.n), 0) FROM submission_account_days d WHERE d.account_id = ?${range}`, args: [accountId, ...rangeArgs] };
+  }
+  const tuples = matchingTuples(accountId, filter);
+  return {
+    sql: `SELECT COALESCE(SUM(d.n), 0) FROM submission_counts c CROSS JOIN submission_day_counts d
+          ON ${TUPLE_COLUMNS.map((column) => `d.${column} = c.${column}`).join(" AND ")}${range} WHERE ${tuples.where}`,
+    args: [...rangeArgs, ...tuples.args],
+  };
 }
 
 /** A UTC day in milliseconds: the days of `submission_day_counts` (migrations.ts, dayOf). */
