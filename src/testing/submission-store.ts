@@ -263,6 +263,28 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     assert.ok(empty > 100 && few > 20, `the data has empty (${empty}) and few-match (${few}) combinations`);
   });
 
+  test("list and walk: two filters whose matches cluster in time (a popup's older leads all completed) page right in both orders", async (store) => {
+    // the counts alone say a match in every eighth row of the popup; oldest first, the first
+    // match comes after 350 rows that are not
+    const rows = Array.from({ length: 400 }, (_, i): Submission => ({
+      ...seedRows(1)[0]!,
+      submissionId: crypto.randomUUID(),
+      popupId: "popup_a",
+      domain: i % 2 === 0 ? "example.com" : "shop.example.com",
+      device: DEVICES[Math.floor(i / 2) % 4]!,
+      status: i < 350 ? "completed" : "pending",
+      createdAt: new Date(T0 + i * 1000).toISOString(),
+    }));
+    await store.importSubmissions(ACCOUNT, [...rows, ...seedRows(30).map((row) => ({ ...row, popupId: "popup_b" }))]);
+    for (const status of ["pending", "completed"] as const) {
+      for (const order of ["asc", "desc"] as const) {
+        const filter = { popupId: "popup_a", status };
+        for (const offset of [0, 5, 45, 190]) await expectList(store, ACCOUNT, rows, { ...filter, order, limit: 10, offset });
+        assert.equal(await walkAll(store, ACCOUNT, { ...filter, order, limit: 10 }), expectedPage(rows, { ...filter, order, limit: 1000, offset: 0 }).ids);
+      }
+    }
+  });
+
   test("list: date ranges over many days (whole days inside, parts of days at the ends) total exactly, through status changes and deletes", async (store) => {
     const DAY = 86_400_000;
     const D0 = Date.UTC(2025, 6, 1);

@@ -23,13 +23,15 @@ function pageStatement(accountId: string, filter: SubmissionFilter, order: "asc"
   if (reading === "tuple merge") return mergedPage(accountId, filter, order, page, select);
   if (reading === "index") return indexPage(accountId, filter, order, page, select);
   const walkPays = firstIndexWalkPays(accountId, filter, page.offset + page.limit);
-  const chosen = { sql: "(SELECT pays FROM walk_pays)", args: [] };
-  const walk = indexPage(accountId, filter, order, page, select, chosen);
-  const merge = mergedPage(accountId, filter, order, page, select, chosen);
-  // One of the two reads rows: the other's constant condition is false before it reads any.
+  const walk = firstIndexWalk(accountId, filter, order, page, select);
+  const walkFound = { sql: "((SELECT pays FROM walk_pays) AND (SELECT COUNT(*) FROM walked) = ?)", args: [page.limit] };
+  const merge = mergedPage(accountId, filter, order, page, select, walkFound);
+  // The merge reads rows only when the walk was not chosen or did not find the page; either
+  // side is in the list order (`walked` is kept in the order its rows were found).
   return {
-    sql: `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${walkPays.sql}) SELECT * FROM (${walk.sql}) UNION ALL SELECT * FROM (${merge.sql})`,
-    args: [...walkPays.args, ...walk.args!, ...merge.args!],
+    sql: `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${walkPays.sql}), walked AS MATERIALIZED (${walk.sql})
+          SELECT * FROM walked WHERE ${walkFound.sql} UNION ALL SELECT * FROM (${merge.sql})`,
+    args: [...walkPays.args, ...walk.args!, ...walkFound.args, ...merge.args!],
   };
 }
 
@@ -114,6 +116,8 @@ const FIRST_FILTER_INDEXES = {
  * a walk reads a table row for each index entry, a merge reads index entries only.
  */
 const MAX_WALK_ROWS = 100;
+/** Rows of the first filter's index a walk reads at most, where the counts said MAX_WALK_ROWS. */
+const MAX_WALK_ROWS_READ = 3 * MAX_WALK_ROWS;
 /** What a merge's seek into one tuple's range costs, in index rows. */
 const MERGE_SEEK_ROWS = 2;
 
@@ -148,29 +152,45 @@ function equalityCount(filter: SubmissionFilter): number {
 }
 
 /**
- * A page read from one index: with `walkPays` (`pageReading`'s "walk or merge"), the first
- * equality filter's, while that condition holds; else the one SQLite picks, which with two or
- * more equality filters first asks the counts whether any tuple matches (more than the
- * offset's rows, without dates): SQLite checks that once, before it walks anything.
+ * A page read from the index SQLite picks, which with two or more equality filters first asks
+ * the counts whether any tuple matches (more than the offset's rows, without dates): SQLite
+ * checks that once, before it walks anything.
  */
-function indexPage(
-  accountId: string,
-  filter: SubmissionFilter,
-  order: "asc" | "desc",
-  page: PageBounds,
-  select: string,
-  walkPays?: { sql: string; args: (string | number)[] },
-): SqlStatement {
+function indexPage(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
   const { where, args } = whereClause(accountId, filter);
-  const [direction, comparison] = order === "asc" ? ["ASC", ">"] : ["DESC", "<"];
-  const guard = walkPays ?? (equalityCount(filter) < 2 ? undefined : anyMatch(accountId, filter, isDated(filter) ? 0 : page.offset));
-  const after = page.after ? ` AND (created_at, id) ${comparison} (?, ?)` : "";
-  const afterArgs = page.after ? [page.after.createdAt, page.after.submissionId] : [];
-  const indexed = walkPays ? ` INDEXED BY ${FIRST_FILTER_INDEXES[equalityFields(filter)[0]!]}` : "";
+  const guard = equalityCount(filter) < 2 ? undefined : anyMatch(accountId, filter, isDated(filter) ? 0 : page.offset);
+  const after = cursorCondition(order, page.after);
+  const direction = order === "asc" ? "ASC" : "DESC";
   return {
-    sql: `SELECT ${select} FROM submissions${indexed} WHERE ${where}${guard ? ` AND ${guard.sql}` : ""}${after}
+    sql: `SELECT ${select} FROM submissions WHERE ${where}${guard ? ` AND ${guard.sql}` : ""}${after.sql}
           ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ?`,
-    args: [...args, ...(guard?.args ?? []), ...afterArgs, page.limit, page.offset],
+    args: [...args, ...(guard?.args ?? []), ...after.args, page.limit, page.offset],
+  };
+}
+
+/** The walk cursor as a condition on (created_at, id), starting with AND. */
+function cursorCondition(order: "asc" | "desc", after: SubmissionCursor | undefined): { sql: string; args: (string | number)[] } {
+  if (after === undefined) return { sql: "", args: [] };
+  return { sql: ` AND (created_at, id) ${order === "asc" ? ">" : "<"} (?, ?)`, args: [after.createdAt, after.submissionId] };
+}
+
+/**
+ * A page read by walking the first equality filter's index (`firstIndexWalkPays`, which the
+ * statement holds as `walk_pays`): at most MAX_WALK_ROWS_READ of its rows, so that matches
+ * the undated counts placed evenly but which cluster in time (a popup whose older leads are
+ * all completed, listed oldest first) cost a bounded walk before the merge reads the page.
+ */
+function firstIndexWalk(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
+  const [first, ...rest] = equalityFields(filter);
+  const after = cursorCondition(order, page.after);
+  const direction = order === "asc" ? "ASC" : "DESC";
+  // No ORDER BY outside: the walk's rows come in its order, and a sort would read them all.
+  return {
+    sql: `SELECT ${select} FROM (
+            SELECT * FROM submissions INDEXED BY ${FIRST_FILTER_INDEXES[first!]} WHERE account_id = ? AND ${EQUALITY_COLUMNS[first!]} = ?${after.sql}
+              AND (SELECT pays FROM walk_pays) ORDER BY created_at ${direction}, id ${direction} LIMIT ?)
+          WHERE ${rest.map((field) => `${EQUALITY_COLUMNS[field]} = ?`).join(" AND ")} LIMIT ? OFFSET ?`,
+    args: [accountId, filter[first!]!, ...after.args, MAX_WALK_ROWS_READ, ...rest.map((field) => filter[field]!), page.limit, page.offset],
   };
 }
 
