@@ -3,7 +3,10 @@
  * the two optional fast paths, which are tested through the store's own method when it has
  * one and through the fallback otherwise: the answers must be the same either way.
  */
-import { deleteSubmissions, listDataKeys, type SubmissionCursor, type SubmissionFilter, type SubmissionStore, type SubmissionWalk, walkSubmissionsAsJson } from "../store.ts";
+import {
+  deleteSubmissions, listDataKeys, listSubmissionsAsJson, type SubmissionCursor, type SubmissionFilter, type SubmissionQuery, type SubmissionStore, type SubmissionWalk,
+  walkSubmissionsAsJson,
+} from "../store.ts";
 import type { Submission, SubmissionStatus } from "../submission.ts";
 import { assert } from "./assert.ts";
 import {
@@ -635,6 +638,28 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     }
     const all = await walkSubmissionsAsJson(store, ACCOUNT, { order: "asc", limit: 1000, status: "completed" });
     assert.equal(all.map((line) => JSON.parse(line) as Submission), awkward.filter((s) => s.status === "completed").sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt)));
+  });
+
+  test("listSubmissionsAsJson (or its fallback): the page listSubmissions gives, each exactly as JSON.stringify writes it, and the last one's place", async (store) => {
+    const awkward = awkwardSubmissions();
+    const times = ["1969-12-31T23:59:59.999Z", "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "2025-07-12T10:30:00.001Z", "2025-07-12T10:30:00.999Z"];
+    times.forEach((createdAt, i) => (awkward[i]!.createdAt = createdAt));
+    await store.importSubmissions(ACCOUNT, awkward);
+    await seeded(store);
+    const queries: SubmissionQuery[] = [
+      ...[0, 3, 40, 1000].map((offset) => ({ order: "asc" as const, limit: 4, offset })),
+      { order: "desc", limit: 100, offset: 0 },
+      { order: "desc", limit: 3, offset: 2, popupId: "popup_a", status: "pending" },
+      { order: "asc", limit: 5, offset: 0, popupId: "popup_zzz" },
+      { order: "desc", limit: 5, offset: 1, createdAfter: T0 + 4 * 60_000, createdBefore: T0 + 16 * 60_000 },
+    ];
+    for (const query of queries) {
+      const [page, texts] = [await store.listSubmissions(ACCOUNT, query), await listSubmissionsAsJson(store, ACCOUNT, query)];
+      assert.equal(texts.items, page.items.map((submission) => JSON.stringify(submission)), JSON.stringify(query));
+      assert.is(texts.total, page.total);
+      const last = page.items.at(-1);
+      assert.equal(texts.last, last && { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId }, `last of ${JSON.stringify(query)}`);
+    }
   });
 
   test("listDataKeys (or its fallback): every key the matches have, per popup, sorted by code point, at most limit", async (store) => {

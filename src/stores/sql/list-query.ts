@@ -9,8 +9,14 @@ import { SUBMISSION_COLUMNS, SUBMISSION_JSON } from "./submission-row.ts";
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 
-export function listStatements(accountId: string, query: SubmissionQuery): { page: SqlStatement; count: SqlStatement } {
-  const page = pageStatement(accountId, query, query.order, { limit: query.limit, offset: query.offset }, SUBMISSION_COLUMNS);
+/**
+ * A list page and its total. The page's rows, as arrays: SUBMISSION_COLUMNS (for
+ * `rowToSubmission`), or `as` "json" the submission's JSON text (SUBMISSION_JSON), its
+ * created_at and id.
+ */
+export function listStatements(accountId: string, query: SubmissionQuery, as: "rows" | "json" = "rows"): { page: SqlStatement; count: SqlStatement } {
+  const select = as === "json" ? `${SUBMISSION_JSON} AS submission, created_at, id` : SUBMISSION_COLUMNS;
+  const page = pageStatement(accountId, query, query.order, { limit: query.limit, offset: query.offset }, select);
   return { page: { ...page, asArrays: true }, count: countStatement(accountId, query) };
 }
 
@@ -153,8 +159,8 @@ function equalityCount(filter: SubmissionFilter): number {
 
 /**
  * A page read from the index SQLite picks, which with two or more equality filters first asks
- * the counts whether any tuple matches (more than the offset's rows, without dates): SQLite
- * checks that once, before it walks anything.
+ * the counts whether any tuple matches (more than the offset's rows, without dates), once,
+ * before it walks anything.
  */
 function indexPage(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
   const { where, args } = whereClause(accountId, filter);
@@ -162,10 +168,18 @@ function indexPage(accountId: string, filter: SubmissionFilter, order: "asc" | "
   const after = cursorCondition(order, page.after);
   const direction = order === "asc" ? "ASC" : "DESC";
   return {
-    sql: `SELECT ${select} FROM submissions WHERE ${where}${guard ? ` AND ${guard.sql}` : ""}${after.sql}
-          ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ?`,
-    args: [...args, ...(guard?.args ?? []), ...after.args, page.limit, page.offset],
+    sql: `SELECT ${select} FROM submissions WHERE ${where}${after.sql} ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf(guard, "?")} OFFSET ?`,
+    args: [...args, ...after.args, ...(guard?.args ?? []), page.limit, page.offset],
   };
+}
+
+/**
+ * A LIMIT of `limit` while the constant `condition` holds, else 0: SQLite evaluates a LIMIT
+ * once, before it reads any row, where a condition in the WHERE clause it would test on
+ * every row the walk reads (and reject them all).
+ */
+function onlyIf(condition: { sql: string } | undefined, limit: string): string {
+  return condition === undefined ? limit : `CASE WHEN ${condition.sql} THEN ${limit} ELSE 0 END`;
 }
 
 /** The walk cursor as a condition on (created_at, id), starting with AND. */
@@ -188,7 +202,7 @@ function firstIndexWalk(accountId: string, filter: SubmissionFilter, order: "asc
   return {
     sql: `SELECT ${select} FROM (
             SELECT * FROM submissions INDEXED BY ${FIRST_FILTER_INDEXES[first!]} WHERE account_id = ? AND ${EQUALITY_COLUMNS[first!]} = ?${after.sql}
-              AND (SELECT pays FROM walk_pays) ORDER BY created_at ${direction}, id ${direction} LIMIT ?)
+              ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf({ sql: "(SELECT pays FROM walk_pays)" }, "?")})
           WHERE ${rest.map((field) => `${EQUALITY_COLUMNS[field]} = ?`).join(" AND ")} LIMIT ? OFFSET ?`,
     args: [accountId, filter[first!]!, ...after.args, MAX_WALK_ROWS_READ, ...rest.map((field) => filter[field]!), page.limit, page.offset],
   };
@@ -349,7 +363,7 @@ function mergedPage(
   const tuples = matchingTuples(accountId, filter);
   const candidates = `SELECT s.id AS candidate FROM ${tuples.from}
     ON ${TUPLE_JOIN}${nearRange.sql} AND s.created_at ${reach} COALESCE((${deepest}), ?)
-    WHERE ${tuples.where}${unless ? ` AND NOT ${unless.sql}` : ""} ORDER BY s.created_at ${direction}, s.id ${direction} LIMIT ? OFFSET ?`;
+    WHERE ${tuples.where} ORDER BY s.created_at ${direction}, s.id ${direction} LIMIT ${onlyIf(unless && { sql: `NOT ${unless.sql}` }, "?")} OFFSET ?`;
   return {
     // By primary key from the candidates: left to itself, SQLite would walk the time index to
     // save the sort of a page. The outer LIMIT keeps the ORDER BY, which SQLite may drop from a
