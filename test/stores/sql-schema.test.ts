@@ -322,6 +322,29 @@ migrations("migration 4 counts the rows an older database already has, and the c
   }
 });
 
+migrations("migration 9 counts per day the rows an older database already has: dated totals and deep offsets follow them", async ({ url }) => {
+  const DAY = 86_400_000;
+  const client = createClient({ url });
+  try {
+    await applyVersion1(client);
+    // 1,200 rows over 12 days, ten to a millisecond
+    await client.execute(`WITH RECURSIVE n (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1199)
+      INSERT INTO submissions (account_id, id, popup_id, domain, device, user_agent, status, created_at, data)
+      SELECT 'acct', printf('id-%04d', i), 'popup', '', 'unknown', '', 'pending', ${20_000 * DAY} + (i / 100) * ${DAY} + (i % 100) / 10, '{}' FROM n`);
+  } finally {
+    client.close();
+  }
+  const store = await createLibsqlStore({ url });
+  try {
+    const list = (query: Partial<SubmissionQuery>) => store.listSubmissions("acct", { order: "desc", limit: 3, offset: 0, ...query });
+    assert.is((await list({ createdAfter: 20_002 * DAY - 1, createdBefore: 20_009 * DAY })).total, 700);
+    assert.equal((await list({ offset: 1105 })).items.map((s) => s.submissionId), ["id-0094", "id-0093", "id-0092"]);
+    assert.equal((await list({ order: "asc", offset: 1105 })).items.map((s) => s.submissionId), ["id-1105", "id-1106", "id-1107"]);
+  } finally {
+    await store.close();
+  }
+});
+
 migrations("migration 5 indexes the emails an older database already has", async ({ url }) => {
   const client = createClient({ url });
   try {
