@@ -473,11 +473,12 @@ export async function listSubmissionsAsJson(store: SubmissionStore, accountId: s
   if (store.listSubmissionsAsJson) return store.listSubmissionsAsJson(accountId, query);
   const { items, total } = await store.listSubmissions(accountId, query);
   const last = items.at(-1);
-  return {
-    items: items.map((submission) => JSON.stringify(submission)),
-    total,
-    ...(last === undefined ? {} : { last: { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId } }),
-  };
+  return { items: items.map((submission) => JSON.stringify(submission)), total, ...(last === undefined ? {} : { last: placeOf(last) }) };
+}
+
+/** Where a submission is in the list order: what a walk's `after` continues from. */
+export function placeOf(submission: Submission): SubmissionCursor {
+  return { createdAt: Date.parse(submission.createdAt), submissionId: submission.submissionId };
 }
 
 /** `store.readEventsAsJson`, or the page `readEvents` gives, serialised. */

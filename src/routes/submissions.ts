@@ -7,7 +7,7 @@ import { singleValuedQuery } from "../http/query.ts";
 import type { ApiRequest } from "../http/request.ts";
 import { isSubmissionId } from "../id.ts";
 import { LIST_QUERY_PARAMETERS, listQuery, statusUpdateBody } from "../schemas.ts";
-import { listSubmissionsAsJson } from "../store.ts";
+import { listSubmissionsAsJson, placeOf } from "../store.ts";
 import { decodeListCursor, encodeListCursor } from "../list-cursor.ts";
 import { validate } from "../validate.ts";
 import type { KeyedContext } from "./context.ts";
@@ -34,8 +34,7 @@ export async function listSubmissions(_request: ApiRequest, context: KeyedContex
     context.store.listSubmissions(accountId, { ...filter, order, limit: 1, offset: 0 }),
   ]);
   const page = items.slice(0, limit);
-  const last = page.at(-1)!;
-  const nextCursor = items.length > limit ? encodeListCursor(filter, order, { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId }) : null;
+  const nextCursor = items.length > limit ? encodeListCursor(filter, order, placeOf(page.at(-1)!)) : null;
   return jsonAnswer({ items: page, limit, offset: 0, total, nextCursor });
 }
 
