@@ -5,15 +5,14 @@
  * base64url of a small JSON array.
  */
 import type { SubmissionCursor, SubmissionFilter } from "./store.ts";
-import type { Submission } from "./submission.ts";
 
 const VERSION = 1;
 
 type Order = "asc" | "desc";
 
 /** A cursor for the page after `last` of the list of `filter` in `order`. */
-export function encodeListCursor(filter: SubmissionFilter, order: Order, last: Submission): string {
-  const json = JSON.stringify([VERSION, order === "asc" ? "a" : "d", filterFingerprint(filter), Date.parse(last.createdAt), last.submissionId]);
+export function encodeListCursor(filter: SubmissionFilter, order: Order, last: SubmissionCursor): string {
+  const json = JSON.stringify([VERSION, order === "asc" ? "a" : "d", filterFingerprint(filter), last.createdAt, last.submissionId]);
   return btoa(json).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
@@ -52,7 +51,15 @@ function parse(cursor: string): [number, string, string, number, string] | undef
  */
 function filterFingerprint(filter: SubmissionFilter): string {
   const text = JSON.stringify([filter.popupId, filter.domain, filter.device, filter.status, filter.createdAfter, filter.createdBefore]);
-  let hash = 0xcbf29ce484222325n;
-  for (let i = 0; i < text.length; i++) hash = ((hash ^ BigInt(text.charCodeAt(i))) * 0x100000001b3n) & 0xffffffffffffffffn;
-  return hash.toString(36);
+  // In two 32-bit halves (every list answer with a next page makes one; BigInt steps cost
+  // more than the rest of the cursor): the prime is 2^40 + 0x1b3.
+  let high = 0xcbf29ce4;
+  let low = 0x84222325;
+  for (let i = 0; i < text.length; i++) {
+    low = (low ^ text.charCodeAt(i)) >>> 0;
+    const lowProduct = low * 0x1b3;
+    high = (high * 0x1b3 + Math.floor(lowProduct / 0x100000000) + ((low << 8) >>> 0)) >>> 0;
+    low = lowProduct >>> 0;
+  }
+  return ((BigInt(high) << 32n) | BigInt(low)).toString(36);
 }

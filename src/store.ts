@@ -66,6 +66,12 @@ export interface SubmissionStore {
    */
   walkSubmissionsAsJson?(accountId: string, walk: SubmissionWalk): Promise<string[]>;
   /**
+   * Optional: the page `listSubmissions` gives, each submission as the JSON text
+   * `JSON.stringify` gives it, and where the last one is in the list order: for a store that
+   * can write it cheaper than parsing and re-serialising (the list route answers with it).
+   */
+  listSubmissionsAsJson?(accountId: string, query: SubmissionQuery): Promise<SubmissionTextPage>;
+  /**
    * Optional: the top-level `data` keys the matches of `filter` can have, sorted by code
    * point, at most `limit`: every key of every match, and perhaps more (a store may keep a key
    * list per popup that deletes do not shrink). Without it, a CSV export reads every match
@@ -462,6 +468,19 @@ export async function walkSubmissionsAsJson(store: SubmissionStore, accountId: s
   return (await store.walkSubmissions(accountId, walk)).map((submission) => JSON.stringify(submission));
 }
 
+/** `store.listSubmissionsAsJson`, or the page `listSubmissions` gives, serialised. */
+export async function listSubmissionsAsJson(store: SubmissionStore, accountId: string, query: SubmissionQuery): Promise<SubmissionTextPage> {
+  if (store.listSubmissionsAsJson) return store.listSubmissionsAsJson(accountId, query);
+  const { items, total } = await store.listSubmissions(accountId, query);
+  const last = items.at(-1);
+  return { items: items.map((submission) => JSON.stringify(submission)), total, ...(last === undefined ? {} : { last: placeOf(last) }) };
+}
+
+/** Where a submission is in the list order: what a walk's `after` continues from. */
+export function placeOf(submission: Submission): SubmissionCursor {
+  return { createdAt: Date.parse(submission.createdAt), submissionId: submission.submissionId };
+}
+
 /** `store.readEventsAsJson`, or the page `readEvents` gives, serialised. */
 export async function readEventsAsJson(store: EventLog, accountId: string, query: EventQuery): Promise<EventTextPage> {
   if (store.readEventsAsJson) return store.readEventsAsJson(accountId, query);
@@ -512,6 +531,14 @@ export interface SubmissionPage {
   items: Submission[];
   /** Every submission matching the filter, regardless of limit and offset. */
   total: number;
+}
+
+/** A `SubmissionPage` of JSON texts (`listSubmissionsAsJson`). */
+export interface SubmissionTextPage {
+  items: string[];
+  total: number;
+  /** Where the last item is in the list order; absent when there are no items. */
+  last?: SubmissionCursor;
 }
 
 /** What a store keeps about a create made with an Idempotency-Key. */

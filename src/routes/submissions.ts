@@ -2,11 +2,12 @@
 import type { Answer } from "../http/answer.ts";
 import { jsonObject, readJsonBody } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
-import { jsonAnswer } from "../http/json.ts";
+import { jsonAnswer, jsonTextAnswer } from "../http/json.ts";
 import { singleValuedQuery } from "../http/query.ts";
 import type { ApiRequest } from "../http/request.ts";
 import { isSubmissionId } from "../id.ts";
 import { LIST_QUERY_PARAMETERS, listQuery, statusUpdateBody } from "../schemas.ts";
+import { listSubmissionsAsJson, placeOf } from "../store.ts";
 import { decodeListCursor, encodeListCursor } from "../list-cursor.ts";
 import { validate } from "../validate.ts";
 import type { KeyedContext } from "./context.ts";
@@ -17,10 +18,11 @@ export async function listSubmissions(_request: ApiRequest, context: KeyedContex
   const order = orderBy === "created_at" ? "asc" : "desc";
   const accountId = context.principal.accountId;
   if (cursor === undefined) {
-    const page = await context.store.listSubmissions(accountId, { ...filter, order, limit, offset });
-    const last = page.items.at(-1);
-    const more = last !== undefined && page.items.length === limit && offset + limit < page.total;
-    return jsonAnswer({ items: page.items, limit, offset, total: page.total, nextCursor: more ? encodeListCursor(filter, order, last) : null });
+    // The items as the store wrote them (SQLite writes the JSON), not parsed and re-serialised.
+    const page = await listSubmissionsAsJson(context.store, accountId, { ...filter, order, limit, offset });
+    const more = page.last !== undefined && page.items.length === limit && offset + limit < page.total;
+    const nextCursor = more ? `"${encodeListCursor(filter, order, page.last!)}"` : "null";
+    return jsonTextAnswer(`{"items":[${page.items.join(",")}],"limit":${limit},"offset":${offset},"total":${page.total},"nextCursor":${nextCursor}}`);
   }
   if (given.offset !== undefined) throw new HttpError(400, "offset and cursor cannot be given together: the cursor says where the page starts");
   const decoded = decodeListCursor(cursor, filter, order);
@@ -32,7 +34,7 @@ export async function listSubmissions(_request: ApiRequest, context: KeyedContex
     context.store.listSubmissions(accountId, { ...filter, order, limit: 1, offset: 0 }),
   ]);
   const page = items.slice(0, limit);
-  const nextCursor = items.length > limit ? encodeListCursor(filter, order, page.at(-1)!) : null;
+  const nextCursor = items.length > limit ? encodeListCursor(filter, order, placeOf(page.at(-1)!)) : null;
   return jsonAnswer({ items: page, limit, offset: 0, total, nextCursor });
 }
 

@@ -3,7 +3,10 @@
  * the two optional fast paths, which are tested through the store's own method when it has
  * one and through the fallback otherwise: the answers must be the same either way.
  */
-import { listDataKeys, type SubmissionCursor, type SubmissionFilter, type SubmissionStore, type SubmissionWalk, walkSubmissionsAsJson } from "../store.ts";
+import {
+  deleteSubmissions, listDataKeys, listSubmissionsAsJson, type SubmissionCursor, type SubmissionFilter, type SubmissionQuery, type SubmissionStore, type SubmissionWalk,
+  walkSubmissionsAsJson,
+} from "../store.ts";
 import type { Submission, SubmissionStatus } from "../submission.ts";
 import { assert } from "./assert.ts";
 import {
@@ -263,6 +266,28 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     assert.ok(empty > 100 && few > 20, `the data has empty (${empty}) and few-match (${few}) combinations`);
   });
 
+  test("list and walk: two filters whose matches cluster in time (a popup's older leads all completed) page right in both orders", async (store) => {
+    // the counts alone say a match in every eighth row of the popup; oldest first, the first
+    // match comes after 350 rows that are not
+    const rows = Array.from({ length: 400 }, (_, i): Submission => ({
+      ...seedRows(1)[0]!,
+      submissionId: crypto.randomUUID(),
+      popupId: "popup_a",
+      domain: i % 2 === 0 ? "example.com" : "shop.example.com",
+      device: DEVICES[Math.floor(i / 2) % 4]!,
+      status: i < 350 ? "completed" : "pending",
+      createdAt: new Date(T0 + i * 1000).toISOString(),
+    }));
+    await store.importSubmissions(ACCOUNT, [...rows, ...seedRows(30).map((row) => ({ ...row, popupId: "popup_b" }))]);
+    for (const status of ["pending", "completed"] as const) {
+      for (const order of ["asc", "desc"] as const) {
+        const filter = { popupId: "popup_a", status };
+        for (const offset of [0, 5, 45, 190]) await expectList(store, ACCOUNT, rows, { ...filter, order, limit: 10, offset });
+        assert.equal(await walkAll(store, ACCOUNT, { ...filter, order, limit: 10 }), expectedPage(rows, { ...filter, order, limit: 1000, offset: 0 }).ids);
+      }
+    }
+  });
+
   test("list: date ranges over many days (whole days inside, parts of days at the ends) total exactly, through status changes and deletes", async (store) => {
     const DAY = 86_400_000;
     const D0 = Date.UTC(2025, 6, 1);
@@ -292,11 +317,15 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
       { createdAfter: -2 * DAY, createdBefore: DAY },
       { createdAfter: -0.5 },
       { createdAfter: D0 + 20 * DAY },
+      // bounds early and late in their days, where a store may count either side of them
+      { createdAfter: D0 + 2 * DAY + 40_000_000, createdBefore: D0 + 6 * DAY + 50_000_000 },
+      { createdAfter: D0 + 3 * DAY + 50_000_000, createdBefore: D0 + 8 * DAY + 30_000_000 },
+      { createdAfter: D0 + DAY - 2, createdBefore: D0 + 10 * DAY - 1 },
     ];
     const check = async () => {
       for (const window of windows) {
         for (const filter of [{}, { status: "pending" as const }, { popupId: POPUPS[1]!, device: DEVICES[1]! }]) {
-          await expectList(store, ACCOUNT, rows, { ...window, ...filter, order: "desc", limit: 5, offset: 0 });
+          for (const order of ["asc", "desc"] as const) await expectList(store, ACCOUNT, rows, { ...window, ...filter, order, limit: 5, offset: 0 });
         }
       }
     };
@@ -308,6 +337,46 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     const deleted = rows.filter((_, i) => i % 7 === 3);
     for (const row of deleted) assert.ok(await store.deleteSubmission(ACCOUNT, row.submissionId));
     rows.splice(0, rows.length, ...rows.filter((row) => !deleted.includes(row)));
+    await check();
+  });
+
+  test("list: deep offsets land exactly across days, on ties of created_at at and around midnights, both orders, through changes", async (store) => {
+    const DAY = 86_400_000;
+    const D0 = Date.UTC(2025, 6, 1);
+    // 1,500 rows over 6 days: runs of one millisecond at each midnight, its last millisecond
+    // before and inside each day, so that pages cross days and split ties
+    const times = Array.from({ length: 1500 }, (_, i) => {
+      const day = Math.floor(i / 250);
+      const at = i % 250;
+      return D0 + day * DAY + (at < 60 ? 0 : at < 100 ? DAY - 1 : at < 130 ? 1 : (at % 7) * 3_600_000);
+    });
+    const rows = times.map((time, i): Submission => ({
+      ...seedRows(1)[0]!,
+      submissionId: crypto.randomUUID(),
+      popupId: POPUPS[i % 3]!,
+      status: i % 4 === 0 ? "completed" : "pending",
+      createdAt: new Date(time).toISOString(),
+    }));
+    await store.importSubmissions(ACCOUNT, rows);
+    await store.importSubmissions(OTHER_ACCOUNT, seedRows(40));
+    const offsets = [0, 59, 60, 249, 250, 251, 999, 1000, 1001, 1030, 1250, 1260, 1495, 1499, 1500, 1600];
+    const check = async () => {
+      for (const order of ["asc", "desc"] as const) {
+        for (const offset of offsets) await expectList(store, ACCOUNT, rows, { order, limit: 7, offset });
+        for (const offset of [1000, 1100]) {
+          await expectList(store, ACCOUNT, rows, { status: "pending", order, limit: 7, offset });
+          await expectList(store, ACCOUNT, rows, { createdAfter: D0 + DAY - 1, createdBefore: D0 + 5 * DAY + 1, order, limit: 7, offset });
+        }
+      }
+    };
+    await check();
+    // the counts a store skips days by follow deletes and creates
+    const deleted = rows.filter((_, i) => i % 9 === 0);
+    for (const row of deleted.slice(0, 20)) assert.ok(await store.deleteSubmission(ACCOUNT, row.submissionId));
+    assert.is((await deleteSubmissions(store, ACCOUNT, deleted.slice(20).map((row) => row.submissionId), "api")).length, deleted.length - 20);
+    const added = times.slice(0, 90).map((time, i): Submission => ({ ...rows[i]!, submissionId: crypto.randomUUID(), createdAt: new Date(time + 2 * DAY).toISOString() }));
+    for (const row of added) await store.insertSubmission(ACCOUNT, row);
+    rows.splice(0, rows.length, ...rows.filter((row) => !deleted.includes(row)), ...added);
     await check();
   });
 
@@ -569,6 +638,28 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     }
     const all = await walkSubmissionsAsJson(store, ACCOUNT, { order: "asc", limit: 1000, status: "completed" });
     assert.equal(all.map((line) => JSON.parse(line) as Submission), awkward.filter((s) => s.status === "completed").sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt)));
+  });
+
+  test("listSubmissionsAsJson (or its fallback): the page listSubmissions gives, each exactly as JSON.stringify writes it, and the last one's place", async (store) => {
+    const awkward = awkwardSubmissions();
+    const times = ["1969-12-31T23:59:59.999Z", "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "2025-07-12T10:30:00.001Z", "2025-07-12T10:30:00.999Z"];
+    times.forEach((createdAt, i) => (awkward[i]!.createdAt = createdAt));
+    await store.importSubmissions(ACCOUNT, awkward);
+    await seeded(store);
+    const queries: SubmissionQuery[] = [
+      ...[0, 3, 40, 1000].map((offset) => ({ order: "asc" as const, limit: 4, offset })),
+      { order: "desc", limit: 100, offset: 0 },
+      { order: "desc", limit: 3, offset: 2, popupId: "popup_a", status: "pending" },
+      { order: "asc", limit: 5, offset: 0, popupId: "popup_zzz" },
+      { order: "desc", limit: 5, offset: 1, createdAfter: T0 + 4 * 60_000, createdBefore: T0 + 16 * 60_000 },
+    ];
+    for (const query of queries) {
+      const [page, texts] = [await store.listSubmissions(ACCOUNT, query), await listSubmissionsAsJson(store, ACCOUNT, query)];
+      assert.equal(texts.items, page.items.map((submission) => JSON.stringify(submission)), JSON.stringify(query));
+      assert.is(texts.total, page.total);
+      const last = page.items.at(-1);
+      assert.equal(texts.last, last && { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId }, `last of ${JSON.stringify(query)}`);
+    }
   });
 
   test("listDataKeys (or its fallback): every key the matches have, per popup, sorted by code point, at most limit", async (store) => {

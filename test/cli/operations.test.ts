@@ -180,7 +180,7 @@ ops("--metrics serves Prometheus text on its own port: requests by route pattern
 
     const operations = metrics.formsink_store_operation_duration_seconds!.data as PromHistogramData[];
     const operationCount = (name: string) => operations.find((series) => series.labels.operation === name)?.count;
-    assert.is(operationCount("listSubmissions"), 3);
+    assert.is(operationCount("listSubmissionsAsJson"), 3, "the list route reads its page as JSON texts");
     assert.is(operationCount("insertSubmission"), 2);
     assert.is(operationCount("getSubmission"), 1);
     const rss = metrics.process_resident_memory_bytes!.data[0] as { value: number };

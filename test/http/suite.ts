@@ -1169,6 +1169,9 @@ function failingStoreSuite(target: string, start: StartHttpTarget, createStore: 
         listSubmissions: async () => {
           throw failure;
         },
+        listSubmissionsAsJson: async () => {
+          throw failure;
+        },
         insertSubmission: async () => {
           throw failure;
         },

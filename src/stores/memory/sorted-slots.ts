@@ -1,8 +1,9 @@
 /**
  * A sorted list of row slots (small integers) in the list order, kept in chunks of at most
  * CHUNK slots: an insert or delete anywhere moves at most one chunk, appending in order is the
- * fast path, and finding a position by index or by key costs a walk over chunk sizes plus two
- * binary searches. One typed array per chunk keeps a slot at 4 bytes.
+ * fast path, and finding a position by index or by key costs binary searches over the chunks'
+ * first indexes and within one chunk, never a walk over every chunk (a list of all of a big
+ * account's rows has thousands). One typed array per chunk keeps a slot at 4 bytes.
  */
 const CHUNK = 1024;
 
@@ -26,6 +27,9 @@ export interface Probe {
 export class SortedSlots {
   private chunks: Int32Array[] = [];
   private sizes: number[] = [];
+  /** starts[c]: the index of chunk c's first slot, correct for the chunks before `validStarts`. */
+  private starts: number[] = [];
+  private validStarts = 0;
   private count = 0;
   /** The chunk the last `at` landed in and its first index: walks read chunk after chunk. */
   private cachedChunk = 0;
@@ -52,6 +56,7 @@ export class SortedSlots {
     }
     let c = this.firstChunkWhere((chunk) => this.order.compare(this.lastOf(chunk), slot) > 0);
     let position = this.searchChunk(c, (other) => this.order.compare(other, slot) > 0);
+    this.validStarts = Math.min(this.validStarts, c + 1);
     if (this.sizes[c] === CHUNK) {
       this.split(c);
       if (position > CHUNK / 2) {
@@ -73,6 +78,8 @@ export class SortedSlots {
     const chunk = this.chunks[c];
     if (chunk === undefined || chunk[position] !== slot) throw new Error(`slot ${slot} is not in the list`);
     this.cachedChunk = this.cachedStart = 0;
+    // chunk c may merge into the one before it, which keeps its start
+    this.validStarts = Math.min(this.validStarts, c);
     this.count--;
     const size = this.sizes[c]! - 1;
     chunk.copyWithin(position, position + 1, size + 1);
@@ -89,15 +96,26 @@ export class SortedSlots {
 
   /** The slot at `index` (0 <= index < size). */
   at(index: number): number {
-    const last = this.sizes.length - 1;
     let c = this.cachedChunk;
     let start = this.cachedStart;
-    if (index >= this.count - this.sizes[last]!) {
-      c = last;
-      start = this.count - this.sizes[last]!;
-    } else {
-      while (index < start) start -= this.sizes[--c]!;
-      while (index >= start + this.sizes[c]!) start += this.sizes[c++]!;
+    // the chunk of the last `at` or the one next to it (a walk), else a binary search
+    if (index < start || index >= start + this.sizes[c]!) {
+      if (index >= start + this.sizes[c]! && c + 1 < this.sizes.length && index < start + this.sizes[c]! + this.sizes[c + 1]!) {
+        start += this.sizes[c++]!;
+      } else if (index < start && c > 0 && index >= start - this.sizes[c - 1]!) {
+        start -= this.sizes[--c]!;
+      } else {
+        this.validateStarts();
+        let low = 0;
+        let high = this.starts.length - 1;
+        while (low < high) {
+          const middle = (low + high + 1) >>> 1;
+          if (this.starts[middle]! <= index) low = middle;
+          else high = middle - 1;
+        }
+        c = low;
+        start = this.starts[low]!;
+      }
     }
     this.cachedChunk = c;
     this.cachedStart = start;
@@ -107,9 +125,23 @@ export class SortedSlots {
   /** How many slots sort before `probe`: the index where rows at or after it begin. */
   countBefore(probe: Probe): number {
     const c = this.firstChunkWhere((chunk) => !this.order.isBefore(this.lastOf(chunk), probe));
-    let before = 0;
-    for (let i = 0; i < c; i++) before += this.sizes[i]!;
-    return before + this.searchChunk(c, (other) => !this.order.isBefore(other, probe));
+    if (c === this.chunks.length) return this.count;
+    this.validateStarts();
+    return this.starts[c]! + this.searchChunk(c, (other) => !this.order.isBefore(other, probe));
+  }
+
+  /** Brings `starts` up to date after inserts and removals before the last chunk. */
+  private validateStarts(): void {
+    const chunks = this.sizes.length;
+    if (this.validStarts >= chunks && this.starts.length === chunks) return;
+    this.starts.length = chunks;
+    let c = Math.min(this.validStarts, chunks);
+    let start = c === 0 ? 0 : this.starts[c - 1]! + this.sizes[c - 1]!;
+    for (; c < chunks; c++) {
+      this.starts[c] = start;
+      start += this.sizes[c]!;
+    }
+    this.validStarts = chunks;
   }
 
   private lastOf(c: number): number {

@@ -2,7 +2,7 @@ import { randomHex } from "../../hex.ts";
 import { createMemoryRateLimiter } from "../../rate-limit/limiter.ts";
 import {
   type Account, type ApiKeyListing, type ApiKeyRecord, type CompleteStore, DEFAULT_IDENTIFYING_FIELDS, type ErasureReceipt, type RetentionRule,
-  type SubmissionPage, type SubmissionWalk, type WebhookStore,
+  type SubmissionCursor, type SubmissionPage, type SubmissionQuery, type SubmissionWalk, type WebhookStore,
 } from "../../store.ts";
 import type { DeletionReason, Submission } from "../../submission.ts";
 import { compareByCodePoint } from "../../text-order.ts";
@@ -62,6 +62,17 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
     const slots = pageOf(rows, spansOf(rows, walk, walk.order, walk.after), walk.order, 0, walk.limit);
     return slots.map((slot) => rows.textAt(slot));
   };
+  const listPage = (accountId: string, query: SubmissionQuery): { texts: string[]; total: number; last?: SubmissionCursor } => {
+    const rows = rowsOf(accountId);
+    if (!rows) return { texts: [], total: 0 };
+    const spans = spansOf(rows, query, query.order);
+    const slots = pageOf(rows, spans, query.order, query.offset, query.limit);
+    const texts = slots.map((slot) => rows.textAt(slot));
+    const lastSlot = slots.at(-1);
+    if (lastSlot === undefined) return { texts, total: totalOf(spans) };
+    const { time, id } = rows.probeAt(lastSlot, false);
+    return { texts, total: totalOf(spans), last: { createdAt: time, submissionId: id! } };
+  };
   const copy = <T>(value: T): T => structuredClone(value);
 
   /** Removes the row, its idempotency record and its index entries, and logs the tombstone: all in one turn. */
@@ -87,11 +98,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
       return text === undefined ? undefined : textToSubmission(text);
     },
     async listSubmissions(accountId, query): Promise<SubmissionPage> {
-      const rows = rowsOf(accountId);
-      if (!rows) return { items: [], total: 0 };
-      const spans = spansOf(rows, query, query.order);
-      const slots = pageOf(rows, spans, query.order, query.offset, query.limit);
-      return { items: slots.map((slot) => textToSubmission(rows.textAt(slot))), total: totalOf(spans) };
+      const { texts, total } = listPage(accountId, query);
+      return { items: texts.map(textToSubmission), total };
+    },
+    async listSubmissionsAsJson(accountId, query) {
+      const { texts, total, last } = listPage(accountId, query);
+      return { items: texts, total, ...(last === undefined ? {} : { last }) };
     },
     async walkSubmissions(accountId, walk) {
       return walkPage(accountId, walk).map(textToSubmission);

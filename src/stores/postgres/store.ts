@@ -5,7 +5,7 @@
  */
 import type postgres from "postgres";
 import { randomHex } from "../../hex.ts";
-import { type Account, type ApiKeyListing, type CompleteStore, identifierKey, type RetentionRule } from "../../store.ts";
+import { type Account, type ApiKeyListing, type CompleteStore, identifierKey, type RetentionRule, type SubmissionQuery } from "../../store.ts";
 import type { DeletionReason, Submission } from "../../submission.ts";
 import { newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
@@ -67,6 +67,13 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
   let hashKey: Promise<string> | undefined;
   let rateLimitHits = 0;
 
+  /** A list page's rows and the total, which every row of the statement carries (a row with no submission when the page is empty). */
+  const listRows = async (accountId: string, list: SubmissionQuery): Promise<{ rows: SubmissionRow[]; total: number }> => {
+    const { text, args } = listStatement(accountId, list);
+    const result = (await query(text, args).values()) as unknown as [number, ...SubmissionRow][];
+    return { rows: result.filter((row) => row[1] !== null).map((row) => row.slice(1) as unknown as SubmissionRow), total: Number(result[0]![0]) };
+  };
+
   const store: CompleteStore = {
     insertSubmission: batchedInserts((accountId, rows) =>
       insert(accountId, rows, false).catch((error: unknown) => {
@@ -78,10 +85,13 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
       return row && rowToSubmission(row);
     },
     async listSubmissions(accountId, list) {
-      const { text, args } = listStatement(accountId, list);
-      const result = (await query(text, args).values()) as unknown as [number, ...SubmissionRow][];
-      const items = result.filter((row) => row[1] !== null).map((row) => rowToSubmission(row.slice(1) as unknown as SubmissionRow));
-      return { items, total: Number(result[0]![0]) };
+      const { rows: found, total } = await listRows(accountId, list);
+      return { items: found.map(rowToSubmission), total };
+    },
+    async listSubmissionsAsJson(accountId, list) {
+      const { rows: found, total } = await listRows(accountId, list);
+      const last = found.at(-1);
+      return { items: found.map(rowToJson), total, ...(last === undefined ? {} : { last: { createdAt: Number(last[7]), submissionId: last[0] } }) };
     },
     async walkSubmissions(accountId, walk) {
       const { text, args } = walkStatement(accountId, walk);

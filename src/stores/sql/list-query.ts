@@ -9,89 +9,276 @@ import { SUBMISSION_COLUMNS, SUBMISSION_JSON } from "./submission-row.ts";
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 
-export function listStatements(accountId: string, query: SubmissionQuery): { page: SqlStatement; count: SqlStatement } {
-  const direction = query.order === "asc" ? "ASC" : "DESC";
-  const ordered = `ORDER BY created_at ${direction}, id ${direction}`;
-  const page: SqlStatement =
-    pageReading(query, query.offset + query.limit) === "tuple merge"
-      ? mergedPage(accountId, query, query.order, { limit: query.limit, offset: query.offset }, SUBMISSION_COLUMNS)
-      : (() => {
-          const { where, args } = indexWhere(accountId, query, query.offset);
-          return { sql: `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE ${where} ${ordered} LIMIT ? OFFSET ?`, args: [...args, query.limit, query.offset] };
-        })();
+/**
+ * A list page and its total. The page's rows, as arrays: SUBMISSION_COLUMNS (for
+ * `rowToSubmission`), or `as` "json" the submission's JSON text (SUBMISSION_JSON), its
+ * created_at and id.
+ */
+export function listStatements(accountId: string, query: SubmissionQuery, as: "rows" | "json" = "rows"): { page: SqlStatement; count: SqlStatement } {
+  const select = as === "json" ? `${SUBMISSION_JSON} AS submission, created_at, id` : SUBMISSION_COLUMNS;
+  const page = pageStatement(accountId, query, query.order, { limit: query.limit, offset: query.offset }, select);
   return { page: { ...page, asArrays: true }, count: countStatement(accountId, query) };
+}
+
+/** A page of `select` by the reading `pageReading` chooses. */
+function pageStatement(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
+  if (page.offset >= MIN_DAY_SKIP && page.after === undefined && equalityCount(filter) === 0 && !isDated(filter)) {
+    return daySkippingPage(accountId, order, page, select);
+  }
+  const reading = pageReading(filter, page.offset + page.limit);
+  if (reading === "tuple merge") return mergedPage(accountId, filter, order, page, select);
+  if (reading === "index") return indexPage(accountId, filter, order, page, select);
+  const walkPays = firstIndexWalkPays(accountId, filter, page.offset + page.limit);
+  const walk = firstIndexWalk(accountId, filter, order, page, select);
+  const walkFound = { sql: "((SELECT pays FROM walk_pays) AND (SELECT COUNT(*) FROM walked) = ?)", args: [page.limit] };
+  const merge = mergedPage(accountId, filter, order, page, select, walkFound);
+  // The merge reads rows only when the walk was not chosen or did not find the page; either
+  // side is in the list order (`walked` is kept in the order its rows were found).
+  return {
+    sql: `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${walkPays.sql}), walked AS MATERIALIZED (${walk.sql})
+          SELECT * FROM walked WHERE ${walkFound.sql} UNION ALL SELECT * FROM (${merge.sql})`,
+    args: [...walkPays.args, ...walk.args!, ...walkFound.args, ...merge.args!],
+  };
+}
+
+interface PageBounds {
+  limit: number;
+  offset: number;
+  after?: SubmissionCursor;
+}
+
+/**
+ * An offset from which a list without filters skips whole days by the account's counts per
+ * day (`daySkippingPage`) rather than stepping over each row: below it, stepping costs less
+ * than reading the account's days.
+ */
+const MIN_DAY_SKIP = 1000;
+
+/**
+ * A deep page of the whole account (`offset=500000`): SQLite's OFFSET steps over every skipped
+ * entry of the time index, as its B-trees keep no subtree counts. Instead, the account's
+ * counts per UTC day (migration 9) give the day the offset falls in, counted from the end the
+ * list starts at, and how many rows the days before it hold; the page is read from that day's
+ * boundary, skipping only the rest of the offset. A day's rows all lie on one side of its
+ * boundary, ties of created_at included, and the counts and the rows are read in one statement,
+ * so one snapshot: the page is exactly the one OFFSET would give.
+ */
+function daySkippingPage(accountId: string, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
+  const ascending = order === "asc";
+  const direction = ascending ? "ASC" : "DESC";
+  // The day the offset falls in is the last, in the list order, whose preceding days hold no
+  // more than the offset; past the end, the list's last day, and the rest of the offset skips
+  // all of it.
+  const skip = `SELECT ${ascending ? "day" : "(day + 1)"} * ${DAY_MS} AS boundary, COALESCE(preceding, 0) AS skipped FROM (
+      SELECT day, SUM(n) OVER (ORDER BY day ${direction} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS preceding
+      FROM submission_account_days WHERE account_id = ?)
+    WHERE COALESCE(preceding, 0) <= ? ORDER BY day ${ascending ? "DESC" : "ASC"} LIMIT 1`;
+  return {
+    sql: `WITH skip (boundary, skipped) AS MATERIALIZED (${skip})
+      SELECT ${select} FROM submissions WHERE account_id = ? AND created_at ${ascending ? ">=" : "<"} (SELECT boundary FROM skip)
+      ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ? - COALESCE((SELECT skipped FROM skip), 0)`,
+    args: [accountId, page.offset, accountId, page.limit, page.offset],
+  };
 }
 
 /**
  * How a page is read. With at most one equality filter, the index of that filter (or the time
  * index) holds exactly the matches in the list order: reading it is reading the page. With
- * two or more, no index does: walking one of them and skipping what the others reject costs
- * as much as the filters are correlated (a popup whose leads are all completed walks the whole
- * popup to find nothing). Then the page is a merge instead: the maintained counts name the
- * tuples (popup, domain, device, status) that match and still hold rows, and each tuple's
- * range of `submissions_by_tuple` gives at most `depth` rows, so the cost follows the number of
- * matching tuples and the depth, never how many rows the filters skip. Deeper than
- * MAX_MERGE_DEPTH (an export's pages, a deep offset), SQLite's own plan reads the rows, once
- * the counts say any match: an export passes over the filter's index once in all, where a
- * merge would read a page's depth of every tuple for every page.
+ * two or more, no index does. Walking the first filter's index and skipping what the others
+ * reject costs as much as the filters are correlated (a popup whose leads are all completed
+ * walks the whole popup to find nothing); a merge instead takes, of each tuple (popup,
+ * domain, device, status) that matches and holds rows by the maintained counts, its range of
+ * `submissions_by_tuple` up to `depth` rows, so its cost follows the number of matching tuples
+ * and the depth, never how many rows the filters skip. Without dates the counts also say how
+ * many rows of the first filter's index a walk reads for a page, so the statement holds both
+ * and those counts choose (`firstIndexWalkPays`): plentiful matches are a walk of a few steps,
+ * sparse and empty ones a merge. With dates the undated counts say nothing of the window, so
+ * it is a merge. Deeper than MAX_MERGE_DEPTH (an export's pages, a deep offset), SQLite's own
+ * plan reads the rows, once the counts say any match: an export passes over the filter's index
+ * once in all, where a merge would read a page's depth of every tuple for every page.
  *
- * bench/correlated.ts (every filter combination, the worst one reported) needs this.
+ * bench/correlated.ts (every filter combination, the worst one reported) and bench/http.ts's
+ * list (two filters whose matches are plentiful) need this.
  */
-export function pageReading(filter: SubmissionFilter, depth: number): "index" | "tuple merge" {
-  return equalityCount(filter) >= 2 && depth <= MAX_MERGE_DEPTH ? "tuple merge" : "index";
+export function pageReading(filter: SubmissionFilter, depth: number): "index" | "tuple merge" | "walk or merge" {
+  if (equalityCount(filter) < 2 || depth > MAX_MERGE_DEPTH) return "index";
+  return isDated(filter) ? "tuple merge" : "walk or merge";
+}
+
+function isDated(filter: SubmissionFilter): boolean {
+  return filter.createdAfter !== undefined || filter.createdBefore !== undefined;
+}
+
+/** The equality filters in the order of submission_counts' key: the first one's counts are one range of it. */
+const FIRST_FILTER_INDEXES = {
+  popupId: "submissions_by_popup",
+  domain: "submissions_by_domain",
+  device: "submissions_by_device",
+  status: "submissions_by_status",
+} as const;
+
+/**
+ * Rows of the first filter's index a walk may read for a page before a merge is cheaper:
+ * a walk reads a table row for each index entry, a merge reads index entries only.
+ */
+const MAX_WALK_ROWS = 100;
+/** Rows of the first filter's index a walk reads at most, where the counts said MAX_WALK_ROWS. */
+const MAX_WALK_ROWS_READ = 3 * MAX_WALK_ROWS;
+/** What a merge's seek into one tuple's range costs, in index rows. */
+const MERGE_SEEK_ROWS = 2;
+
+/**
+ * A constant condition, true when walking the first equality filter's index (`depth` rows
+ * deep, without dates) reads fewer rows than merging the matching tuples' ranges: the walk
+ * reads about depth * (rows of the first filter) / (rows matching every filter), the merge
+ * (depth + a seek) for each matching tuple. From the maintained counts of the first filter's
+ * tuples: one range of submission_counts for a popup.
+ */
+function firstIndexWalkPays(accountId: string, filter: SubmissionFilter, depth: number): { sql: string; args: (string | number)[] } {
+  const [first, ...rest] = equalityFields(filter);
+  const others = rest.map((field) => `f.${EQUALITY_COLUMNS[field]} = ?`).join(" AND ");
+  const otherArgs = rest.map((field) => filter[field]!);
+  return {
+    sql: `(SELECT ? * COALESCE(SUM(f.n), 0) <= COALESCE(SUM(f.n) FILTER (WHERE ${others}), 0)
+            * min(?, COUNT(*) FILTER (WHERE ${others} AND f.n > 0) * ?)
+          FROM submission_counts f WHERE f.account_id = ? AND f.${EQUALITY_COLUMNS[first!]} = ?)`,
+    args: [depth, ...otherArgs, MAX_WALK_ROWS, ...otherArgs, depth + MERGE_SEEK_ROWS, accountId, filter[first!]!],
+  };
 }
 
 /** Rows per tuple up to which a merge reads less than walking one filter's index would: a list page's (limit 100, one more for a cursor) and a shallow offset's. */
 const MAX_MERGE_DEPTH = 200;
 
+function equalityFields(filter: SubmissionFilter): (keyof typeof EQUALITY_COLUMNS)[] {
+  return (Object.keys(FIRST_FILTER_INDEXES) as (keyof typeof EQUALITY_COLUMNS)[]).filter((field) => filter[field] !== undefined);
+}
+
 function equalityCount(filter: SubmissionFilter): number {
-  return Object.keys(EQUALITY_COLUMNS).filter((field) => filter[field as keyof typeof EQUALITY_COLUMNS] !== undefined).length;
+  return equalityFields(filter).length;
 }
 
 /**
- * The WHERE clause of a page read from one index (`pageReading`), which with two or more
- * equality filters first asks the counts whether any tuple matches (more than `offset` rows,
- * without dates): SQLite checks that once, before it walks anything.
+ * A page read from the index SQLite picks, which with two or more equality filters first asks
+ * the counts whether any tuple matches (more than the offset's rows, without dates), once,
+ * before it walks anything.
  */
-function indexWhere(accountId: string, filter: SubmissionFilter, offset = 0): { where: string; args: (string | number)[] } {
+function indexPage(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
   const { where, args } = whereClause(accountId, filter);
-  if (equalityCount(filter) < 2) return { where, args };
-  const tuples = matchingTuples(accountId, filter);
-  const dated = filter.createdAfter !== undefined || filter.createdBefore !== undefined;
+  const guard = equalityCount(filter) < 2 ? undefined : anyMatch(accountId, filter, isDated(filter) ? 0 : page.offset);
+  const after = cursorCondition(order, page.after);
+  const direction = order === "asc" ? "ASC" : "DESC";
   return {
-    where: `${where} AND (SELECT COALESCE(SUM(c.n), 0) FROM submission_counts c WHERE ${tuples.where}) > ?`,
-    args: [...args, ...tuples.args, dated ? 0 : offset],
+    sql: `SELECT ${select} FROM submissions WHERE ${where}${after.sql} ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf(guard, "?")} OFFSET ?`,
+    args: [...args, ...after.args, ...(guard?.args ?? []), page.limit, page.offset],
   };
 }
 
 /**
+ * A LIMIT of `limit` while the constant `condition` holds, else 0: SQLite evaluates a LIMIT
+ * once, before it reads any row, where a condition in the WHERE clause it would test on
+ * every row the walk reads (and reject them all).
+ */
+function onlyIf(condition: { sql: string } | undefined, limit: string): string {
+  return condition === undefined ? limit : `CASE WHEN ${condition.sql} THEN ${limit} ELSE 0 END`;
+}
+
+/** The walk cursor as a condition on (created_at, id), starting with AND. */
+function cursorCondition(order: "asc" | "desc", after: SubmissionCursor | undefined): { sql: string; args: (string | number)[] } {
+  if (after === undefined) return { sql: "", args: [] };
+  return { sql: ` AND (created_at, id) ${order === "asc" ? ">" : "<"} (?, ?)`, args: [after.createdAt, after.submissionId] };
+}
+
+/**
+ * A page read by walking the first equality filter's index (`firstIndexWalkPays`, which the
+ * statement holds as `walk_pays`): at most MAX_WALK_ROWS_READ of its rows, so that matches
+ * the undated counts placed evenly but which cluster in time (a popup whose older leads are
+ * all completed, listed oldest first) cost a bounded walk before the merge reads the page.
+ */
+function firstIndexWalk(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
+  const [first, ...rest] = equalityFields(filter);
+  const after = cursorCondition(order, page.after);
+  const direction = order === "asc" ? "ASC" : "DESC";
+  // No ORDER BY outside: the walk's rows come in its order, and a sort would read them all.
+  return {
+    sql: `SELECT ${select} FROM (
+            SELECT * FROM submissions INDEXED BY ${FIRST_FILTER_INDEXES[first!]} WHERE account_id = ? AND ${EQUALITY_COLUMNS[first!]} = ?${after.sql}
+              ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf({ sql: "(SELECT pays FROM walk_pays)" }, "?")})
+          WHERE ${rest.map((field) => `${EQUALITY_COLUMNS[field]} = ?`).join(" AND ")} LIMIT ? OFFSET ?`,
+    args: [accountId, filter[first!]!, ...after.args, MAX_WALK_ROWS_READ, ...rest.map((field) => filter[field]!), page.limit, page.offset],
+  };
+}
+
+/** A constant condition: the tuples matching the filter's equality fields hold more than `rows` rows. */
+function anyMatch(accountId: string, filter: SubmissionFilter, rows: number): { sql: string; args: (string | number)[] } {
+  const tuples = matchingTuples(accountId, filter);
+  return { sql: `(SELECT COALESCE(SUM(c.n), 0) FROM submission_counts c WHERE ${tuples.where}) > ?`, args: [...tuples.args, rows] };
+}
+
+/**
  * The total: a sum of the maintained counts (migration 4) when only equality filters apply.
- * With dates, the counts per day (migration 7) of the whole days inside the range, plus the
- * rows counted in the days at its ends, so that a month costs about what a day does
- * (bench/correlated.ts's combinations with a month's window need this).
+ * With dates, the counts per day (migrations 7 and 9) of the days the range covers, and of a
+ * day at its ends, the rows on the smaller side of the bound counted: added when they are
+ * inside the range, else taken from that day's count. So a month costs about what a day does,
+ * and a range from midnight to midnight counts next to no rows (bench/correlated.ts's
+ * combinations with a month's window need this).
  */
 function countStatement(accountId: string, filter: SubmissionFilter): SqlStatement {
-  const dated = filter.createdAfter !== undefined || filter.createdBefore !== undefined;
   // Without dates the WHERE clause names only columns submission_counts has too.
-  if (!dated) {
+  if (!isDated(filter)) {
     const { where, args } = whereClause(accountId, filter);
     return { sql: `SELECT COALESCE(SUM(n), 0) AS total FROM submission_counts WHERE ${where}`, args };
   }
   const days = wholeDays(filter);
   if (days === undefined) return rowCount(accountId, filter);
-  const dayRange = `${days.first === undefined ? "" : " AND d.day >= ?"}${days.last === undefined ? "" : " AND d.day <= ?"}`;
-  const dayArgs = [...(days.first === undefined ? [] : [days.first]), ...(days.last === undefined ? [] : [days.last])];
-  const tuples = matchingTuples(accountId, filter);
-  // Of each matching tuple (from the totals, as a merge takes them), its range of days.
-  const wholeDaysSum = {
-    sql: `SELECT COALESCE(SUM(d.n), 0) FROM submission_counts c CROSS JOIN submission_day_counts d
-          ON ${TUPLE_COLUMNS.map((column) => `d.${column} = c.${column}`).join(" AND ")}${dayRange} WHERE ${tuples.where}`,
-    args: [...dayArgs, ...tuples.args],
+  let { first, last } = days;
+  const added: SqlStatement[] = [];
+  const taken: SqlStatement[] = [];
+  if (filter.createdAfter !== undefined) {
+    // created_at is whole milliseconds: after `a` is from floor(a) + 1
+    const from = Math.floor(filter.createdAfter) + 1;
+    const dayStart = (first! - 1) * DAY_MS;
+    if (from - dayStart < DAY_MS / 2) {
+      first = first! - 1;
+      taken.push(rowCount(accountId, { ...filter, createdAfter: dayStart - 1, createdBefore: from }));
+    } else {
+      added.push(rowCount(accountId, { ...filter, createdBefore: first! * DAY_MS }));
+    }
+  }
+  if (filter.createdBefore !== undefined) {
+    // before `b` is up to ceil(b) - 1
+    const to = Math.ceil(filter.createdBefore);
+    const dayStart = (last! + 1) * DAY_MS;
+    if (to - dayStart > DAY_MS / 2) {
+      last = last! + 1;
+      taken.push(rowCount(accountId, { ...filter, createdAfter: to - 1, createdBefore: dayStart + DAY_MS }));
+    } else {
+      added.push(rowCount(accountId, { ...filter, createdAfter: dayStart - 1 }));
+    }
+  }
+  const counted = [dayCounts(accountId, filter, first, last), ...added];
+  return {
+    sql: `SELECT ${counted.map((part) => `(${part.sql})`).join(" + ")}${taken.map((part) => ` - (${part.sql})`).join("")} AS total`,
+    args: [...counted, ...taken].flatMap((part) => part.args ?? []),
   };
-  const parts: SqlStatement[] = [wholeDaysSum];
-  if (days.first !== undefined) parts.push(rowCount(accountId, { ...filter, createdBefore: days.first * DAY_MS }));
-  if (days.last !== undefined) parts.push(rowCount(accountId, { ...filter, createdAfter: (days.last + 1) * DAY_MS - 1 }));
-  return { sql: `SELECT ${parts.map((part) => `(${part.sql})`).join(" + ")} AS total`, args: parts.flatMap((part) => part.args ?? []) };
+}
+
+/**
+ * The rows of days `first` to `last` (either undefined: unbounded) matching the filter's
+ * equality fields: the account's counts per day without any, else each matching tuple's
+ * (from the totals, as a merge takes them).
+ */
+function dayCounts(accountId: string, filter: SubmissionFilter, first: number | undefined, last: number | undefined): SqlStatement {
+  const range = `${first === undefined ? "" : " AND d.day >= ?"}${last === undefined ? "" : " AND d.day <= ?"}`;
+  const rangeArgs = [...(first === undefined ? [] : [first]), ...(last === undefined ? [] : [last])];
+  if (equalityCount(filter) === 0) {
+    return { sql: `SELECT COALESCE(SUM(d.n), 0) FROM submission_account_days d WHERE d.account_id = ?${range}`, args: [accountId, ...rangeArgs] };
+  }
+  const tuples = matchingTuples(accountId, filter);
+  return {
+    sql: `SELECT COALESCE(SUM(d.n), 0) FROM submission_counts c CROSS JOIN submission_day_counts d
+          ON ${TUPLE_COLUMNS.map((column) => `d.${column} = c.${column}`).join(" AND ")}${range} WHERE ${tuples.where}`,
+    args: [...rangeArgs, ...tuples.args],
+  };
 }
 
 /** A UTC day in milliseconds: the days of `submission_day_counts` (migrations.ts, dayOf). */
@@ -115,7 +302,7 @@ function wholeDays(filter: SubmissionFilter): { first?: number; last?: number } 
  * filters apply (see `pageReading`), else over the one index that holds the matches.
  */
 function rowCount(accountId: string, filter: SubmissionFilter): SqlStatement {
-  if (pageReading(filter, 0) === "index") {
+  if (equalityCount(filter) < 2) {
     const { where, args } = whereClause(accountId, filter);
     return { sql: `SELECT COUNT(*) AS total FROM submissions WHERE ${where}`, args };
   }
@@ -132,19 +319,8 @@ function rowCount(accountId: string, filter: SubmissionFilter): SqlStatement {
  * reads a page as one text.
  */
 export function walkStatement(accountId: string, walk: SubmissionWalk, as: "rows" | "json" = "rows"): SqlStatement {
-  const filter = withoutBoundBehind(walk);
   const value = `${as === "json" ? SUBMISSION_JSON : `json_array(${SUBMISSION_COLUMNS})`} AS submission, created_at, id`;
-  if (pageReading(filter, walk.limit) === "tuple merge") {
-    return mergedPage(accountId, filter, walk.order, { limit: walk.limit, offset: 0, after: walk.after }, value);
-  }
-  const { where, args } = indexWhere(accountId, filter);
-  const [direction, comparison] = walk.order === "asc" ? ["ASC", ">"] : ["DESC", "<"];
-  const after = walk.after ? ` AND (created_at, id) ${comparison} (?, ?)` : "";
-  const afterArgs = walk.after ? [walk.after.createdAt, walk.after.submissionId] : [];
-  return {
-    sql: `SELECT ${value} FROM submissions WHERE ${where}${after} ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
-    args: [...args, ...afterArgs, walk.limit],
-  };
+  return pageStatement(accountId, withoutBoundBehind(walk), walk.order, { limit: walk.limit, offset: 0, after: walk.after }, value);
 }
 
 const TUPLE_COLUMNS = ["account_id", "popup_id", "domain", "device", "status"];
@@ -166,8 +342,9 @@ function mergedPage(
   accountId: string,
   filter: SubmissionFilter,
   order: "asc" | "desc",
-  page: { limit: number; offset: number; after?: SubmissionCursor },
+  page: PageBounds,
   select: string,
+  unless?: { sql: string; args: (string | number)[] },
 ): SqlStatement {
   const ascending = order === "asc";
   const direction = ascending ? "ASC" : "DESC";
@@ -186,7 +363,7 @@ function mergedPage(
   const tuples = matchingTuples(accountId, filter);
   const candidates = `SELECT s.id AS candidate FROM ${tuples.from}
     ON ${TUPLE_JOIN}${nearRange.sql} AND s.created_at ${reach} COALESCE((${deepest}), ?)
-    WHERE ${tuples.where} ORDER BY s.created_at ${direction}, s.id ${direction} LIMIT ? OFFSET ?`;
+    WHERE ${tuples.where} ORDER BY s.created_at ${direction}, s.id ${direction} LIMIT ${onlyIf(unless && { sql: `NOT ${unless.sql}` }, "?")} OFFSET ?`;
   return {
     // By primary key from the candidates: left to itself, SQLite would walk the time index to
     // save the sort of a page. The outer LIMIT keeps the ORDER BY, which SQLite may drop from a
@@ -194,7 +371,7 @@ function mergedPage(
     sql: `SELECT ${select} FROM (${candidates}) CROSS JOIN submissions ON account_id = ? AND id = candidate
           ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
     args: [
-      ...nearRange.args, ...deepestRange.args, page.offset + page.limit - 1, otherwise, ...tuples.args, page.limit, page.offset, accountId, page.limit,
+      ...nearRange.args, ...deepestRange.args, page.offset + page.limit - 1, otherwise, ...tuples.args, ...(unless?.args ?? []), page.limit, page.offset, accountId, page.limit,
     ],
   };
 }

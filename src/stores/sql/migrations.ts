@@ -285,6 +285,32 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (lease_until) WHERE lease_until IS NOT NULL`,
     `CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (account_id, webhook_id, event_id)`,
   ],
+  // 9: the account's counts per UTC day, kept by triggers in the transaction of every write as
+  // migration 7's are, so that a date-bounded total without equality filters reads a row per
+  // day rather than every tuple's, and a deep offset without equality filters skips whole days
+  // by their counts (list-query.ts).
+  [
+    `CREATE TABLE submission_account_days (
+      account_id TEXT NOT NULL,
+      day INTEGER NOT NULL, -- as submission_day_counts' day
+      n INTEGER NOT NULL,
+      PRIMARY KEY (account_id, day)
+    ) WITHOUT ROWID`,
+    `INSERT INTO submission_account_days (account_id, day, n)
+      SELECT account_id, ${dayOf("created_at")}, COUNT(*) FROM submissions GROUP BY 1, 2`,
+    `CREATE TRIGGER submissions_account_day_counted_on_insert AFTER INSERT ON submissions BEGIN
+      INSERT INTO submission_account_days (account_id, day, n) VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, 1)
+        ON CONFLICT DO UPDATE SET n = n + 1;
+    END`,
+    `CREATE TRIGGER submissions_account_day_counted_on_delete AFTER DELETE ON submissions BEGIN
+      UPDATE submission_account_days SET n = n - 1 WHERE account_id = OLD.account_id AND day = ${dayOf("OLD.created_at")};
+    END`,
+    `CREATE TRIGGER submissions_account_day_counted_on_update AFTER UPDATE OF account_id, created_at ON submissions BEGIN
+      UPDATE submission_account_days SET n = n - 1 WHERE account_id = OLD.account_id AND day = ${dayOf("OLD.created_at")};
+      INSERT INTO submission_account_days (account_id, day, n) VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, 1)
+        ON CONFLICT DO UPDATE SET n = n + 1;
+    END`,
+  ],
 ];
 
 /**

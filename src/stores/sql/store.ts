@@ -81,6 +81,17 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       const [rows, total] = await driver.batch([page, count], "read");
       return { items: arrayRows(rows!).map(rowToSubmission), total: Number(total!.rows[0]!.total) };
     },
+    async listSubmissionsAsJson(accountId, query) {
+      const { page, count } = listStatements(accountId, query, "json");
+      const [rows, total] = await driver.batch([page, count], "read");
+      const items = arrayRows(rows!);
+      const last = items.at(-1);
+      return {
+        items: items.map((row) => String(row[0])),
+        total: Number(total!.rows[0]!.total),
+        ...(last === undefined ? {} : { last: { createdAt: Number(last[1]), submissionId: String(last[2]) } }),
+      };
+    },
     async walkSubmissions(accountId, walk) {
       const page = await readWholePage(walkStatement(accountId, walk, "rows"), ",", walk.order);
       return page === undefined ? [] : (JSON.parse(`[${page}]`) as unknown[][]).map(rowToSubmission);
