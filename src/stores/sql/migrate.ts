@@ -25,14 +25,9 @@ export interface SchemaUpgrade {
  * have nothing else).
  */
 export async function migrate(driver: SqlDriver): Promise<SchemaUpgrade> {
-  // Looked for with a read first: a database already made (every start but the first) is then
-  // opened without a write.
-  const { rows } = await driver.execute({ sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'formsink_migrations'" });
-  if (rows.length === 0) {
-    await driver.execute({
-      sql: "CREATE TABLE IF NOT EXISTS formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
-    });
-  }
+  await driver.execute({
+    sql: "CREATE TABLE IF NOT EXISTS formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
+  });
   for (;;) {
     const current = await schemaVersion(driver);
     if (current > SCHEMA_VERSION) {
