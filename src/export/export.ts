@@ -8,7 +8,6 @@ import type { ExportFormat } from "../schemas.ts";
 import { listDataKeys, type SubmissionCursor, type SubmissionFilter, type SubmissionStore, type SubmissionWalk, walkSubmissionsAsJson } from "../store.ts";
 import type { Submission } from "../submission.ts";
 import { csvHeader, csvRecord } from "./csv.ts";
-
 import { MAX_CSV_DATA_COLUMNS } from "./limits.ts";
 
 export const DEFAULT_EXPORT_PAGE_SIZE = 1000;
