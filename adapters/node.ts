@@ -175,7 +175,9 @@ export function createRequestListener(handler: NodeHandler, hooks: ListenerHooks
       });
     }
     beforeRespond?.(res);
-    await (answer instanceof Response ? writeResponse(answer, res) : writeAnswer(answer, res)).catch((error) => {
+    // Not `instanceof Response`: reading that global loads Node's fetch (undici), time and
+    // memory a server that answers with plain answers never needs.
+    await (isResponse(answer) ? writeResponse(answer, res) : writeAnswer(answer, res)).catch((error) => {
       onError(error);
       res.destroy();
     });
@@ -292,4 +294,8 @@ function drained(res: ServerResponse): Promise<void> {
     res.once("drain", done);
     res.once("close", done);
   });
+}
+
+function isResponse(answer: Answer | Response): answer is Response {
+  return typeof (answer as Partial<Response>).arrayBuffer === "function";
 }

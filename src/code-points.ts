@@ -4,22 +4,7 @@
  * a limit of 256 would refuse 129 emoji that every generated validator lets through.
  */
 import { type Traversal, type Type, type } from "arktype";
-
-/** The number of code points in `text`; a lone surrogate counts as one. */
-export function codePointLength(text: string): number {
-  let length = text.length;
-  for (let i = 0; i < text.length - 1; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        length--;
-        i++;
-      }
-    }
-  }
-  return length;
-}
+import { codePointLength } from "./code-point-length.ts";
 
 /** The JSON Schema bounds a `characters` check stands for: `src/openapi.ts` writes them out. */
 export interface LengthBounds {

@@ -1,4 +1,4 @@
-import { codePointLength } from "./code-points.ts";
+import { codePointLength } from "./code-point-length.ts";
 import { HttpError } from "./http/errors.ts";
 import type { SubmissionData } from "./submission.ts";
 

@@ -1,13 +1,12 @@
 import { type IRequest, Router } from "itty-router";
 import type { Authenticate } from "./auth/principal.ts";
 import { authenticateWithStore } from "./auth/store-authenticate.ts";
-import { MAX_CSV_DATA_COLUMNS } from "./export/export.ts";
+import { MAX_CSV_DATA_COLUMNS } from "./export/limits.ts";
 import { type Answer, toResponse } from "./http/answer.ts";
 import { HttpError, toErrorAnswer } from "./http/errors.ts";
 import { type ApiRequest, fromFetchRequest } from "./http/request.ts";
 import { requestIdOf } from "./http/request-id.ts";
 import { createSubmissionIdGenerator } from "./id.ts";
-import { formFields, openApiDocument, RATE_LIMIT_HEADERS } from "./openapi.ts";
 import { DEFAULT_HEALTH_TIMEOUT_MS, DEFAULT_LIMITS, type Limits, mayHaveChanged, type SubmissionsHandlerOptions } from "./options.ts";
 import { type ConnectionInfo, connectionAddress } from "./rate-limit/client-address.ts";
 import { rateLimitSettings } from "./rate-limit/settings.ts";
@@ -16,24 +15,69 @@ import { withKey } from "./routes/access.ts";
 import type { RequestContext, RouteHandler } from "./routes/context.ts";
 import { answerPreflight, CROSS_ORIGIN_HEADERS, PREFLIGHT_HEADERS } from "./routes/cors.ts";
 import { IDEMPOTENCY_KEY } from "./routes/create/idempotency.ts";
-import { createSubmission } from "./routes/create/pipeline.ts";
-import { listEvents } from "./routes/events.ts";
-import { exportSubmissions } from "./routes/export.ts";
 import { checkHealth } from "./routes/health.ts";
-import { eraseSubmissions, getErasure, getRetention, previewRetentionRules, putRetention } from "./routes/privacy.ts";
-import type { Method, Route } from "./routes/route.ts";
-import {
-  createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks, replayDeliveries, retryDelivery, rotateSecret, updateWebhook,
-} from "./routes/webhooks.ts";
+import { type Method, RATE_LIMIT_HEADERS, type Route, schemaRef } from "./routes/route.ts";
 import { deleteSubmission, getSubmission, listSubmissions, updateSubmissionStatus } from "./routes/submissions.ts";
-import {
-  createSubmissionBody, deleteResult, erasureBody, erasureReceipt, eventList, eventsQuery, exportQuery, healthOk, healthUnavailable, listQuery, retentionPreview, retentionRules,
-  statusUpdateBody, statusUpdateResult, submission, submissionList,
-  createWebhookBody, deliveriesQuery, deliveryList, replayBody, replayResult, retryResult, updateWebhookBody, webhook, webhookDeleted, webhookList,
-  webhookWithSecret,
-} from "./schemas.ts";
 import type { SubmissionStore } from "./store.ts";
 import { DEFAULT_MAX_WEBHOOKS } from "./webhook-endpoints.ts";
+
+/**
+ * The routes whose modules validate with arktype (src/schemas.ts), loaded on their first
+ * request: a server that answers only lists and gets never loads arktype, which is most of the
+ * time and memory a start costs (bench/README.md, cold start and idle RSS).
+ */
+const createRoutes = () => import("./routes/create/pipeline.ts");
+const eventRoutes = () => import("./routes/events.ts");
+const exportRoutes = () => import("./routes/export.ts");
+const privacyRoutes = () => import("./routes/privacy.ts");
+const webhookRoutes = () => import("./routes/webhooks.ts");
+
+const createSubmission = loadedOnUse(createRoutes, "createSubmission");
+const listEvents = loadedOnUse(eventRoutes, "listEvents");
+const exportSubmissions = loadedOnUse(exportRoutes, "exportSubmissions");
+const eraseSubmissions = loadedOnUse(privacyRoutes, "eraseSubmissions");
+const getErasure = loadedOnUse(privacyRoutes, "getErasure");
+const getRetention = loadedOnUse(privacyRoutes, "getRetention");
+const previewRetentionRules = loadedOnUse(privacyRoutes, "previewRetentionRules");
+const putRetention = loadedOnUse(privacyRoutes, "putRetention");
+const createWebhook = loadedOnUse(webhookRoutes, "createWebhook");
+const deleteWebhook = loadedOnUse(webhookRoutes, "deleteWebhook");
+const getWebhook = loadedOnUse(webhookRoutes, "getWebhook");
+const listDeliveries = loadedOnUse(webhookRoutes, "listDeliveries");
+const listWebhooks = loadedOnUse(webhookRoutes, "listWebhooks");
+const replayDeliveries = loadedOnUse(webhookRoutes, "replayDeliveries");
+const retryDelivery = loadedOnUse(webhookRoutes, "retryDelivery");
+const rotateSecret = loadedOnUse(webhookRoutes, "rotateSecret");
+const updateWebhook = loadedOnUse(webhookRoutes, "updateWebhook");
+
+// The schemas the table names; src/openapi.ts resolves them when it builds the document.
+const createSubmissionBody = schemaRef("createSubmissionBody");
+const deleteResult = schemaRef("deleteResult");
+const erasureBody = schemaRef("erasureBody");
+const erasureReceipt = schemaRef("erasureReceipt");
+const eventList = schemaRef("eventList");
+const eventsQuery = schemaRef("eventsQuery");
+const exportQuery = schemaRef("exportQuery");
+const healthOk = schemaRef("healthOk");
+const healthUnavailable = schemaRef("healthUnavailable");
+const listQuery = schemaRef("listQuery");
+const retentionPreview = schemaRef("retentionPreview");
+const retentionRules = schemaRef("retentionRules");
+const statusUpdateBody = schemaRef("statusUpdateBody");
+const statusUpdateResult = schemaRef("statusUpdateResult");
+const submission = schemaRef("submission");
+const submissionList = schemaRef("submissionList");
+const createWebhookBody = schemaRef("createWebhookBody");
+const deliveriesQuery = schemaRef("deliveriesQuery");
+const deliveryList = schemaRef("deliveryList");
+const replayBody = schemaRef("replayBody");
+const replayResult = schemaRef("replayResult");
+const retryResult = schemaRef("retryResult");
+const updateWebhookBody = schemaRef("updateWebhookBody");
+const webhook = schemaRef("webhook");
+const webhookDeleted = schemaRef("webhookDeleted");
+const webhookList = schemaRef("webhookList");
+const webhookWithSecret = schemaRef("webhookWithSecret");
 
 const ERRORS_READ = [400, 401, 403, 500] as const;
 const ERRORS_ONE = [401, 403, 404, 500] as const;
@@ -78,8 +122,8 @@ export const ROUTES: readonly Route[] = [
       },
       body: {
         "application/json": createSubmissionBody,
-        "application/x-www-form-urlencoded": formFields(createSubmissionBody),
-        "multipart/form-data": formFields(createSubmissionBody),
+        "application/x-www-form-urlencoded": schemaRef("createSubmissionBody", "as form"),
+        "multipart/form-data": schemaRef("createSubmissionBody", "as form"),
       },
       responses: {
         201: {
@@ -457,13 +501,22 @@ function routeFinder(basePath: string): (request: { method: string; url: string 
 /** The document depends only on the handler's base path and limits: made once per handler. */
 const openApiDocuments = new WeakMap<Limits, string>();
 
-function serveOpenApiDocument(_request: ApiRequest, context: RequestContext): Answer {
+async function serveOpenApiDocument(_request: ApiRequest, context: RequestContext): Promise<Answer> {
   let text = openApiDocuments.get(context.limits);
   if (text === undefined) {
+    const { openApiDocument } = await import("./openapi.ts");
     text = JSON.stringify(openApiDocument(ROUTES, context));
     openApiDocuments.set(context.limits, text);
   }
   return { status: 200, headers: { "content-type": "application/json", "x-content-type-options": "nosniff" }, body: text };
+}
+
+/** A route handler exported as `name` by the module `load` imports, imported on its first call. */
+function loadedOnUse<Module extends Record<Name, RouteHandler<never>>, Name extends string>(load: () => Promise<Module>, name: Name): Module[Name] {
+  let handle: Module[Name] | undefined;
+  const loadedHandler = (request: ApiRequest, context: never) =>
+    handle !== undefined ? handle(request, context) : load().then((module) => (handle = module[name])(request, context));
+  return loadedHandler as Module[Name];
 }
 
 function methodsByPath(routes: readonly Route[]): Map<string, Method[]> {

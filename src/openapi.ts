@@ -6,7 +6,8 @@
 import type { JsonSchema } from "arktype";
 import { lengthBoundsOf } from "./code-points.ts";
 import type { Limits } from "./options.ts";
-import type { Content, ErrorStatus, HeaderDoc, Route, SchemaSource } from "./routes/route.ts";
+import { type Content, type ErrorStatus, type HeaderDoc, RATE_LIMIT_HEADERS, type Route, type SchemaRef, type SchemaSource } from "./routes/route.ts";
+import * as schemaModule from "./schemas.ts";
 import {
   createSubmissionBody, createWebhookBody, deleteResult, erasureBody, erasureReceipt, errorBody, retentionPreview, retentionRules, statusUpdateBody,
   statusUpdateResult, submission, submissionId, submissionList, updateWebhookBody, webhook, webhookWithSecret,
@@ -39,17 +40,6 @@ const COMPONENT_SCHEMAS: Record<string, SchemaSource> = {
 const LENGTH_NOTE = "String lengths count characters (Unicode code points), as JSON Schema's minLength and maxLength do: an emoji counts as 1.";
 
 const HONEYPOT_DESCRIPTION = "The honeypot: a field people leave empty; when filled in, nothing is stored (the answer is the same)";
-
-export const RATE_LIMIT_HEADERS: Record<string, HeaderDoc> = {
-  RateLimit: {
-    description: "On creates with a rate-limited key: the requests left in the current window and the seconds until it ends (draft-ietf-httpapi-ratelimit-headers), such as `\"publishable\";r=29;t=60`",
-    schema: { type: "string" },
-  },
-  "RateLimit-Policy": {
-    description: "On creates with a rate-limited key: the limit and the window in seconds, such as `\"publishable\";q=30;w=60`",
-    schema: { type: "string" },
-  },
-};
 
 const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: (limits: Limits) => string; headers?: Record<string, HeaderDoc> }> = {
   400: {
@@ -189,7 +179,7 @@ function operation(route: Route): JsonObject {
       description: PATH_PARAMETER_DESCRIPTIONS[name!],
       schema: name === "submissionId" ? jsonSchema(submissionId) : { type: "string" },
     })),
-    ...(doc.query ? queryParameters(doc.query) : []),
+    ...(doc.query ? queryParameters(resolve(doc.query)) : []),
     ...Object.entries(doc.headers ?? {}).map(([name, header]) => ({ name, in: "header", required: false, ...header })),
   ];
   const responses: Record<string, JsonObject> = {};
@@ -227,7 +217,7 @@ function headers(byName: Record<string, HeaderDoc>): JsonObject {
  * The fields of a create posted as a form, from the JSON body's schema: `popupId` as there,
  * the control fields, and any other field, as text, going into `data`.
  */
-export function formFields(body: SchemaSource): SchemaSource {
+function formFields(body: SchemaSource): SchemaSource {
   return {
     toJsonSchema: (options) => {
       const json = body.toJsonSchema(options) as { properties: Record<string, JsonSchema> };
@@ -263,14 +253,20 @@ function queryParameters(query: SchemaSource): JsonObject[] {
   }));
 }
 
-function schemaOrRef(schema: SchemaSource | JsonSchema): JsonObject {
-  if (!isSchemaSource(schema)) return schema as JsonObject;
+function schemaOrRef(given: SchemaRef | JsonSchema): JsonObject {
+  if (!isSchemaRef(given)) return given as JsonObject;
+  const schema = resolve(given);
   const name = Object.entries(COMPONENT_SCHEMAS).find(([, component]) => component === schema)?.[0];
   return name ? { $ref: `#/components/schemas/${name}` } : jsonSchema(schema);
 }
 
-function isSchemaSource(schema: SchemaSource | JsonSchema): schema is SchemaSource {
-  return typeof (schema as Partial<SchemaSource>).toJsonSchema === "function";
+function isSchemaRef(schema: SchemaRef | JsonSchema): schema is SchemaRef {
+  return typeof (schema as Partial<SchemaRef>).schemaName === "string";
+}
+
+function resolve({ schemaName, form }: SchemaRef): SchemaSource {
+  const schema: SchemaSource = schemaModule[schemaName];
+  return form ? formFields(schema) : schema;
 }
 
 /**

@@ -80,7 +80,6 @@ export function queryParameters(schema: typeof listQuery | typeof exportQuery | 
   return schema.props.map((prop) => prop.key as string);
 }
 
-export const LIST_QUERY_PARAMETERS = queryParameters(listQuery);
 export const EXPORT_QUERY_PARAMETERS = queryParameters(exportQuery);
 export const EVENTS_QUERY_PARAMETERS = queryParameters(eventsQuery);
 

@@ -8,9 +8,7 @@ import type { ExportFormat } from "../schemas.ts";
 import { listDataKeys, type SubmissionCursor, type SubmissionFilter, type SubmissionStore, type SubmissionWalk, walkSubmissionsAsJson } from "../store.ts";
 import type { Submission } from "../submission.ts";
 import { csvHeader, csvRecord } from "./csv.ts";
-
-/** More distinct data keys than this make a CSV no spreadsheet can use; NDJSON has no limit. */
-export const MAX_CSV_DATA_COLUMNS = 1000;
+import { MAX_CSV_DATA_COLUMNS } from "./limits.ts";
 
 export const DEFAULT_EXPORT_PAGE_SIZE = 1000;
 

@@ -6,15 +6,17 @@ import { jsonAnswer, jsonTextAnswer } from "../http/json.ts";
 import { singleValuedQuery } from "../http/query.ts";
 import type { ApiRequest } from "../http/request.ts";
 import { isSubmissionId } from "../id.ts";
-import { LIST_QUERY_PARAMETERS, listQuery, statusUpdateBody } from "../schemas.ts";
 import { listSubmissionsAsJson, placeOf } from "../store.ts";
 import { decodeListCursor, encodeListCursor } from "../list-cursor.ts";
-import { validate } from "../validate.ts";
 import type { KeyedContext } from "./context.ts";
+import { LIST_QUERY_PARAMETERS, type ListParameters, readListParameters } from "./list-parameters.ts";
+
+/** The schemas and their check, loaded when a request needs them (src/handler.ts says why). */
+const validation = () => Promise.all([import("../schemas.ts"), import("../validate.ts")]);
 
 export async function listSubmissions(_request: ApiRequest, context: KeyedContext): Promise<Answer> {
   const given = singleValuedQuery(context.url, LIST_QUERY_PARAMETERS);
-  const { limit, offset, orderBy, cursor, ...filter } = validate(listQuery, given, "query");
+  const { limit, offset, orderBy, cursor, ...filter } = readListParameters(given) ?? (await validateListQuery(given));
   const order = orderBy === "created_at" ? "asc" : "desc";
   const accountId = context.principal.accountId;
   if (cursor === undefined) {
@@ -38,6 +40,12 @@ export async function listSubmissions(_request: ApiRequest, context: KeyedContex
   return jsonAnswer({ items: page, limit, offset: 0, total, nextCursor });
 }
 
+/** What `readListParameters` leaves to arktype: a query it does not read, and every 400. */
+async function validateListQuery(given: Record<string, string>): Promise<ListParameters> {
+  const [{ listQuery }, { validate }] = await validation();
+  return validate(listQuery, given, "query");
+}
+
 const CURSOR_PROBLEMS = {
   malformed: "cursor is not a cursor this API made: pass an earlier answer's nextCursor as it is",
   mismatched: "cursor was made for other filters or another orderBy: pass the filters and orderBy of the request that gave it",
@@ -52,6 +60,7 @@ export async function getSubmission(_request: ApiRequest, context: KeyedContext)
 export async function updateSubmissionStatus(request: ApiRequest, context: KeyedContext): Promise<Answer> {
   const submissionId = submissionIdParam(context);
   const body = await readJsonBody(request, context.limits);
+  const [{ statusUpdateBody }, { validate }] = await validation();
   const { status } = validate(statusUpdateBody, jsonObject(body), "status update");
   const updated = await context.store.setSubmissionStatus(context.principal.accountId, submissionId, status);
   if (!updated) throw submissionNotFound();
