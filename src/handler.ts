@@ -23,8 +23,9 @@ import { DEFAULT_MAX_WEBHOOKS } from "./webhook-endpoints.ts";
 
 /**
  * The routes whose modules validate with arktype (src/schemas.ts), loaded on their first
- * request: a server that answers only lists and gets never loads arktype, which is most of the
- * time and memory a start costs (bench/README.md, cold start and idle RSS).
+ * request: importing arktype is most of the time and memory a start costs, so a server answers
+ * its first lists and gets without waiting for it, and its first create pays it once
+ * (bench/README.md, cold start and idle RSS).
  */
 const createRoutes = () => import("./routes/create/pipeline.ts");
 const eventRoutes = () => import("./routes/events.ts");
