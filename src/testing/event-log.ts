@@ -4,29 +4,14 @@
  * follows the cursor sees each event exactly once, in commit order, with concurrent writers.
  */
 import type { ChangeEvent, EventType } from "../events.ts";
-import type { EventLog, EventQuery, SubmissionStore } from "../store.ts";
+import type { EventLog, SubmissionStore } from "../store.ts";
 import type { Submission } from "../submission.ts";
 import { assert } from "./assert.ts";
+import { followLog, readAll } from "./event-reading.ts";
 import { ACCOUNT, OTHER_ACCOUNT, seedRows, T0 } from "./fixtures.ts";
 import { storeTests, type StoreSuiteOptions } from "./suite.ts";
 
 type Store = SubmissionStore & EventLog;
-
-/** Every event of the account from the start (or `after`), page by page, with the final cursor. */
-async function readAll(store: EventLog, accountId: string, query: Omit<EventQuery, "after" | "limit"> = {}, limit = 7, after?: number) {
-  const events: ChangeEvent[] = [];
-  let cursor = after;
-  for (let pages = 0; pages < 10_000; pages++) {
-    const page = await store.readEvents(accountId, { ...query, limit, after: cursor });
-    if (page.expired) throw new Error("the log says the cursor expired");
-    assert.ok(page.events.length <= limit, `a page of ${page.events.length} for limit ${limit}`);
-    events.push(...page.events);
-    assert.ok(cursor === undefined || page.cursor >= cursor, "the cursor went backwards");
-    cursor = page.cursor;
-    if (page.events.length < limit) return { events, cursor };
-  }
-  throw new Error("the log never ended");
-}
 
 const kinds = (events: readonly ChangeEvent[]) => events.map((e) => `${e.type} ${e.data.submissionId}`);
 
@@ -117,20 +102,7 @@ export function testEventLog<S extends Store>(options: StoreSuiteOptions<S>): vo
   test("events: a reader following the cursor during concurrent writes sees every event exactly once, in order", async (store) => {
     const rows = seedRows(60);
     let writing = true;
-    const seen: ChangeEvent[] = [];
-    const follower = (async () => {
-      let cursor: number | undefined;
-      for (;;) {
-        const done = !writing;
-        const page = await store.readEvents(ACCOUNT, { limit: 5, after: cursor });
-        if (page.expired) throw new Error("expired while following");
-        seen.push(...page.events);
-        cursor = page.cursor;
-        if (done && page.events.length < 5) return;
-        // A store may answer without a macrotask in between; writers need the turns too.
-        await new Promise((resolve) => setTimeout(resolve, 0));
-      }
-    })();
+    const follower = followLog(store, ACCOUNT, 5, () => writing);
     await Promise.all(
       rows.map(async (row, i) => {
         await store.insertSubmission(ACCOUNT, row);
@@ -139,7 +111,7 @@ export function testEventLog<S extends Store>(options: StoreSuiteOptions<S>): vo
       }),
     );
     writing = false;
-    await follower;
+    const seen = await follower;
     const changes = 60 + 20 + 15;
     assert.is(seen.length, changes, "one event per change");
     assert.is(new Set(seen.map((e) => e.id)).size, changes, "each event once");

@@ -7,10 +7,10 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import type { ChangeEvent } from "../../src/events.ts";
 import postgres from "postgres";
 import { createApiKey, revokeApiKey } from "../../src/auth/keys.ts";
 import { openPostgresStore } from "../../src/stores/postgres/index.ts";
+import { followLog, readAll } from "../../src/testing/event-reading.ts";
 import { migratePostgres, POSTGRES_SCHEMA_VERSION } from "../../src/stores/postgres/migrations.ts";
 import { postgresStore } from "../../src/stores/postgres/store.ts";
 import type { Submission } from "../../src/submission.ts";
@@ -45,18 +45,7 @@ shared("two stores writing one account: a follower of the log sees every event o
   const [a, b] = await Promise.all([openPostgresStore({ url: database.url }), openPostgresStore({ url: database.url })]).then((all) => all.map((o) => o.store));
   try {
     let writing = true;
-    const seen: ChangeEvent[] = [];
-    const follower = (async () => {
-      let cursor: number | undefined;
-      for (;;) {
-        const done = !writing;
-        const page = await a!.readEvents("acct", { limit: 7, after: cursor });
-        if (page.expired) throw new Error("expired while following");
-        seen.push(...page.events);
-        cursor = page.cursor;
-        if (done && page.events.length < 7) return;
-      }
-    })();
+    const follower = followLog(a!, "acct", 7, () => writing);
     await Promise.all(
       Array.from({ length: 120 }, async (_, i) => {
         const store = i % 2 === 0 ? a! : b!;
@@ -67,15 +56,8 @@ shared("two stores writing one account: a follower of the log sees every event o
       }),
     );
     writing = false;
-    await follower;
-    const all: ChangeEvent[] = [];
-    for (let after: number | undefined; ; ) {
-      const page = await b!.readEvents("acct", { limit: 1000, after });
-      if (page.expired) throw new Error("expired");
-      all.push(...page.events);
-      after = page.cursor;
-      if (page.events.length < 1000) break;
-    }
+    const seen = await follower;
+    const all = (await readAll(b!, "acct", {}, 1000)).events;
     assert.is(all.length, 120 + 40 + 30, "one event per change");
     assert.equal(seen.map((e) => e.id), all.map((e) => e.id), "the follower saw the whole log in its one order");
   } finally {
