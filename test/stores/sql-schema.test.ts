@@ -68,6 +68,31 @@ plans("every filter combination, date bound and order is an index walk: no table
   }
 });
 
+plans("a deep offset with at most one equality filter reads counts per day by key and one index from a day's boundary: no step over every skipped row", async () => {
+  const client = createClient({ url: ":memory:" });
+  try {
+    await migrate(libsqlDriver(client));
+    for (const [field, column] of [[undefined, undefined], ...Object.entries(EQUALITY_COLUMNS)] as const) {
+      for (const order of ["asc", "desc"] as const) {
+        const query: SubmissionQuery = { ...(field === undefined ? {} : { [field]: "value" }), order, limit: 10, offset: 500_000 };
+        const { page } = listStatements("account", query);
+        const { rows } = await client.execute({ sql: `EXPLAIN QUERY PLAN ${page.sql}`, args: [...page.args!] });
+        const plan = rows.map((row) => String(row.detail));
+        const context = `${JSON.stringify(query)}: ${plan.join(" | ")}`;
+        const days = column === undefined
+          ? /^SEARCH submission_account_days USING PRIMARY KEY \(account_id=\?\)$/
+          : /^SEARCH submission_value_days USING PRIMARY KEY \(account_id=\? AND field=\? AND value=\?\)$/;
+        assert.ok(plan.some((step) => days.test(step)), context);
+        const index = column === undefined ? "submissions_by_time" : `submissions_by_${column.replace("_id", "")}`;
+        const read = plan.filter((step) => step.startsWith("SEARCH submissions") || step.startsWith("SCAN submissions"));
+        assert.equal(read, [`SEARCH submissions USING INDEX ${index} (account_id=?${column === undefined ? "" : ` AND ${column}=?`} AND created_at${order === "asc" ? ">" : "<"}?)`], context);
+      }
+    }
+  } finally {
+    client.close();
+  }
+});
+
 /** The plan of one statement of a list (`what`: page, count, walk, first walk page) that reads `depth` rows. */
 function assertIndexWalks(steps: string[], query: SubmissionQuery, what: string, depth: number, context: string): void {
   assert.ok(steps.length > 0, context);
@@ -340,6 +365,36 @@ migrations("migration 9 counts per day the rows an older database already has: d
     assert.is((await list({ createdAfter: 20_002 * DAY - 1, createdBefore: 20_009 * DAY })).total, 700);
     assert.equal((await list({ offset: 1105 })).items.map((s) => s.submissionId), ["id-0094", "id-0093", "id-0092"]);
     assert.equal((await list({ order: "asc", offset: 1105 })).items.map((s) => s.submissionId), ["id-1105", "id-1106", "id-1107"]);
+  } finally {
+    await store.close();
+  }
+});
+
+migrations("migration 10 counts per day each filter value's rows an older database already has, and the counts follow later writes", async ({ url }) => {
+  const DAY = 86_400_000;
+  const client = createClient({ url });
+  try {
+    await applyVersion1(client);
+    // 3,000 rows over 12 days, ten to a millisecond; popups in turn, every third row completed
+    await client.execute(`WITH RECURSIVE n (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 2999)
+      INSERT INTO submissions (account_id, id, popup_id, domain, device, user_agent, status, created_at, data)
+      SELECT 'acct', printf('id-%04d', i), 'popup_' || (i % 2), '', 'unknown', '', CASE WHEN i % 3 = 0 THEN 'completed' ELSE 'pending' END,
+        ${20_000 * DAY} + (i / 250) * ${DAY} + (i % 250) / 10, '{}' FROM n`);
+  } finally {
+    client.close();
+  }
+  const store = await createLibsqlStore({ url });
+  try {
+    const ids = async (query: Partial<SubmissionQuery>) =>
+      (await store.listSubmissions("acct", { order: "asc", limit: 3, offset: 0, ...query })).items.map((s) => s.submissionId);
+    assert.equal(await ids({ popupId: "popup_1", offset: 1100 }), ["id-2201", "id-2203", "id-2205"]);
+    assert.equal(await ids({ popupId: "popup_1", order: "desc", offset: 1100 }), ["id-0799", "id-0797", "id-0795"]);
+    assert.equal(await ids({ status: "pending", offset: 1500 }), ["id-2251", "id-2252", "id-2254"]);
+    // the counts follow a status change and a delete
+    await store.setSubmissionStatus("acct", "id-2251", "completed");
+    await store.deleteSubmission("acct", "id-2252");
+    assert.equal(await ids({ status: "pending", offset: 1500 }), ["id-2254", "id-2255", "id-2257"]);
+    assert.equal(await ids({ status: "completed", offset: 1000 }), ["id-2997"]);
   } finally {
     await store.close();
   }
