@@ -318,15 +318,18 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   // 10: counts per UTC day of each value of each equality filter (a popup, a domain, a device, a
   // status), kept by triggers in the transaction of every write as migrations 7 and 9's are, so
   // that a deep offset with one equality filter skips whole days by their counts as one without
-  // filters does (list-query.ts). Filled from migration 7's counts per tuple and day.
+  // filters does (list-query.ts). By field, then day: a day's counts of one field are side by
+  // side, so a create changes one page per field (a group commit writes each changed page),
+  // and a deep offset reads its field's days, every value's, and keeps its value's.
+  // Filled from migration 7's counts per tuple and day.
   [
     `CREATE TABLE submission_value_days (
       account_id TEXT NOT NULL,
       field TEXT NOT NULL, -- the column: popup_id, domain, device or status
-      value TEXT NOT NULL,
       day INTEGER NOT NULL, -- as submission_day_counts' day
+      value TEXT NOT NULL,
       n INTEGER NOT NULL,
-      PRIMARY KEY (account_id, field, value, day)
+      PRIMARY KEY (account_id, field, day, value)
     ) WITHOUT ROWID`,
     ...EQUALITY_COLUMNS.map((column) => `INSERT INTO submission_value_days (account_id, field, value, day, n)
       SELECT account_id, '${column}', ${column}, day, SUM(n) FROM submission_day_counts GROUP BY account_id, ${column}, day`),
