@@ -347,22 +347,33 @@ migrations("migration 4 counts the rows an older database already has, and the c
   }
 });
 
-migrations("migration 9 counts per day the rows an older database already has: dated totals and deep offsets follow them", async ({ url }) => {
-  const DAY = 86_400_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * A database at schema version 1 holding `count` rows of account "acct" (ids id-0000 on), `perDay`
+ * to a UTC day from day 20,000, ten to a millisecond; `columns` gives popup_id and status as SQL
+ * over the row's number `i`.
+ */
+async function version1WithRows(url: string, count: number, perDay: number, columns = { popup: "'popup'", status: "'pending'" }): Promise<void> {
   const client = createClient({ url });
   try {
     await applyVersion1(client);
-    // 1,200 rows over 12 days, ten to a millisecond
-    await client.execute(`WITH RECURSIVE n (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1199)
+    await client.execute(`WITH RECURSIVE n (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${count - 1})
       INSERT INTO submissions (account_id, id, popup_id, domain, device, user_agent, status, created_at, data)
-      SELECT 'acct', printf('id-%04d', i), 'popup', '', 'unknown', '', 'pending', ${20_000 * DAY} + (i / 100) * ${DAY} + (i % 100) / 10, '{}' FROM n`);
+      SELECT 'acct', printf('id-%04d', i), ${columns.popup}, '', 'unknown', '', ${columns.status},
+        ${20_000 * DAY_MS} + (i / ${perDay}) * ${DAY_MS} + (i % ${perDay}) / 10, '{}' FROM n`);
   } finally {
     client.close();
   }
+}
+
+migrations("migration 9 counts per day the rows an older database already has: dated totals and deep offsets follow them", async ({ url }) => {
+  // 1,200 rows over 12 days
+  await version1WithRows(url, 1200, 100);
   const store = await createLibsqlStore({ url });
   try {
     const list = (query: Partial<SubmissionQuery>) => store.listSubmissions("acct", { order: "desc", limit: 3, offset: 0, ...query });
-    assert.is((await list({ createdAfter: 20_002 * DAY - 1, createdBefore: 20_009 * DAY })).total, 700);
+    assert.is((await list({ createdAfter: 20_002 * DAY_MS - 1, createdBefore: 20_009 * DAY_MS })).total, 700);
     assert.equal((await list({ offset: 1105 })).items.map((s) => s.submissionId), ["id-0094", "id-0093", "id-0092"]);
     assert.equal((await list({ order: "asc", offset: 1105 })).items.map((s) => s.submissionId), ["id-1105", "id-1106", "id-1107"]);
   } finally {
@@ -371,18 +382,8 @@ migrations("migration 9 counts per day the rows an older database already has: d
 });
 
 migrations("migration 10 counts per day each filter value's rows an older database already has, and the counts follow later writes", async ({ url }) => {
-  const DAY = 86_400_000;
-  const client = createClient({ url });
-  try {
-    await applyVersion1(client);
-    // 3,000 rows over 12 days, ten to a millisecond; popups in turn, every third row completed
-    await client.execute(`WITH RECURSIVE n (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 2999)
-      INSERT INTO submissions (account_id, id, popup_id, domain, device, user_agent, status, created_at, data)
-      SELECT 'acct', printf('id-%04d', i), 'popup_' || (i % 2), '', 'unknown', '', CASE WHEN i % 3 = 0 THEN 'completed' ELSE 'pending' END,
-        ${20_000 * DAY} + (i / 250) * ${DAY} + (i % 250) / 10, '{}' FROM n`);
-  } finally {
-    client.close();
-  }
+  // 3,000 rows over 12 days; popups in turn, every third row completed
+  await version1WithRows(url, 3000, 250, { popup: "'popup_' || (i % 2)", status: "CASE WHEN i % 3 = 0 THEN 'completed' ELSE 'pending' END" });
   const store = await createLibsqlStore({ url });
   try {
     const ids = async (query: Partial<SubmissionQuery>) =>
