@@ -377,11 +377,10 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     assert.is((await deleteSubmissions(store, ACCOUNT, deleted.slice(20).map((row) => row.submissionId), "api")).length, deleted.length - 20);
     const added = times.slice(0, 90).map((time, i): Submission => ({ ...rows[i]!, submissionId: crypto.randomUUID(), createdAt: new Date(time + 2 * DAY).toISOString() }));
     for (const row of added) await store.insertSubmission(ACCOUNT, row);
-    const changed = rows.filter((row, i) => i % 9 === 4 && !deleted.includes(row));
-    for (const row of changed) assert.ok(await store.setSubmissionStatus(ACCOUNT, row.submissionId, row.status === "pending" ? "completed" : "pending"));
-    const flipped = new Set(changed.map((row) => row.submissionId));
-    rows.splice(0, rows.length, ...rows.filter((row) => !deleted.includes(row)).map((row): Submission =>
-      flipped.has(row.submissionId) ? { ...row, status: row.status === "pending" ? "completed" : "pending" } : row), ...added);
+    const flipped = rows.filter((row, i) => i % 9 === 4 && !deleted.includes(row)).map((row): Submission => ({ ...row, status: row.status === "pending" ? "completed" : "pending" }));
+    for (const row of flipped) assert.ok(await store.setSubmissionStatus(ACCOUNT, row.submissionId, row.status));
+    const flippedById = new Map(flipped.map((row) => [row.submissionId, row]));
+    rows.splice(0, rows.length, ...rows.filter((row) => !deleted.includes(row)).map((row) => flippedById.get(row.submissionId) ?? row), ...added);
     await check();
   });
 

@@ -2,8 +2,9 @@
  * One account's submissions, kept compactly for millions of rows: each row is a slot number
  * into a few columns (its JSON text, its id, its time, its tuple), so a row costs its JSON's
  * bytes outside the JavaScript heap (text-column.ts), one id string, a Map entry and about 50
- * bytes of arrays, and no object per row for the garbage collector to trace. The rows are indexed twice, both in the list order
- * (createdAt, then id): all of them, and per tuple (see tuples.ts).
+ * bytes of arrays, and no object per row for the garbage collector to trace. The rows are
+ * indexed twice, both in the list order (createdAt, then id): all of them, and per tuple (see
+ * tuples.ts).
  */
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { compareByCodePoint } from "../../text-order.ts";
