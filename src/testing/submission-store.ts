@@ -340,7 +340,7 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     await check();
   });
 
-  test("list: deep offsets land exactly across days, on ties of created_at at and around midnights, both orders, through changes", async (store) => {
+  test("list: deep offsets land exactly across days, on ties of created_at at and around midnights, both orders, with one filter or none, through changes", async (store) => {
     const DAY = 86_400_000;
     const D0 = Date.UTC(2025, 6, 1);
     // 1,500 rows over 6 days: runs of one millisecond at each midnight, its last millisecond
@@ -365,18 +365,22 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
         for (const offset of offsets) await expectList(store, ACCOUNT, rows, { order, limit: 7, offset });
         for (const offset of [1000, 1100]) {
           await expectList(store, ACCOUNT, rows, { status: "pending", order, limit: 7, offset });
+          await expectList(store, ACCOUNT, rows, { device: rows[0]!.device, order, limit: 7, offset });
           await expectList(store, ACCOUNT, rows, { createdAfter: D0 + DAY - 1, createdBefore: D0 + 5 * DAY + 1, order, limit: 7, offset });
         }
       }
     };
     await check();
-    // the counts a store skips days by follow deletes and creates
+    // the counts a store skips days by follow deletes, creates and status changes
     const deleted = rows.filter((_, i) => i % 9 === 0);
     for (const row of deleted.slice(0, 20)) assert.ok(await store.deleteSubmission(ACCOUNT, row.submissionId));
     assert.is((await deleteSubmissions(store, ACCOUNT, deleted.slice(20).map((row) => row.submissionId), "api")).length, deleted.length - 20);
     const added = times.slice(0, 90).map((time, i): Submission => ({ ...rows[i]!, submissionId: crypto.randomUUID(), createdAt: new Date(time + 2 * DAY).toISOString() }));
     for (const row of added) await store.insertSubmission(ACCOUNT, row);
-    rows.splice(0, rows.length, ...rows.filter((row) => !deleted.includes(row)), ...added);
+    const flipped = rows.filter((row, i) => i % 9 === 4 && !deleted.includes(row)).map((row): Submission => ({ ...row, status: row.status === "pending" ? "completed" : "pending" }));
+    for (const row of flipped) assert.ok(await store.setSubmissionStatus(ACCOUNT, row.submissionId, row.status));
+    const flippedById = new Map(flipped.map((row) => [row.submissionId, row]));
+    rows.splice(0, rows.length, ...rows.filter((row) => !deleted.includes(row)).map((row) => flippedById.get(row.submissionId) ?? row), ...added);
     await check();
   });
 

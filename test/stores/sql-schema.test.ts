@@ -68,6 +68,31 @@ plans("every filter combination, date bound and order is an index walk: no table
   }
 });
 
+plans("a deep offset with at most one equality filter reads counts per day by key and one index from a day's boundary: no step over every skipped row", async () => {
+  const client = createClient({ url: ":memory:" });
+  try {
+    await migrate(libsqlDriver(client));
+    for (const [field, column] of [[undefined, undefined], ...Object.entries(EQUALITY_COLUMNS)] as const) {
+      for (const order of ["asc", "desc"] as const) {
+        const query: SubmissionQuery = { ...(field === undefined ? {} : { [field]: "value" }), order, limit: 10, offset: 500_000 };
+        const { page } = listStatements("account", query);
+        const { rows } = await client.execute({ sql: `EXPLAIN QUERY PLAN ${page.sql}`, args: [...page.args!] });
+        const plan = rows.map((row) => String(row.detail));
+        const context = `${JSON.stringify(query)}: ${plan.join(" | ")}`;
+        const days = column === undefined
+          ? /^SEARCH submission_account_days USING PRIMARY KEY \(account_id=\?\)$/
+          : /^SEARCH submission_value_days USING PRIMARY KEY \(account_id=\? AND field=\?\)$/;
+        assert.ok(plan.some((step) => days.test(step)), context);
+        const index = column === undefined ? "submissions_by_time" : `submissions_by_${column.replace("_id", "")}`;
+        const read = plan.filter((step) => step.startsWith("SEARCH submissions") || step.startsWith("SCAN submissions"));
+        assert.equal(read, [`SEARCH submissions USING INDEX ${index} (account_id=?${column === undefined ? "" : ` AND ${column}=?`} AND created_at${order === "asc" ? ">" : "<"}?)`], context);
+      }
+    }
+  } finally {
+    client.close();
+  }
+});
+
 /** The plan of one statement of a list (`what`: page, count, walk, first walk page) that reads `depth` rows. */
 function assertIndexWalks(steps: string[], query: SubmissionQuery, what: string, depth: number, context: string): void {
   assert.ok(steps.length > 0, context);
@@ -322,24 +347,55 @@ migrations("migration 4 counts the rows an older database already has, and the c
   }
 });
 
-migrations("migration 9 counts per day the rows an older database already has: dated totals and deep offsets follow them", async ({ url }) => {
-  const DAY = 86_400_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * A database at schema version 1 holding `count` rows of account "acct" (ids id-0000 on), `perDay`
+ * to a UTC day from day 20,000, ten to a millisecond; `columns` gives popup_id and status as SQL
+ * over the row's number `i`.
+ */
+async function version1WithRows(url: string, count: number, perDay: number, columns = { popup: "'popup'", status: "'pending'" }): Promise<void> {
   const client = createClient({ url });
   try {
     await applyVersion1(client);
-    // 1,200 rows over 12 days, ten to a millisecond
-    await client.execute(`WITH RECURSIVE n (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1199)
+    await client.execute(`WITH RECURSIVE n (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${count - 1})
       INSERT INTO submissions (account_id, id, popup_id, domain, device, user_agent, status, created_at, data)
-      SELECT 'acct', printf('id-%04d', i), 'popup', '', 'unknown', '', 'pending', ${20_000 * DAY} + (i / 100) * ${DAY} + (i % 100) / 10, '{}' FROM n`);
+      SELECT 'acct', printf('id-%04d', i), ${columns.popup}, '', 'unknown', '', ${columns.status},
+        ${20_000 * DAY_MS} + (i / ${perDay}) * ${DAY_MS} + (i % ${perDay}) / 10, '{}' FROM n`);
   } finally {
     client.close();
   }
+}
+
+migrations("migration 9 counts per day the rows an older database already has: dated totals and deep offsets follow them", async ({ url }) => {
+  // 1,200 rows over 12 days
+  await version1WithRows(url, 1200, 100);
   const store = await createLibsqlStore({ url });
   try {
     const list = (query: Partial<SubmissionQuery>) => store.listSubmissions("acct", { order: "desc", limit: 3, offset: 0, ...query });
-    assert.is((await list({ createdAfter: 20_002 * DAY - 1, createdBefore: 20_009 * DAY })).total, 700);
+    assert.is((await list({ createdAfter: 20_002 * DAY_MS - 1, createdBefore: 20_009 * DAY_MS })).total, 700);
     assert.equal((await list({ offset: 1105 })).items.map((s) => s.submissionId), ["id-0094", "id-0093", "id-0092"]);
     assert.equal((await list({ order: "asc", offset: 1105 })).items.map((s) => s.submissionId), ["id-1105", "id-1106", "id-1107"]);
+  } finally {
+    await store.close();
+  }
+});
+
+migrations("migration 10 counts per day each filter value's rows an older database already has, and the counts follow later writes", async ({ url }) => {
+  // 3,000 rows over 12 days; popups in turn, every third row completed
+  await version1WithRows(url, 3000, 250, { popup: "'popup_' || (i % 2)", status: "CASE WHEN i % 3 = 0 THEN 'completed' ELSE 'pending' END" });
+  const store = await createLibsqlStore({ url });
+  try {
+    const ids = async (query: Partial<SubmissionQuery>) =>
+      (await store.listSubmissions("acct", { order: "asc", limit: 3, offset: 0, ...query })).items.map((s) => s.submissionId);
+    assert.equal(await ids({ popupId: "popup_1", offset: 1100 }), ["id-2201", "id-2203", "id-2205"]);
+    assert.equal(await ids({ popupId: "popup_1", order: "desc", offset: 1100 }), ["id-0799", "id-0797", "id-0795"]);
+    assert.equal(await ids({ status: "pending", offset: 1500 }), ["id-2251", "id-2252", "id-2254"]);
+    // the counts follow a status change and a delete
+    await store.setSubmissionStatus("acct", "id-2251", "completed");
+    await store.deleteSubmission("acct", "id-2252");
+    assert.equal(await ids({ status: "pending", offset: 1500 }), ["id-2254", "id-2255", "id-2257"]);
+    assert.equal(await ids({ status: "completed", offset: 1000 }), ["id-2997"]);
   } finally {
     await store.close();
   }

@@ -1,9 +1,10 @@
 /**
  * One account's submissions, kept compactly for millions of rows: each row is a slot number
- * into a few columns (its JSON text, its id, its time, its tuple), so a row costs one string
- * of its JSON, one id string, a Map entry and about 40 bytes of arrays, and no object per row
- * for the garbage collector to trace. The rows are indexed twice, both in the list order
- * (createdAt, then id): all of them, and per tuple (see tuples.ts).
+ * into a few columns (its JSON text, its id, its time, its tuple), so a row costs its JSON's
+ * bytes outside the JavaScript heap (text-column.ts), one id string, a Map entry and about 50
+ * bytes of arrays, and no object per row for the garbage collector to trace. The rows are
+ * indexed twice, both in the list order (createdAt, then id): all of them, and per tuple (see
+ * tuples.ts).
  */
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { compareByCodePoint } from "../../text-order.ts";
@@ -11,11 +12,12 @@ import { SortedSlots, type Probe, type SlotOrder } from "./sorted-slots.ts";
 import { IdentifierIndex } from "./identifiers.ts";
 import { detached } from "./strings.ts";
 import { submissionToText, textToSubmission } from "./submission-text.ts";
+import { TextColumn } from "./text-column.ts";
 import { TupleIndex } from "./tuples.ts";
 
 export class AccountRows implements SlotOrder {
   private readonly ids: string[] = [];
-  private readonly texts: string[] = [];
+  private readonly texts = new TextColumn();
   private times = new Float64Array(256);
   private tupleOfSlot = new Int32Array(256);
   private readonly freeSlots: number[] = [];
@@ -53,7 +55,7 @@ export class AccountRows implements SlotOrder {
   /** The JSON text of the row with this id, or undefined. */
   textOf(submissionId: string): string | undefined {
     const slot = this.slotById.get(submissionId);
-    return slot === undefined ? undefined : this.texts[slot];
+    return slot === undefined ? undefined : this.texts.get(slot);
   }
 
   /** The row's id and popup id as the rows keep them, to be kept elsewhere without a copy. */
@@ -65,12 +67,12 @@ export class AccountRows implements SlotOrder {
 
   /** The ids of the rows whose `data[field]` is `value` (see IdentifierIndex). */
   idsByIdentifier(field: string, value: string): string[] {
-    const dataAt = (slot: number) => (this.ids[slot] === "" ? undefined : textToSubmission(this.texts[slot]!).data);
+    const dataAt = (slot: number) => (this.ids[slot] === "" ? undefined : textToSubmission(this.texts.get(slot)).data);
     return this.identifiers.find(field, value, dataAt).map((slot) => this.ids[slot]!);
   }
 
   textAt(slot: number): string {
-    return this.texts[slot]!;
+    return this.texts.get(slot);
   }
 
   /** The place right after the row in `slot`, or right before it, as a probe into any list. */
@@ -87,7 +89,7 @@ export class AccountRows implements SlotOrder {
     const slot = this.freeSlots.pop() ?? this.slotById.size;
     this.ensureCapacity(slot + 1);
     this.ids[slot] = id;
-    this.texts[slot] = text;
+    this.texts.set(slot, text);
     this.times[slot] = time;
     this.tupleOfSlot[slot] = tuple;
     this.slotById.set(id, slot);
@@ -101,7 +103,7 @@ export class AccountRows implements SlotOrder {
   setStatus(submissionId: string, status: SubmissionStatus): boolean {
     const slot = this.slotById.get(submissionId);
     if (slot === undefined) return false;
-    const submission = textToSubmission(this.texts[slot]!);
+    const submission = textToSubmission(this.texts.get(slot));
     if (submission.status === status) return true;
     submission.status = status;
     const before = this.index.tuples[this.tupleOfSlot[slot]!]!;
@@ -109,7 +111,7 @@ export class AccountRows implements SlotOrder {
     const after = this.index.tupleOf(submission);
     this.index.tuples[after]!.rows.insert(slot);
     this.tupleOfSlot[slot] = after;
-    this.texts[slot] = submissionToText(submission);
+    this.texts.set(slot, submissionToText(submission));
     return true;
   }
 
@@ -121,7 +123,8 @@ export class AccountRows implements SlotOrder {
     this.all.remove(slot);
     this.index.tuples[this.tupleOfSlot[slot]!]!.rows.remove(slot);
     this.slotById.delete(submissionId);
-    this.ids[slot] = this.texts[slot] = "";
+    this.ids[slot] = "";
+    this.texts.remove(slot);
     this.freeSlots.push(slot);
     return true;
   }
@@ -150,5 +153,6 @@ export class AccountRows implements SlotOrder {
     tuples.set(this.tupleOfSlot);
     this.tupleOfSlot = tuples;
     this.identifiers.ensureCapacity(capacity);
+    this.texts.ensureCapacity(capacity);
   }
 }

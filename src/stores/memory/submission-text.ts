@@ -1,10 +1,9 @@
 /**
  * A submission as the memory store keeps it, both ways: one JSON text per row, which costs the
- * garbage collector one string instead of an object graph, is parsed afresh on every read (so
- * callers always get copies), and is already what an NDJSON export writes.
+ * garbage collector nothing (text-column.ts keeps it as bytes), is parsed afresh on every read
+ * (so callers always get copies), and is already what an NDJSON export writes.
  */
 import type { Submission } from "../../submission.ts";
-import { flattened } from "./strings.ts";
 
 /**
  * The JSON text `JSON.stringify` gives, the contract's keys in the order of `Submission`
@@ -13,7 +12,7 @@ import { flattened } from "./strings.ts";
  */
 export function submissionToText(s: Submission): string {
   const { submissionId, popupId, data, domain, userAgent, device, status, createdAt, ...added } = s;
-  return flattened(JSON.stringify({ submissionId, popupId, data, domain, userAgent, device, status, createdAt, ...added }));
+  return JSON.stringify({ submissionId, popupId, data, domain, userAgent, device, status, createdAt, ...added });
 }
 
 export function textToSubmission(text: string): Submission {

@@ -22,8 +22,8 @@ export function listStatements(accountId: string, query: SubmissionQuery, as: "r
 
 /** A page of `select` by the reading `pageReading` chooses. */
 function pageStatement(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
-  if (page.offset >= MIN_DAY_SKIP && page.after === undefined && equalityCount(filter) === 0 && !isDated(filter)) {
-    return daySkippingPage(accountId, order, page, select);
+  if (page.offset >= MIN_DAY_SKIP && page.after === undefined && equalityCount(filter) <= 1 && !isDated(filter)) {
+    return daySkippingPage(accountId, filter, order, page, select);
   }
   const reading = pageReading(filter, page.offset + page.limit);
   if (reading === "tuple merge") return mergedPage(accountId, filter, order, page, select);
@@ -48,36 +48,44 @@ interface PageBounds {
 }
 
 /**
- * An offset from which a list without filters skips whole days by the account's counts per
+ * An offset from which a list with at most one equality filter skips whole days by counts per
  * day (`daySkippingPage`) rather than stepping over each row: below it, stepping costs less
- * than reading the account's days.
+ * than reading the days.
  */
 const MIN_DAY_SKIP = 1000;
 
 /**
- * A deep page of the whole account (`offset=500000`): SQLite's OFFSET steps over every skipped
- * entry of the time index, as its B-trees keep no subtree counts. Instead, the account's
- * counts per UTC day (migration 9) give the day the offset falls in, counted from the end the
- * list starts at, and how many rows the days before it hold; the page is read from that day's
- * boundary, skipping only the rest of the offset. A day's rows all lie on one side of its
- * boundary, ties of created_at included, and the counts and the rows are read in one statement,
- * so one snapshot: the page is exactly the one OFFSET would give.
+ * A deep page (`offset=500000`) with at most one equality filter: SQLite's OFFSET steps over
+ * every skipped entry of the index, as its B-trees keep no subtree counts. Instead, counts per
+ * UTC day (the account's, migration 9, or the filter value's, migration 10) give the day the
+ * offset falls in, counted from the end the list starts at, and how many matches the days
+ * before it hold; the page is read from that day's boundary in the same index, skipping only
+ * the rest of the offset. A day's rows all lie on one side of its boundary, ties of created_at
+ * included, and the counts and the rows are read in one statement, so one snapshot: the page
+ * is exactly the one OFFSET would give.
  */
-function daySkippingPage(accountId: string, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
+function daySkippingPage(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
   const ascending = order === "asc";
   const direction = ascending ? "ASC" : "DESC";
+  const [field] = equalityFields(filter);
+  const days = field === undefined
+    ? { sql: "submission_account_days WHERE account_id = ?", args: [accountId] }
+    : { sql: "submission_value_days WHERE account_id = ? AND field = ? AND value = ?", args: [accountId, EQUALITY_COLUMNS[field], filter[field]!] };
+  const rows = field === undefined
+    ? { sql: "submissions WHERE account_id = ?", args: [accountId] }
+    : { sql: `submissions INDEXED BY ${FIRST_FILTER_INDEXES[field]} WHERE account_id = ? AND ${EQUALITY_COLUMNS[field]} = ?`, args: [accountId, filter[field]!] };
   // The day the offset falls in is the last, in the list order, whose preceding days hold no
   // more than the offset; past the end, the list's last day, and the rest of the offset skips
   // all of it.
   const skip = `SELECT ${ascending ? "day" : "(day + 1)"} * ${DAY_MS} AS boundary, COALESCE(preceding, 0) AS skipped FROM (
       SELECT day, SUM(n) OVER (ORDER BY day ${direction} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS preceding
-      FROM submission_account_days WHERE account_id = ?)
+      FROM ${days.sql})
     WHERE COALESCE(preceding, 0) <= ? ORDER BY day ${ascending ? "DESC" : "ASC"} LIMIT 1`;
   return {
     sql: `WITH skip (boundary, skipped) AS MATERIALIZED (${skip})
-      SELECT ${select} FROM submissions WHERE account_id = ? AND created_at ${ascending ? ">=" : "<"} (SELECT boundary FROM skip)
+      SELECT ${select} FROM ${rows.sql} AND created_at ${ascending ? ">=" : "<"} (SELECT boundary FROM skip)
       ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ? - COALESCE((SELECT skipped FROM skip), 0)`,
-    args: [accountId, page.offset, accountId, page.limit, page.offset],
+    args: [...days.args, page.offset, ...rows.args, page.limit, page.offset],
   };
 }
 

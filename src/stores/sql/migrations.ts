@@ -3,6 +3,10 @@
  * change is a new entry. Each runs in the same write transaction as its version record, so a
  * crash leaves the schema at one version or the next, never between.
  */
+
+/** The equality filters' columns, as migration 10 names them in `submission_value_days.field`. */
+const EQUALITY_COLUMNS = ["popup_id", "domain", "device", "status"] as const;
+
 export const MIGRATIONS: readonly (readonly string[])[] = [
   // 1: accounts, keys, submissions
   [
@@ -311,7 +315,48 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
         ON CONFLICT DO UPDATE SET n = n + 1;
     END`,
   ],
+  // 10: counts per UTC day of each value of each equality filter (a popup, a domain, a device, a
+  // status), kept by triggers in the transaction of every write as migrations 7 and 9's are, so
+  // that a deep offset with one equality filter skips whole days by their counts as one without
+  // filters does (list-query.ts). By field, then day: a day's counts of one field are side by
+  // side, so a create changes one page per field (a group commit writes each changed page),
+  // and a deep offset reads its field's days, every value's, and keeps its value's.
+  // Filled from migration 7's counts per tuple and day.
+  [
+    `CREATE TABLE submission_value_days (
+      account_id TEXT NOT NULL,
+      field TEXT NOT NULL, -- the column: popup_id, domain, device or status
+      day INTEGER NOT NULL, -- as submission_day_counts' day
+      value TEXT NOT NULL,
+      n INTEGER NOT NULL,
+      PRIMARY KEY (account_id, field, day, value)
+    ) WITHOUT ROWID`,
+    ...EQUALITY_COLUMNS.map((column) => `INSERT INTO submission_value_days (account_id, field, value, day, n)
+      SELECT account_id, '${column}', ${column}, day, SUM(n) FROM submission_day_counts GROUP BY account_id, ${column}, day`),
+    `CREATE TRIGGER submissions_value_day_counted_on_insert AFTER INSERT ON submissions BEGIN
+      ${valueDaysAdded("NEW")};
+    END`,
+    `CREATE TRIGGER submissions_value_day_counted_on_delete AFTER DELETE ON submissions BEGIN
+      ${valueDaysTaken("OLD")};
+    END`,
+    `CREATE TRIGGER submissions_value_day_counted_on_update AFTER UPDATE OF account_id, popup_id, domain, device, status, created_at ON submissions BEGIN
+      ${valueDaysTaken("OLD")};
+      ${valueDaysAdded("NEW")};
+    END`,
+  ],
 ];
+
+/** One statement adding a row's values to their days (of `row`: NEW or OLD). */
+function valueDaysAdded(row: string): string {
+  const values = EQUALITY_COLUMNS.map((column) => `(${row}.account_id, '${column}', ${row}.${column}, ${dayOf(`${row}.created_at`)}, 1)`);
+  return `INSERT INTO submission_value_days (account_id, field, value, day, n) VALUES ${values.join(", ")} ON CONFLICT DO UPDATE SET n = n + 1`;
+}
+
+/** A statement per equality filter taking a row's values from their days, each by primary key. */
+function valueDaysTaken(row: string): string {
+  return EQUALITY_COLUMNS.map((column) => `UPDATE submission_value_days SET n = n - 1
+        WHERE account_id = ${row}.account_id AND field = '${column}' AND value = ${row}.${column} AND day = ${dayOf(`${row}.created_at`)}`).join(";\n      ");
+}
 
 /**
  * The UTC day of an epoch-milliseconds expression, as a whole number that rounds down before
