@@ -24,7 +24,9 @@ const EVENT_ID = `(CASE WHEN e.type = 'submission.created' THEN e.event || 'null
 
 /**
  * Leases to $4 until $3 at most $2 deliveries due at $1 and returns them with their endpoints
- * and events. Part of migration 2: never edited once released; a change is a new migration.
+ * and events; `lease` is the CTE that leases the chosen deliveries. As CLAIM it is part of
+ * migration 2, as CLAIM_LOCKING_IN_ORDER of migration 4: never edited once released; a change
+ * is a new migration.
  */
 const claimFunction = (create: string, lease: string) => `${create} formsink_claim_deliveries(p_now bigint, p_limit integer, p_lease_until bigint, p_owner text, p_lock_timeout text)
   RETURNS TABLE (
