@@ -103,15 +103,16 @@ export function testEventLog<S extends Store>(options: StoreSuiteOptions<S>): vo
     const rows = seedRows(60);
     let writing = true;
     const follower = followLog(store, ACCOUNT, 5, () => writing);
-    await Promise.all(
+    const writes = Promise.all(
       rows.map(async (row, i) => {
         await store.insertSubmission(ACCOUNT, row);
         if (i % 3 === 0) await store.setSubmissionStatus(ACCOUNT, row.submissionId, row.status === "pending" ? "completed" : "pending");
         if (i % 4 === 0) await store.deleteSubmission(ACCOUNT, row.submissionId);
       }),
-    );
-    writing = false;
-    const seen = await follower;
+    ).finally(() => (writing = false));
+    // Awaited together: when a write fails, the follower stops too, and its own failure (the
+    // store is closed under it) is not left unhandled to crash the runner.
+    const [seen] = await Promise.all([follower, writes]);
     const changes = 60 + 20 + 15;
     assert.is(seen.length, changes, "one event per change");
     assert.is(new Set(seen.map((e) => e.id)).size, changes, "each event once");

@@ -9,7 +9,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import postgres from "postgres";
 import { createApiKey, revokeApiKey } from "../../src/auth/keys.ts";
-import { openPostgresStore } from "../../src/stores/postgres/index.ts";
+import { createPostgresStore, openPostgresStore } from "../../src/stores/postgres/index.ts";
 import { followLog, readAll } from "../../src/testing/event-reading.ts";
 import { migratePostgres, POSTGRES_SCHEMA_VERSION } from "../../src/stores/postgres/migrations.ts";
 import { postgresStore } from "../../src/stores/postgres/store.ts";
@@ -46,7 +46,7 @@ shared("two stores writing one account: a follower of the log sees every event o
   try {
     let writing = true;
     const follower = followLog(a!, "acct", 7, () => writing);
-    await Promise.all(
+    const writes = Promise.all(
       Array.from({ length: 120 }, async (_, i) => {
         const store = i % 2 === 0 ? a! : b!;
         const row = submission(i);
@@ -54,9 +54,9 @@ shared("two stores writing one account: a follower of the log sees every event o
         if (i % 3 === 0) await (i % 2 === 0 ? b! : a!).setSubmissionStatus("acct", row.submissionId, "completed");
         if (i % 4 === 0) await store.deleteSubmission("acct", row.submissionId);
       }),
-    );
-    writing = false;
-    const seen = await follower;
+    ).finally(() => (writing = false));
+    // Together, so that a failed write stops the follower and neither is left unhandled.
+    const [seen] = await Promise.all([follower, writes]);
     const all = (await readAll(b!, "acct", {}, 1000)).events;
     assert.is(all.length, 120 + 40 + 30, "one event per change");
     assert.equal(seen.map((e) => e.id), all.map((e) => e.id), "the follower saw the whole log in its one order");
@@ -118,6 +118,64 @@ shared("dispatchers on two stores claiming at once: no delivery is claimed twice
     for (const positions of attempted.values()) assert.equal([...positions].sort((x, y) => x - y), Array.from({ length: EVENTS }, (_, i) => i + 1));
   } finally {
     await Promise.all([a!.close(), b!.close()]);
+    await database.drop();
+  }
+});
+
+shared("a claim re-leasing deliveries whose lease ran out while their attempts are recorded: both finish, neither fails", async () => {
+  const database = await (await sharedCluster()).createDatabase();
+  const store = await createPostgresStore({ url: database.url });
+  const sql = postgres(database.url, { max: 2, onnotice: () => {} });
+  try {
+    await store.insertWebhook("acct", {
+      webhookId: "wh_one", url: "https://receiver.example/", types: null, popupId: null, description: null, createdAt: new Date().toISOString(),
+      disabledAt: null, secrets: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], previousSecretExpiresAt: null, failingSince: null,
+    });
+    await store.importSubmissions("acct", Array.from({ length: 50 }, (_, i) => submission(i)));
+    const now = Date.now();
+    const claimed = await store.claimDeliveries({ now, limit: 50, leaseMs: 10, owner: "late" });
+    assert.is(claimed.length, 50);
+    // A table the size a running deployment has, with its statistics taken (as autovacuum
+    // would): PostgreSQL's plans then meet the rows in the order each statement lists them.
+    await store.insertWebhook("acct", {
+      webhookId: "wh_old", url: "https://receiver.example/", types: null, popupId: null, description: null, createdAt: new Date().toISOString(),
+      disabledAt: new Date().toISOString(), secrets: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], previousSecretExpiresAt: null, failingSince: null,
+    });
+    await sql`INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts)
+      SELECT 'acct', 'wh_old', n, 'evt_' || n, 'submission.created', 'succeeded', 1 FROM generate_series(1, 20000) AS n`;
+    await sql`ANALYZE webhook_deliveries`;
+    // The dispatcher's lease has run out when it records its attempts, newest first, while
+    // another claims the same deliveries. A transaction holding the middle one lines the two up:
+    // each has locked the deliveries it reached before it, and waits.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked = () => {};
+    const middleLocked = new Promise<void>((resolve) => (locked = resolve));
+    const blocker = sql.begin(async (tx) => {
+      await tx`SELECT 1 FROM webhook_deliveries WHERE account_id = 'acct' AND webhook_id = 'wh_one' AND position = 25 FOR UPDATE`;
+      locked();
+      await held;
+    });
+    await middleLocked;
+    const later = now + 100;
+    const outcomes = Promise.allSettled([
+      store.recordDeliveryAttempts!(claimed.toReversed().map((d) => ({
+        accountId: "acct", webhookId: "wh_one", position: d.position, owner: "late", at: later, durationMs: 1, statusCode: 500, error: null,
+        status: "pending" as const, nextAttemptAt: later,
+      }))),
+      store.claimDeliveries({ now: later, limit: 50, leaseMs: 60_000, owner: "next" }),
+    ]);
+    for (let waiting = 0, deadline = Date.now() + 10_000; waiting < 2; ) {
+      if (Date.now() > deadline) throw new Error("the recording and the claim never both waited for the held delivery");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      [{ waiting }] = await sql`SELECT COUNT(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+    }
+    release();
+    await blocker;
+    const [recorded, reclaimed] = await outcomes;
+    assert.equal([recorded.status, reclaimed.status], ["fulfilled", "fulfilled"], String((recorded as PromiseRejectedResult).reason ?? (reclaimed as PromiseRejectedResult).reason));
+  } finally {
+    await Promise.all([store.close(), sql.end({ timeout: 1 })]);
     await database.drop();
   }
 });

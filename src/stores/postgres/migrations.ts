@@ -14,8 +14,8 @@
 import type postgres from "postgres";
 import { randomHex } from "../../hex.ts";
 import type { SchemaUpgrade } from "../sql/migrate.ts";
-import { WEBHOOK_MIGRATION } from "./webhooks.ts";
-import { INSERT_MIGRATION, WRITE_FUNCTIONS } from "./writes.ts";
+import { CLAIM_MIGRATION, WEBHOOK_MIGRATION } from "./webhooks.ts";
+import { IMPORT_MIGRATION, INSERT_MIGRATION, WRITE_FUNCTIONS } from "./writes.ts";
 
 export type { SchemaUpgrade };
 
@@ -192,6 +192,8 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
   WEBHOOK_MIGRATION(TEXT),
   // 3: a create takes its log positions with the head-row lock, in one UPDATE (writes.ts).
   INSERT_MIGRATION,
+  // 4: imports skip the ids an account has by lookup (writes.ts); a claim locks the deliveries it leases in key order (webhooks.ts).
+  [...IMPORT_MIGRATION, ...CLAIM_MIGRATION],
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.length;

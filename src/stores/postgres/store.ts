@@ -38,11 +38,11 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
   const insert = async (accountId: string, submissions: readonly Submission[], skipPresent: boolean): Promise<number> => {
     const now = Date.now();
     const { dataKeys, identifiers } = derivedRecords(submissions, settings.identifyingFields);
-    const inserted = await query(
-      "SELECT formsink_insert($1, $2, $3, $4, $5, $6, $7)",
+    const [row] = await query(
+      "SELECT COUNT(*)::int AS inserted FROM formsink_insert($1, $2, $3, $4, $5, $6, $7)",
       [accountId, records(submissions, now), now, dataKeys, identifiers, skipPresent, lockTimeout],
     );
-    return inserted.length;
+    return Number(row!.inserted);
   };
   const deleteRows = async (accountId: string, submissionIds: readonly string[], reason: DeletionReason): Promise<string[]> => {
     const now = Date.now();

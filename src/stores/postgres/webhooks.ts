@@ -24,9 +24,11 @@ const EVENT_ID = `(CASE WHEN e.type = 'submission.created' THEN e.event || 'null
 
 /**
  * Leases to $4 until $3 at most $2 deliveries due at $1 and returns them with their endpoints
- * and events. Part of migration 2: never edited once released; a change is a new migration.
+ * and events; `lease` is the CTE that leases the chosen deliveries. As CLAIM it is part of
+ * migration 2, as CLAIM_LOCKING_IN_ORDER of migration 4: never edited once released; a change
+ * is a new migration.
  */
-const CLAIM = `CREATE FUNCTION formsink_claim_deliveries(p_now bigint, p_limit integer, p_lease_until bigint, p_owner text, p_lock_timeout text)
+const claimFunction = (create: string, lease: string) => `${create} formsink_claim_deliveries(p_now bigint, p_limit integer, p_lease_until bigint, p_owner text, p_lock_timeout text)
   RETURNS TABLE (
     account_id text, webhook_id text, "position" bigint, event_id text, event_type text, attempts integer, first_attempt_at bigint,
     url text, types text, w_popup_id text, description text, w_created_at text, disabled_at text, secrets text,
@@ -94,9 +96,7 @@ BEGIN
         ORDER BY d.first_attempt_at, d.position LIMIT p_limit) AS due),
     chosen AS (
       SELECT * FROM (SELECT * FROM firsts UNION ALL SELECT * FROM retries) AS c ORDER BY c.kind, c.since, c.position LIMIT p_limit),
-    leased AS (
-      UPDATE webhook_deliveries d SET lease_owner = p_owner, lease_until = p_lease_until
-      FROM chosen c
+${lease}
       WHERE d.account_id = c.account_id AND d.webhook_id = c.webhook_id AND d.position = c.position
         AND d.status = 'pending' AND d.next_attempt_at <= p_now AND COALESCE(d.lease_until, 0) <= p_now
       RETURNING d.account_id, d.webhook_id, d.position, d.event_id, d.event_type, d.attempts, d.first_attempt_at, c.kind, c.since)
@@ -109,6 +109,37 @@ BEGIN
   ${EVENT_TEXT_JOIN}
   ORDER BY d.kind, d.since, d.position;
 END $$`;
+
+const CLAIM = claimFunction(
+  "CREATE FUNCTION",
+  `    leased AS (
+      UPDATE webhook_deliveries d SET lease_owner = p_owner, lease_until = p_lease_until
+      FROM chosen c`,
+);
+
+/**
+ * Every statement that locks several deliveries locks them in key order (account, endpoint,
+ * position) before changing them: a claim re-leasing deliveries whose lease ran out and the
+ * recording of their earlier attempts touch the same rows, and in the order each plan happened
+ * to visit them they could each hold a row the other waits for (a deadlock, which PostgreSQL
+ * ends by failing one of them).
+ */
+const LOCKED_IN_KEY_ORDER = (deliveries: string, match: string) => `SELECT d.account_id, d.webhook_id, d.position FROM webhook_deliveries d
+      JOIN ${deliveries} ON ${match}
+      ORDER BY d.account_id, d.webhook_id, d.position FOR UPDATE OF d`;
+
+/** The claim as migration 4 replaces it: the deliveries it leases are locked in key order first. */
+const CLAIM_LOCKING_IN_ORDER = claimFunction(
+  "CREATE OR REPLACE FUNCTION",
+  `    locked AS MATERIALIZED (
+      ${LOCKED_IN_KEY_ORDER("chosen c", "d.account_id = c.account_id AND d.webhook_id = c.webhook_id AND d.position = c.position")}),
+    leased AS (
+      UPDATE webhook_deliveries d SET lease_owner = p_owner, lease_until = p_lease_until
+      FROM chosen c JOIN locked l ON l.account_id = c.account_id AND l.webhook_id = c.webhook_id AND l.position = c.position`,
+);
+
+/** Migration 4's part: the claim locks what it leases in key order (CLAIM_LOCKING_IN_ORDER). */
+export const CLAIM_MIGRATION: readonly string[] = [CLAIM_LOCKING_IN_ORDER];
 
 /** Migration 2: endpoints and their deliveries, and the claim. */
 export const WEBHOOK_MIGRATION = (TEXT: string): readonly string[] => [
@@ -260,14 +291,18 @@ async function recordAttempts(query: Query, attempts: readonly DeliveryAttempt[]
     status_code: a.statusCode, error: a.error, status: a.status, next_attempt_at: a.status === "pending" ? a.nextAttemptAt : null,
   }));
   const rows = await query(
-    `UPDATE webhook_deliveries d SET
+    `WITH a AS MATERIALIZED (
+       SELECT * FROM ROWS FROM (json_to_recordset($1::text::json) AS (
+         account_id text, webhook_id text, position bigint, owner text, at bigint, duration_ms integer, status_code integer, error text,
+         status text, next_attempt_at bigint)) WITH ORDINALITY AS a(account_id, webhook_id, position, owner, at, duration_ms, status_code, error,
+         status, next_attempt_at, ord)),
+     locked AS MATERIALIZED (
+       ${LOCKED_IN_KEY_ORDER("a", "d.account_id = a.account_id AND d.webhook_id = a.webhook_id AND d.position = a.position AND d.lease_owner = a.owner")})
+     UPDATE webhook_deliveries d SET
        status = a.status, attempts = d.attempts + 1, first_attempt_at = COALESCE(d.first_attempt_at, a.at), last_attempt_at = a.at,
        next_attempt_at = a.next_attempt_at, last_status_code = a.status_code, last_error = a.error, last_duration_ms = a.duration_ms,
        ${LEASE_RELEASED}
-     FROM ROWS FROM (json_to_recordset($1::text::json) AS (
-       account_id text, webhook_id text, position bigint, owner text, at bigint, duration_ms integer, status_code integer, error text,
-       status text, next_attempt_at bigint)) WITH ORDINALITY AS a(account_id, webhook_id, position, owner, at, duration_ms, status_code, error,
-       status, next_attempt_at, ord)
+     FROM a JOIN locked l ON l.account_id = a.account_id AND l.webhook_id = a.webhook_id AND l.position = a.position
      WHERE d.account_id = a.account_id AND d.webhook_id = a.webhook_id AND d.position = a.position AND d.lease_owner = a.owner
      RETURNING a.ord`,
     [JSON.stringify(input)],

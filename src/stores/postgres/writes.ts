@@ -161,28 +161,17 @@ END $$`;
 
 export const WRITE_FUNCTIONS: readonly string[] = [LOCK_HEAD, APPEND_EVENT, INSERT, INSERT_ONCE, SET_STATUS, DELETE];
 
-/**
- * `formsink_insert` as migration 3 replaces it. A call that must insert every row (a create, or
- * a batch of them) knows how many positions it takes before it inserts: one UPDATE of the head
- * row both locks it and takes them, and the rows and their events are written without reading
- * back what was inserted. An import, which skips the ids the account has, counts what it
- * inserted first, as migration 1's does.
- */
-const INSERT_TAKING_POSITIONS = `CREATE OR REPLACE FUNCTION formsink_insert(
+/** The start of `formsink_insert` as migrations 3 and 4 replace it. */
+const REPLACE_INSERT = `CREATE OR REPLACE FUNCTION formsink_insert(
     p_account text, p_rows text, p_now bigint, p_data_keys text, p_identifiers text, p_skip_present boolean, p_lock_timeout text)
   RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
   taken integer;
   base bigint;
-BEGIN
-  IF p_skip_present THEN
-    PERFORM formsink_lock_head(p_account, p_lock_timeout);
-    RETURN QUERY ${INSERT_ROWS_BODY("ON CONFLICT (account_id, id) DO NOTHING")};
-    RETURN;
-  END IF;
+BEGIN`;
 
-  PERFORM set_config('lock_timeout', p_lock_timeout, true);
-  taken := json_array_length(p_rows::json);
+/** How `formsink_insert` of migrations 3 and 4 inserts a call that must insert every row (INSERT_TAKING_POSITIONS). */
+const INSERT_EVERY_ROW = `  taken := json_array_length(p_rows::json);
   UPDATE event_heads SET position = position + taken WHERE account_id = p_account RETURNING position - taken INTO base;
   IF NOT FOUND THEN
     -- The account's first write: of two racing, one inserts the head and the other waits for its commit.
@@ -207,8 +196,71 @@ BEGIN
       INSERT INTO submission_identifiers (account_id, field, value_key, submission_id)
       SELECT p_account, i.field, i.value_key, i.submission_id FROM json_to_recordset(p_identifiers::json) AS i(field text, value_key text, submission_id text)
       ON CONFLICT DO NOTHING)
-    SELECT input.id FROM input ORDER BY input.ord;
+    SELECT input.id FROM input ORDER BY input.ord;`;
+
+/**
+ * `formsink_insert` as migration 3 replaces it. A call that must insert every row (a create, or
+ * a batch of them) knows how many positions it takes before it inserts: one UPDATE of the head
+ * row both locks it and takes them, and the rows and their events are written without reading
+ * back what was inserted. An import, which skips the ids the account has, counts what it
+ * inserted first, as migration 1's does.
+ */
+const INSERT_TAKING_POSITIONS = `${REPLACE_INSERT}
+  IF p_skip_present THEN
+    PERFORM formsink_lock_head(p_account, p_lock_timeout);
+    RETURN QUERY ${INSERT_ROWS_BODY("ON CONFLICT (account_id, id) DO NOTHING")};
+    RETURN;
+  END IF;
+
+  PERFORM set_config('lock_timeout', p_lock_timeout, true);
+${INSERT_EVERY_ROW}
 END $$`;
 
 /** Migration 3: creates take their log positions with the lock (INSERT_TAKING_POSITIONS). */
 export const INSERT_MIGRATION: readonly string[] = [INSERT_TAKING_POSITIONS];
+
+/**
+ * `formsink_insert` as migration 4 replaces it: an import skips the ids the account has by
+ * looking them up, not with `ON CONFLICT`. Every insert into `submissions` is made here with
+ * the account's head locked, so while this call holds the lock no other transaction can add one
+ * of its ids: the lookup is exact, and each row is a plain insert (ON CONFLICT's speculative
+ * insertion writes more per row). Knowing its new rows first, it takes their positions and
+ * writes their events without reading back what it inserted.
+ */
+const INSERT_SKIPPING_PRESENT = `${REPLACE_INSERT}
+  PERFORM set_config('lock_timeout', p_lock_timeout, true);
+  IF p_skip_present THEN
+    PERFORM formsink_lock_head(p_account, p_lock_timeout);
+    RETURN QUERY WITH input AS (
+        SELECT * FROM ROWS FROM (json_to_recordset(p_rows::json) AS (
+          id text, popup_id text, data text, domain text, user_agent text, device text, status text, created_at bigint, event text))
+        WITH ORDINALITY AS r(id, popup_id, data, domain, user_agent, device, status, created_at, event, ord)),
+      fresh AS (
+        SELECT input.*, row_number() OVER (ORDER BY input.ord) AS n FROM input
+        WHERE NOT EXISTS (SELECT 1 FROM submissions s WHERE s.account_id = p_account AND s.id = input.id)),
+      head AS (
+        UPDATE event_heads h SET position = h.position + (SELECT COUNT(*) FROM fresh) WHERE h.account_id = p_account
+        RETURNING h.position - (SELECT COUNT(*) FROM fresh) AS first),
+      inserted AS (
+        INSERT INTO submissions (account_id, id, popup_id, data, domain, user_agent, device, status, created_at)
+        SELECT p_account, fresh.id, fresh.popup_id, fresh.data, fresh.domain, fresh.user_agent, fresh.device, fresh.status, fresh.created_at
+        FROM fresh ORDER BY fresh.n),
+      created AS (
+        INSERT INTO events (account_id, position, type, at, popup_id, submission_id, created_status, event)
+        SELECT p_account, head.first + fresh.n, 'submission.created', p_now, fresh.popup_id, fresh.id, fresh.status, fresh.event FROM head, fresh),
+      data_keys AS (
+        INSERT INTO submission_data_keys (account_id, popup_id, key)
+        SELECT p_account, k.popup_id, k.key FROM json_to_recordset(p_data_keys::json) AS k(popup_id text, key text) ORDER BY 2, 3 ON CONFLICT DO NOTHING),
+      identifiers AS (
+        INSERT INTO submission_identifiers (account_id, field, value_key, submission_id)
+        SELECT p_account, i.field, i.value_key, i.submission_id FROM json_to_recordset(p_identifiers::json) AS i(field text, value_key text, submission_id text)
+        WHERE i.submission_id IN (SELECT fresh.id FROM fresh) ON CONFLICT DO NOTHING)
+      SELECT fresh.id FROM fresh ORDER BY fresh.n;
+    RETURN;
+  END IF;
+
+${INSERT_EVERY_ROW}
+END $$`;
+
+/** Migration 4: imports skip present ids by lookup (INSERT_SKIPPING_PRESENT). */
+export const IMPORT_MIGRATION: readonly string[] = [INSERT_SKIPPING_PRESENT];
