@@ -51,7 +51,6 @@ await build({
   format: "esm",
   target: "node20",
   external: ["@libsql/client", "postgres"],
-  minifyWhitespace: true,
   plugins: [requiredNotImported(/^libsql(\/promise)?$/)],
   logLevel: "warning",
 });
