@@ -64,8 +64,9 @@ async function idleServer(): Promise<{ afterRequest: ProcessMemory; settled: Pro
       });
       server.once("exit", (code) => reject(new Error(`formsink serve exited with ${code}`)));
     });
-    // A create first: it loads the modules only writes need (arktype among them), which every
-    // server that collects leads has loaded.
+    // A create first: what a server that collects leads has done. A valid create and a list
+    // read their input without arktype (src/routes/create/fields.ts, src/routes/list-parameters.ts),
+    // which loads with the first 400 or the first admin route that validates with it.
     const created = await fetch(`${url}/api/submission`, {
       method: "POST",
       headers: { "x-api-key": key, "content-type": "application/json" },

@@ -15,6 +15,7 @@ import { withKey } from "./routes/access.ts";
 import type { RequestContext, RouteHandler } from "./routes/context.ts";
 import { answerPreflight, CROSS_ORIGIN_HEADERS, PREFLIGHT_HEADERS } from "./routes/cors.ts";
 import { IDEMPOTENCY_KEY } from "./routes/create/idempotency.ts";
+import { createSubmission } from "./routes/create/pipeline.ts";
 import { checkHealth } from "./routes/health.ts";
 import { type Method, RATE_LIMIT_HEADERS, type Route, schemaRef } from "./routes/route.ts";
 import { deleteSubmission, getSubmission, listSubmissions, updateSubmissionStatus } from "./routes/submissions.ts";
@@ -24,16 +25,14 @@ import { DEFAULT_MAX_WEBHOOKS } from "./webhook-endpoints.ts";
 /**
  * The routes whose modules validate with arktype (src/schemas.ts), loaded on their first
  * request: importing arktype is most of the time and memory a start costs, so a server answers
- * its first lists and gets without waiting for it, and its first create pays it once
- * (bench/README.md, cold start and idle RSS).
+ * without it until a request needs it (bench/README.md, cold start and idle RSS). Lists and
+ * creates read what they are sent without it, and load it only to word a 400.
  */
-const createRoutes = () => import("./routes/create/pipeline.ts");
 const eventRoutes = () => import("./routes/events.ts");
 const exportRoutes = () => import("./routes/export.ts");
 const privacyRoutes = () => import("./routes/privacy.ts");
 const webhookRoutes = () => import("./routes/webhooks.ts");
 
-const createSubmission = loadedOnUse(createRoutes, "createSubmission");
 const listEvents = loadedOnUse(eventRoutes, "listEvents");
 const exportSubmissions = loadedOnUse(exportRoutes, "exportSubmissions");
 const eraseSubmissions = loadedOnUse(privacyRoutes, "eraseSubmissions");

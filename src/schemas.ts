@@ -8,15 +8,13 @@ import { type } from "arktype";
 import { characters } from "./code-points.ts";
 import { afterBound, beforeBound, parseInstant } from "./instant.ts";
 import { EVENT_TYPES, type EventType } from "./events.ts";
-import { DEVICES, SUBMISSION_STATUSES, type SubmissionData } from "./submission.ts";
+import { DEVICES, MAX_FIELD_LENGTHS, SUBMISSION_STATUSES, type SubmissionData } from "./submission.ts";
 
 export const submissionStatus = type.enumerated(...SUBMISSION_STATUSES);
 export const device = type.enumerated(...DEVICES);
 
-const popupId = characters(1, 256);
-const domain = characters(1, 512);
-/** The longest `userAgent` kept; a longer `User-Agent` header is cut to it (see createSubmission). */
-export const MAX_USER_AGENT_LENGTH = 1024;
+const popupId = characters(1, MAX_FIELD_LENGTHS.popupId);
+const domain = characters(1, MAX_FIELD_LENGTHS.domain);
 
 /** Query integers are base-10 digits only: `1e1`, `10.0`, ` 5` and the empty string are refused. */
 const digits = type(/^\d+$/).describe("a whole number written in digits");
@@ -93,7 +91,7 @@ export const createSubmissionBody = type({
   data: submissionData,
   "domain?": domain,
   "device?": device,
-  "userAgent?": characters(0, MAX_USER_AGENT_LENGTH),
+  "userAgent?": characters(0, MAX_FIELD_LENGTHS.userAgent),
   // The honeypot, which the popup script sends in JSON too: see create-request.ts.
   "_gotcha?": "string",
 }).onUndeclaredKey("reject");
@@ -119,7 +117,7 @@ export const submission = type({
   submissionId,
   popupId,
   data: submissionData,
-  domain: characters(0, 512),
+  domain: characters(0, MAX_FIELD_LENGTHS.domain),
   userAgent: "string",
   device,
   status: submissionStatus,

@@ -6,6 +6,9 @@ export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
 /** Why a submission was deleted: by an API call, by an erasure request, or by a retention rule. */
 export type DeletionReason = "api" | "erasure" | "retention";
 
+/** The most code points the text fields take (the seed's bounds); `userAgent` is the longest kept. */
+export const MAX_FIELD_LENGTHS = { popupId: 256, domain: 512, userAgent: 1024 } as const;
+
 /** What the service derives from a User-Agent; the contract fixes this list. */
 export const DEVICES = ["desktop", "mobile", "tablet", "bot", "unknown"] as const;
 export type Device = (typeof DEVICES)[number];

@@ -25,11 +25,19 @@ crash("every acknowledged create, status change and delete survives a kill -9", 
   const completeSent = new Set<string>();
   for (let round = 0; round < ROUNDS; round++) {
     const server = await serve(["--db", `file:${path}`]);
-    // The first create loads the create route's modules (src/handler.ts): done before the load,
-    // so that the kill falls among writes rather than during that first import.
+    // The first status change loads arktype (src/handler.ts says when): done before the load,
+    // so that the kill falls among writes rather than during that import.
     const first = await create(server.url, key, `r${round}-first@example.com`);
     assert.is(first.status, 201);
-    created.add(((await first.json()) as { submissionId: string }).submissionId);
+    const firstId = ((await first.json()) as { submissionId: string }).submissionId;
+    created.add(firstId);
+    completeSent.add(firstId);
+    const firstPatch = await fetch(`${server.url}/api/submission/${firstId}`, {
+      method: "PATCH",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ status: "completed" }),
+    });
+    assert.is(firstPatch.status, 200);
     let killed = false;
     const worker = async (w: number) => {
       for (let i = 0; !killed; i++) {

@@ -10,13 +10,13 @@ import { deviceFromUserAgent } from "../../device.ts";
 import type { Answer } from "../../http/answer.ts";
 import { HttpError } from "../../http/errors.ts";
 import type { ApiRequest, RequestHead } from "../../http/request.ts";
-import { type CreateSubmissionBody, createSubmissionBody, MAX_USER_AGENT_LENGTH } from "../../schemas.ts";
-import type { Submission } from "../../submission.ts";
-import { validate } from "../../validate.ts";
+import type { CreateSubmissionBody } from "../../schemas.ts";
+import { MAX_FIELD_LENGTHS, type Submission } from "../../submission.ts";
 import { checkKey } from "../access.ts";
 import type { RequestContext } from "../context.ts";
 import { answerCreated, type Created } from "./answer.ts";
 import { type CreateBody, isFormPost, readCreateBody } from "./body.ts";
+import { readCreateFields } from "./fields.ts";
 import { IDEMPOTENCY_TTL_MS, idempotencyKeyOf, requestFingerprint, reusedKey } from "./idempotency.ts";
 import { countCreate } from "./rate-limit.ts";
 
@@ -29,7 +29,7 @@ export async function createSubmission(request: ApiRequest, context: RequestCont
   const rateLimitFields = await countCreate(request, context, caller);
   try {
     const body = formBody ?? (await readCreateBody(request, context.limits));
-    const checked = check(body, request, context, caller.principal);
+    const checked = await check(body, request, context, caller.principal);
     const submission = build(checked.fields, request, context);
     const created = await store(submission, body, checked.idempotencyKey, context, caller.principal);
     const answer = answerCreated(created, request, {
@@ -51,11 +51,17 @@ interface Checked {
 }
 
 /** Everything a create must pass before anything is built: each failure a 4xx naming the field. */
-function check(body: CreateBody, request: RequestHead, context: RequestContext, principal: Principal): Checked {
-  const fields = validate(createSubmissionBody, body.fields, "submission");
+async function check(body: CreateBody, request: RequestHead, context: RequestContext, principal: Principal): Promise<Checked> {
+  const fields = readCreateFields(body.fields) ?? (await validateCreateFields(body.fields));
   checkSubmissionData(fields.data, context.limits);
   if (principal.kind === "publishable") refuseServerFields(fields);
   return { fields, redirect: redirectTarget(body.form?.redirect, principal), idempotencyKey: idempotencyKeyOf(request) };
+}
+
+/** What `readCreateFields` leaves to arktype, loaded then (src/handler.ts says why): every 400 among it. */
+async function validateCreateFields(fields: unknown): Promise<CreateSubmissionBody> {
+  const [{ createSubmissionBody }, { validate }] = await Promise.all([import("../../schemas.ts"), import("../../validate.ts")]);
+  return validate(createSubmissionBody, fields, "submission");
 }
 
 /** Fields only a server may set: a page's domain, user agent and device come from its request. */
@@ -88,7 +94,7 @@ function redirectTarget(text: string | undefined, principal: Principal): URL | u
  */
 function build(fields: CreateSubmissionBody, request: RequestHead, context: RequestContext): Submission {
   // A header longer than any browser sends is cut, not refused: the lead still counts.
-  const userAgent = fields.userAgent ?? request.headers.get("user-agent")?.slice(0, MAX_USER_AGENT_LENGTH) ?? "";
+  const userAgent = fields.userAgent ?? request.headers.get("user-agent")?.slice(0, MAX_FIELD_LENGTHS.userAgent) ?? "";
   // createdAt is the time inside the UUIDv7, so the two always agree.
   const { id, millis } = context.newSubmissionId();
   return {
