@@ -46,6 +46,17 @@ export async function serve(handler: NodeHandler, options: ServeOptions = {}): P
       res.once("finish", () => server.closeIdleConnections());
     },
   });
+  // Handlers still running: a client that went away closes its connection, not the handler's
+  // work (a create may still be writing), and close() waits for both before its caller closes
+  // the store under that work.
+  let running = 0;
+  let handlersDone: (() => void) | undefined;
+  const counted = (req: IncomingMessage, res: ServerResponse) => {
+    running++;
+    void listener(req, res).finally(() => {
+      if (--running === 0) handlersDone?.();
+    });
+  };
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const server = createServer(
     {
@@ -54,7 +65,7 @@ export async function serve(handler: NodeHandler, options: ServeOptions = {}): P
       requestTimeout: 60_000,
       keepAliveTimeout: Math.min(idleTimeoutMs, 5_000),
     },
-    listener,
+    counted,
   );
   server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   // Destroyed, not ended: an ended socket keeps its descriptor until the client closes its side,
@@ -77,11 +88,18 @@ export async function serve(handler: NodeHandler, options: ServeOptions = {}): P
     url: serverUrl(address.address, address.port),
     close(timeoutMs = 10_000) {
       closing = true;
+      const handled = new Promise<void>((resolve) => (running === 0 ? resolve() : (handlersDone = resolve)));
       return new Promise((resolve) => {
-        const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
+        // Past the timeout, connections are cut and handlers still running are no longer waited for.
+        const force = setTimeout(() => {
+          server.closeAllConnections();
+          handlersDone?.();
+        }, timeoutMs);
         server.close(() => {
-          clearTimeout(force);
-          resolve();
+          void handled.then(() => {
+            clearTimeout(force);
+            resolve();
+          });
         });
         server.closeIdleConnections();
       });
@@ -270,6 +288,8 @@ async function writeStream(body: ReadableStream<Uint8Array>, res: ServerResponse
   const reader = body.getReader();
   // A client that goes away stops the stream (and whatever query feeds it).
   const stop = () => void reader.cancel().catch(() => {});
+  // A client gone before the answer: its "close" has passed, and a write would wait for a drain that never comes.
+  if (res.destroyed) return stop();
   res.once("close", stop);
   try {
     for (;;) {

@@ -21,8 +21,7 @@ export interface ThreadWriteLock {
   release(): void;
 }
 
-/** Int32 0 and 1: 1 while that side holds or waits for the lock. */
-const WANTS = [0, 1] as const;
+// Int32 0 and 1 are the sides' own: 1 while that side holds or waits for the lock.
 /** The side that lets the other go first when both want the lock. */
 const YIELDING = 2;
 /** Counts every change of the above: what a waiting side sleeps on. */
@@ -40,11 +39,11 @@ export function threadWriteLock(buffer?: SharedArrayBuffer): ThreadWriteLock {
   const me = buffer === undefined ? 0 : GIVEN_SIDE;
   const other = 1 - me;
   const enter = () => {
-    Atomics.store(state, WANTS[me], 1);
+    Atomics.store(state, me, 1);
     Atomics.store(state, YIELDING, me);
     changed(state);
   };
-  const mustWait = () => Atomics.load(state, WANTS[other]) === 1 && Atomics.load(state, YIELDING) === me;
+  const mustWait = () => Atomics.load(state, other) === 1 && Atomics.load(state, YIELDING) === me;
   return {
     buffer: shared,
     async acquire() {
@@ -59,7 +58,7 @@ export function threadWriteLock(buffer?: SharedArrayBuffer): ThreadWriteLock {
       for (let seen = Atomics.load(state, CHANGES); mustWait(); seen = Atomics.load(state, CHANGES)) Atomics.wait(state, CHANGES, seen);
     },
     release() {
-      Atomics.store(state, WANTS[me], 0);
+      Atomics.store(state, me, 0);
       changed(state);
     },
   };
@@ -72,7 +71,7 @@ export function threadWriteLock(buffer?: SharedArrayBuffer): ThreadWriteLock {
  */
 export function releaseAbandonedSide(buffer: SharedArrayBuffer): void {
   const state = new Int32Array(buffer);
-  Atomics.store(state, WANTS[GIVEN_SIDE], 0);
+  Atomics.store(state, GIVEN_SIDE, 0);
   changed(state);
 }
 
