@@ -4,7 +4,8 @@
  * time and makes the others wait by sleeping and trying again; two busy connections then starve
  * each other, and a wait in the binding's own threads holds up the commits queued behind it
  * there. Taking this lock first makes them take turns instead (Peterson's lock on shared
- * memory): each waits one transaction of the other's at most.
+ * memory): each waits one transaction of the other's at most. A side asks for it again only
+ * after its last release (each connection's writes run one at a time).
  *
  * Each side's claim is its own flag, so a thread that ended while it held or waited for the
  * lock (a worker terminated mid-transaction) is cleared by the side that lives on
