@@ -50,11 +50,13 @@ export async function serve(handler: NodeHandler, options: ServeOptions = {}): P
   // work (a create may still be writing), and close() waits for both before its caller closes
   // the store under that work.
   let running = 0;
-  let handlersDone: (() => void) | undefined;
+  const whenNoneRunning = new Set<() => void>();
   const counted = (req: IncomingMessage, res: ServerResponse) => {
     running++;
     void listener(req, res).finally(() => {
-      if (--running === 0) handlersDone?.();
+      if (--running > 0) return;
+      for (const done of whenNoneRunning) done();
+      whenNoneRunning.clear();
     });
   };
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
@@ -88,12 +90,17 @@ export async function serve(handler: NodeHandler, options: ServeOptions = {}): P
     url: serverUrl(address.address, address.port),
     close(timeoutMs = 10_000) {
       closing = true;
-      const handled = new Promise<void>((resolve) => (running === 0 ? resolve() : (handlersDone = resolve)));
+      let stopWaiting!: () => void;
+      const handled = new Promise<void>((resolve) => {
+        stopWaiting = resolve;
+        if (running === 0) resolve();
+        else whenNoneRunning.add(resolve);
+      });
       return new Promise((resolve) => {
         // Past the timeout, connections are cut and handlers still running are no longer waited for.
         const force = setTimeout(() => {
           server.closeAllConnections();
-          handlersDone?.();
+          stopWaiting();
         }, timeoutMs);
         server.close(() => {
           void handled.then(() => {
