@@ -46,6 +46,19 @@ export async function serve(handler: NodeHandler, options: ServeOptions = {}): P
       res.once("finish", () => server.closeIdleConnections());
     },
   });
+  // Handlers still running: a client that went away closes its connection, not the handler's
+  // work (a create may still be writing), and close() waits for both before its caller closes
+  // the store under that work.
+  let running = 0;
+  const whenNoneRunning = new Set<() => void>();
+  const counted = (req: IncomingMessage, res: ServerResponse) => {
+    running++;
+    void listener(req, res).finally(() => {
+      if (--running > 0) return;
+      for (const done of whenNoneRunning) done();
+      whenNoneRunning.clear();
+    });
+  };
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const server = createServer(
     {
@@ -54,7 +67,7 @@ export async function serve(handler: NodeHandler, options: ServeOptions = {}): P
       requestTimeout: 60_000,
       keepAliveTimeout: Math.min(idleTimeoutMs, 5_000),
     },
-    listener,
+    counted,
   );
   server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   // Destroyed, not ended: an ended socket keeps its descriptor until the client closes its side,
@@ -77,11 +90,23 @@ export async function serve(handler: NodeHandler, options: ServeOptions = {}): P
     url: serverUrl(address.address, address.port),
     close(timeoutMs = 10_000) {
       closing = true;
+      let stopWaiting!: () => void;
+      const handled = new Promise<void>((resolve) => {
+        stopWaiting = resolve;
+        if (running === 0) resolve();
+        else whenNoneRunning.add(resolve);
+      });
       return new Promise((resolve) => {
-        const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
+        // Past the timeout, connections are cut and handlers still running are no longer waited for.
+        const force = setTimeout(() => {
+          server.closeAllConnections();
+          stopWaiting();
+        }, timeoutMs);
         server.close(() => {
-          clearTimeout(force);
-          resolve();
+          void handled.then(() => {
+            clearTimeout(force);
+            resolve();
+          });
         });
         server.closeIdleConnections();
       });
@@ -270,6 +295,8 @@ async function writeStream(body: ReadableStream<Uint8Array>, res: ServerResponse
   const reader = body.getReader();
   // A client that goes away stops the stream (and whatever query feeds it).
   const stop = () => void reader.cancel().catch(() => {});
+  // A client gone before the answer: its "close" has passed, and a write would wait for a drain that never comes.
+  if (res.destroyed) return stop();
   res.once("close", stop);
   try {
     for (;;) {

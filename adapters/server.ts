@@ -34,8 +34,9 @@ export interface RunningServer {
   /** `http://host:port` it listens on. */
   url: string;
   /**
-   * Stops accepting connections, lets in-flight requests finish, and resolves when they have
-   * (forcing them closed after `timeoutMs`, default 10 s).
+   * Stops accepting connections, lets in-flight requests finish, and resolves when they have,
+   * the handlers of requests whose client went away included: a store can be closed after it
+   * (forcing connections closed and no longer waiting after `timeoutMs`, default 10 s).
    */
   close(timeoutMs?: number): Promise<void>;
 }

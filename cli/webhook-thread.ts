@@ -6,6 +6,7 @@
  * from another thread: serve keeps that one's dispatcher in-process.
  */
 import { Worker } from "node:worker_threads";
+import { releaseAbandonedSide } from "../src/stores/libsql/thread-write-lock.ts";
 
 export interface WebhookThreadData {
   url: string;
@@ -90,6 +91,8 @@ export function startWebhookThread(options: WebhookThreadOptions): WebhookThread
         else failed(error);
       });
       worker.on("exit", () => {
+        // A thread ended mid-transaction (terminated by stop) never released the write lock.
+        releaseAbandonedSide(data.writeLock);
         const started = running;
         running = false;
         exited = true;

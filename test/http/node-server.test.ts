@@ -317,6 +317,43 @@ t("graceful close: an in-flight request finishes, new connections are refused, c
   }
 });
 
+t("close() waits for the handler of a request whose client went away: what it writes is done before the caller closes the store", async () => {
+  let entered!: () => void;
+  const inFlight = new Promise<void>((resolve) => (entered = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const events: string[] = [];
+  const server = await serve(
+    async () => {
+      entered();
+      await gate;
+      events.push("handler finished");
+      return new Response("created", { status: 201 });
+    },
+    { port: 0 },
+  );
+  const serverSideClosed = new Promise<void>((resolve) => server.server.once("connection", (socket: Socket) => socket.once("close", resolve)));
+  try {
+    const client = httpRequest(`${server.url}/`, { method: "POST" });
+    client.on("error", () => {});
+    client.end("{}");
+    await within(inFlight, 5_000, "the request reaching the handler");
+    client.destroy();
+    await within(serverSideClosed, 5_000, "the server seeing the client go");
+
+    const closing = server.close(120_000).then(() => events.push("closed"));
+    // Turns enough for close() to resolve if it waited only for connections (it has none left).
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(events, [], "close() resolved while a handler was still running");
+    release();
+    await within(closing, 5_000, "close()");
+    assert.equal(events, ["handler finished", "closed"]);
+  } finally {
+    release();
+    await within(server.close(1_000).catch(() => {}), 5_000, "close() again");
+  }
+});
+
 /** Sends raw bytes on a fresh connection and resolves with everything the server sent back. */
 function rawExchange(url: string, bytes: string): Promise<string> {
   const { hostname, port } = new URL(url);

@@ -5,7 +5,7 @@
 import { Worker } from "node:worker_threads";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { threadWriteLock } from "../../src/stores/libsql/thread-write-lock.ts";
+import { releaseAbandonedSide, threadWriteLock } from "../../src/stores/libsql/thread-write-lock.ts";
 
 const test = suite("thread write lock");
 
@@ -55,6 +55,43 @@ test("a thread's write waits while another thread holds the lock, and gets it on
   } finally {
     await worker.terminate();
   }
+});
+
+/** `acquiring`, or a failure naming `what` if it is still waiting after far longer than a free lock takes. */
+async function acquiredOrFail(acquiring: Promise<void>, what: string): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stuck = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: still waiting for the lock after 5 s`)), 5000)));
+  try {
+    await Promise.race([acquiring, stuck]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+test("a thread ended while it holds the lock, or while it waits for it, is released as abandoned: the other thread's writes go on", async () => {
+  const lock = threadWriteLock();
+  const holder = lockingThread(lock.buffer);
+  assert.is(await next(holder), "ready");
+  holder.postMessage("take");
+  assert.is(await next(holder), "holding");
+  await holder.terminate();
+  releaseAbandonedSide(lock.buffer);
+  await acquiredOrFail(lock.acquire(), "after the holding thread was terminated");
+
+  const waiter = lockingThread(lock.buffer);
+  assert.is(await next(waiter), "ready");
+  const waiting = next(waiter);
+  waiter.postMessage("take");
+  // The thread is blocked in its wait for the lock this thread holds when it is ended.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await waiter.terminate();
+  releaseAbandonedSide(lock.buffer);
+  let taken = false;
+  void waiting.then(() => (taken = true));
+  assert.is(taken, false, "the terminated thread never held the lock");
+  lock.release();
+  await acquiredOrFail(lock.acquire(), "after the waiting thread was terminated");
+  lock.release();
 });
 
 test.run();

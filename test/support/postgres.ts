@@ -307,6 +307,19 @@ logfile = ${join(dir, "pgbouncer.log")}
   };
 }
 
+/**
+ * A store operation a failed test left behind (its assertion threw first) can reject after
+ * that test, once its store is closed and its database dropped. Unhandled, that rejection ends
+ * the process before uvu reports any failure; it is printed instead, and fails the run.
+ */
+function reportAbandonedRejections(): void {
+  if (process.listenerCount("unhandledRejection") > 0) return;
+  process.on("unhandledRejection", (reason) => {
+    console.error("A rejection no test awaited (an operation a failed test left behind):", reason);
+    process.exitCode = 1;
+  });
+}
+
 let shared: Promise<PostgresCluster> | undefined;
 let sharedPooler: Promise<Pooler> | undefined;
 
@@ -315,6 +328,7 @@ let sharedPooler: Promise<Pooler> | undefined;
  * process's exit) stops it.
  */
 export function sharedCluster(): Promise<PostgresCluster> {
+  reportAbandonedRejections();
   shared ??= startPostgresCluster();
   return shared;
 }

@@ -138,7 +138,10 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
   return {
     driver: {
       // A read in WAL mode does not wait for writers; VACUUM cannot run inside a transaction.
-      execute: (statement) => (isWrite(statement) ? writes.transaction([statement]).then((results) => results[0]!) : patiently(() => run(statement))),
+      // Telling a read from a write prepares the statement, which reads the schema: that can be
+      // refused for a lock too (the other connection opening the WAL of a file just made), so
+      // it is tried again with the read. A write's own waits and faults are the writer's.
+      execute: (statement) => patiently(() => (isWrite(statement) ? writes.transaction([statement]).then((results) => results[0]!) : run(statement))),
       batch: (statements, mode) => (mode === "write" ? writes.transaction(statements) : patiently(() => transaction(statements, "read"))),
     },
     close: async () => {
@@ -259,9 +262,10 @@ function writeFault(error: unknown): unknown {
 
 /**
  * Runs `work` (synchronous, all or nothing) until it is not refused for another process's lock,
- * pausing on a timer in between; storage faults become `StoreUnavailable`.
+ * pausing on a timer in between; storage faults become `StoreUnavailable`. A promise it returns
+ * (a write handed to the writer) is passed on as it is.
  */
-async function patiently<T>(work: () => T): Promise<T> {
+async function patiently<T>(work: () => T | Promise<T>): Promise<T> {
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (let pause = 1; ; pause = Math.min(pause * 2, MAX_RETRY_PAUSE_MS)) {
     try {
