@@ -13,7 +13,11 @@
  * - The dispatcher's `runOnce` in this process (core 0) on a backlog of events, to one endpoint
  *   and to four, on a libSQL file (`--memory`: the memory store).
  *
- *   node --import tsx bench/webhooks.ts [--quick] [--memory]     (--quick: shorter rounds, a fifth of the events)
+ *   node --import tsx bench/webhooks.ts [--quick] [--memory] [--profile=<dir>]
+ *
+ * `--quick`: shorter rounds, a fifth of the events. `--profile=<dir>`: the server process writes
+ * V8 CPU profiles (`--cpu-prof`) there when it stops, one per thread, the dispatcher's included
+ * (read them with bench/support/profile-top.ts).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -32,6 +36,7 @@ import { reportTargets } from "./support/targets.ts";
 
 const quick = process.argv.includes("--quick");
 const memory = process.argv.includes("--memory");
+const profileDir = process.argv.find((arg) => arg.startsWith("--profile="))?.slice("--profile=".length);
 const SECONDS = quick ? 3 : 10;
 const BACKLOG = quick ? 4_000 : 20_000;
 
@@ -181,7 +186,7 @@ try {
   const { key } = await createApiKey(setup, { account: "bench", kind: "secret" });
   await setup.close();
   const pin = canPin() ? [`--pin-dispatcher=${DISPATCHER_CORE}`] : [];
-  const server = await startServerProcess(new URL("./support/webhook-server.ts", import.meta.url), [file, ...pin], 0);
+  const server = await startServerProcess(new URL("./support/webhook-server.ts", import.meta.url), [file, ...pin], 0, profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []);
   const rounds: { none: CreateRound[]; two: CreateRound[] } = { none: [], two: [] };
   try {
     const target = { url: server.url, pid: server.child.pid! };

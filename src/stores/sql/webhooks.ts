@@ -77,6 +77,17 @@ const CLAIMABLE = `WITH held_back AS (${HELD_BACK}), runs AS MATERIALIZED (${RUN
   ORDER BY kind, since, position LIMIT ?2`;
 
 /**
+ * True when a claim at `?1` may find work: an enabled endpoint's log has events it has not
+ * taken in, or a pending delivery is due and not leased. Every claimable delivery is one of
+ * these (its run stops before any leased or not-yet-due one), so when this is false a claim
+ * would lease nothing: a read answers it without the write lock, which creates need.
+ */
+const MAYBE_CLAIMABLE = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL AND log_position < ${NEWEST_POSITION})
+  OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND attempts = 0 AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1))
+  OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND attempts > 0 AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1))
+  AS maybe`;
+
+/**
  * Deletes the deliveries of the events at or before the position `through` gives (for
  * `pruneEvents`): endpoint by endpoint along the index by position (the CROSS JOIN fixes that
  * order), so the history is not scanned.
@@ -146,6 +157,8 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
     },
 
     async claimDeliveries({ now, limit, leaseMs, owner }) {
+      const { rows: found } = await driver.execute({ sql: MAYBE_CLAIMABLE, args: [now] });
+      if (!found[0]?.maybe) return [];
       const claim = randomHex(16);
       await write(
         [
