@@ -87,7 +87,7 @@ export function createWebhookTransport(options: WebhookTransportNodeOptions = {}
     const connection: Connection = { socket, origin };
     // A waiting connection that hears anything, or ends, is of no further use.
     socket.on("data", (chunk: Buffer) => (connection.exchange ? connection.exchange.data(chunk) : discard(connection)));
-    socket.on("error", (error) => {
+    socket.on("error", (error: Error) => {
       connection.exchange?.ended(error);
       discard(connection);
     });

@@ -46,6 +46,10 @@ export async function addWebhook(
   now = Date.now(),
 ): Promise<AddedWebhook> {
   checkUrlPolicy(body.url, policy);
+  const full = () => new HttpError(409, `This account has ${policy.maxWebhooks} webhooks, the most it may have (${policy.maxWebhooks}): delete one first`);
+  // Checked here for a store that does not count in its insert (`most` is optional), and there
+  // for creates at once.
+  if ((await store.listWebhooks(accountId)).length >= policy.maxWebhooks) throw full();
   const secret = newWebhookSecret();
   const webhook: WebhookRecord = {
     webhookId: `wh_${randomHex(16)}`,
@@ -62,10 +66,7 @@ export async function addWebhook(
   try {
     await store.insertWebhook(accountId, webhook, policy.maxWebhooks);
   } catch (error) {
-    if (error instanceof WebhookLimitReached) {
-      throw new HttpError(409, `This account has ${policy.maxWebhooks} webhooks, the most it may have (${policy.maxWebhooks}): delete one first`);
-    }
-    throw error;
+    throw error instanceof WebhookLimitReached ? full() : error;
   }
   return { webhook, secret };
 }
