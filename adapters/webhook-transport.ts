@@ -1,17 +1,22 @@
 /**
- * The webhook transport for Node, Bun and Deno: node:http and node:https with a `lookup` that
+ * The webhook transport for Node, Bun and Deno: node:net and node:tls with a `lookup` that
  * refuses a name resolving to any loopback, private, link-local, carrier-grade NAT, multicast
  * or metadata address. The check runs where the socket connects, on the addresses it connects
  * to, so a name cannot resolve to a public address for the check and a private one for the
- * connection. IP literals never reach `lookup`: `checkDeliveryUrl` judges those.
+ * connection; a kept-alive connection was checked when it was made. IP literals never reach
+ * `lookup`: `checkDeliveryUrl` judges those.
+ *
+ * A delivery is one POST whose answer matters only by its status, so the request is written
+ * and the answer's head read here (./webhook-http.ts), not through node:http, whose client costs
+ * several times the CPU per request: the dispatcher's thread spends most of its time there.
  */
 import { createHmac } from "node:crypto";
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { Agent as HttpAgent, type ClientRequest, request as httpRequest } from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { LookupFunction } from "node:net";
+import { isIP, type LookupFunction, connect as netConnect, type Socket } from "node:net";
+import { connect as tlsConnect } from "node:tls";
 import { blockedAddressReason } from "../src/webhooks/addresses.ts";
 import { checkDeliveryUrl, WebhookRefused, type WebhookTransport, type WebhookTransportOptions } from "../src/webhooks/transport.ts";
+import { type Answer, readAnswerHead, requestText } from "./webhook-http.ts";
 
 export interface WebhookTransportNodeOptions extends WebhookTransportOptions {
   /** Every address of a name; default node:dns `lookup` with `all`. Tests give their own. */
@@ -25,6 +30,13 @@ export interface ClosableWebhookTransport extends WebhookTransport {
 
 const systemResolve = (hostname: string) =>
   new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+
+/** One connection to a receiver, and the request it carries now (none while it waits in the pool). */
+interface Connection {
+  socket: Socket;
+  origin: string;
+  exchange?: { data(chunk: Buffer): void; ended(error: Error): void };
+}
 
 export function createWebhookTransport(options: WebhookTransportNodeOptions = {}): ClosableWebhookTransport {
   const { allowPrivate = false, resolve = systemResolve } = options;
@@ -43,36 +55,94 @@ export function createWebhookTransport(options: WebhookTransportNodeOptions = {}
       },
     ).catch((error: NodeJS.ErrnoException) => callback(error, ""));
   };
-  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+  /** Every open connection; per origin, those that wait for the next delivery. */
+  const open = new Set<Connection>();
+  const waiting = new Map<string, Connection[]>();
+  let closed = false;
+
+  const discard = (connection: Connection) => {
+    open.delete(connection);
+    const pool = waiting.get(connection.origin);
+    const at = pool?.indexOf(connection) ?? -1;
+    if (at >= 0) pool!.splice(at, 1);
+    if (pool?.length === 0) waiting.delete(connection.origin);
+    connection.socket.destroy();
+  };
+  const keep = (connection: Connection) => {
+    connection.exchange = undefined;
+    if (closed) return discard(connection);
+    // A waiting connection must not keep a process alive once everything else stopped.
+    connection.socket.unref();
+    waiting.set(connection.origin, [...(waiting.get(connection.origin) ?? []), connection]);
+  };
+  const connect = (url: URL, origin: string): Connection => {
+    const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+    const secure = url.protocol === "https:";
+    const port = Number(url.port) || (secure ? 443 : 80);
+    const socket = secure
+      ? tlsConnect({ host, port, servername: isIP(host) ? undefined : host, lookup, ALPNProtocols: ["http/1.1"] })
+      : netConnect({ host, port, lookup });
+    socket.setNoDelay(true);
+    const connection: Connection = { socket, origin };
+    // A waiting connection that hears anything, or ends, is of no further use.
+    socket.on("data", (chunk: Buffer) => (connection.exchange ? connection.exchange.data(chunk) : discard(connection)));
+    socket.on("error", (error: Error) => {
+      connection.exchange?.ended(error);
+      discard(connection);
+    });
+    socket.on("close", () => {
+      connection.exchange?.ended(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }));
+      discard(connection);
+    });
+    open.add(connection);
+    return connection;
+  };
 
   const transport = (request: Parameters<WebhookTransport>[0]) =>
     new Promise<{ status: number }>((resolve, reject) => {
       const url = checkDeliveryUrl(request.url, options);
-      const secure = url.protocol === "https:";
-      const outgoing: ClientRequest = (secure ? httpsRequest : httpRequest)(url, {
-        method: "POST",
-        headers: { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) },
-        agent: secure ? agents.https : agents.http,
-        lookup,
-      });
-      const timer = setTimeout(() => outgoing.destroy(Object.assign(new Error("timed out"), { name: "TimeoutError" })), request.timeoutMs);
-      outgoing.on("response", (response) => {
+      const origin = `${url.protocol}//${url.host}`;
+      const connection = waiting.get(origin)?.pop() ?? connect(url, origin);
+      if (waiting.get(origin)?.length === 0) waiting.delete(origin);
+      connection.socket.ref();
+      let received = "";
+      const timer = setTimeout(() => {
+        connection.exchange?.ended(Object.assign(new Error("timed out"), { name: "TimeoutError" }));
+        discard(connection);
+      }, request.timeoutMs);
+      const done = (answer: Answer) => {
         clearTimeout(timer);
-        // Read and drop the body so that the connection can carry the next delivery.
-        response.resume();
-        resolve({ status: response.statusCode ?? 0 });
-      });
-      outgoing.on("error", (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-      outgoing.end(request.body);
+        connection.exchange = undefined;
+        resolve({ status: answer.status });
+        // Kept for the next delivery only when this answer is all there, and nothing after it.
+        if (answer.reusable && answer.rest === answer.bodyLength) keep(connection);
+        else discard(connection);
+      };
+      connection.exchange = {
+        data(chunk) {
+          received += chunk.toString("latin1");
+          try {
+            const answer = readAnswerHead(received);
+            if (answer) done(answer);
+          } catch (error) {
+            this.ended(error as Error);
+            discard(connection);
+          }
+        },
+        ended(error) {
+          clearTimeout(timer);
+          connection.exchange = undefined;
+          reject(error);
+        },
+      };
+      connection.socket.write(requestText(url, request.headers, request.body));
     });
   return Object.assign(transport, {
     hmacSha256: (key: Uint8Array, content: string) => createHmac("sha256", key).update(content).digest("base64"),
     close() {
-      agents.http.destroy();
-      agents.https.destroy();
+      closed = true;
+      for (const connection of open) discard(connection);
     },
   });
 }

@@ -13,7 +13,11 @@
  * - The dispatcher's `runOnce` in this process (core 0) on a backlog of events, to one endpoint
  *   and to four, on a libSQL file (`--memory`: the memory store).
  *
- *   node --import tsx bench/webhooks.ts [--quick] [--memory]     (--quick: shorter rounds, a fifth of the events)
+ *   node --import tsx bench/webhooks.ts [--quick] [--memory] [--profile=<dir>]
+ *
+ * `--quick`: shorter rounds, a fifth of the events. `--profile=<dir>`: the server process writes
+ * V8 CPU profiles (`--cpu-prof`) there when it stops, one per thread, the dispatcher's included
+ * (read them with bench/support/profile-top.ts).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -32,6 +36,7 @@ import { reportTargets } from "./support/targets.ts";
 
 const quick = process.argv.includes("--quick");
 const memory = process.argv.includes("--memory");
+const profileDir = process.argv.find((arg) => arg.startsWith("--profile="))?.slice("--profile=".length);
 const SECONDS = quick ? 3 : 10;
 const BACKLOG = quick ? 4_000 : 20_000;
 
@@ -40,18 +45,36 @@ const DISPATCHER_CORE = 1;
 /** A round with endpoints counts when at most this share of its deliveries was still to go at its end. */
 const MOST_LAG = 0.02;
 
+/**
+ * The receiver: answers each request 204 at once and counts the POSTs; a GET answers the count.
+ * HTTP/1.1 parsed by hand on a node:net server, not node:http, because it shares core 1 with the
+ * dispatcher's thread and node:http costs about twice as much CPU per request. It stands for a
+ * receiver on another machine: what it costs is not the product's. It reads requests as the
+ * transport sends them (a Content-Length body, keep-alive), nothing more.
+ */
 const RECEIVER = `
 let received = 0;
-const server = require("node:http").createServer((request, response) => {
-  request.resume();
-  if (request.method === "GET") return request.on("end", () => response.end(String(received)));
-  request.on("end", () => {
-    received++;
-    response.writeHead(204).end();
+require("node:net").createServer((socket) => {
+  let pending = "";
+  socket.setNoDelay(true);
+  socket.on("error", () => {});
+  socket.on("data", (chunk) => {
+    pending += chunk.toString("latin1");
+    let answers = "";
+    for (let end; (end = pending.indexOf("\\r\\n\\r\\n")) >= 0; ) {
+      const head = pending.slice(0, end);
+      const length = Number(/\\r\\ncontent-length: *(\\d+)/i.exec(head)?.[1] ?? 0);
+      if (pending.length < end + 4 + length) break;
+      pending = pending.slice(end + 4 + length);
+      if (head.startsWith("GET ")) answers += "HTTP/1.1 200 OK\\r\\ncontent-length: " + String(received).length + "\\r\\n\\r\\n" + received;
+      else {
+        received++;
+        answers += "HTTP/1.1 204 No Content\\r\\n\\r\\n";
+      }
+    }
+    if (answers) socket.write(answers);
   });
-});
-server.keepAliveTimeout = 60_000;
-server.listen(0, "127.0.0.1", () => console.log(server.address().port));`;
+}).listen(0, "127.0.0.1", function () { console.log(this.address().port); });`;
 
 async function startReceiver(): Promise<{ url: string; received(): Promise<number>; stop(): void }> {
   const node = [process.execPath, "-e", RECEIVER];
@@ -181,7 +204,7 @@ try {
   const { key } = await createApiKey(setup, { account: "bench", kind: "secret" });
   await setup.close();
   const pin = canPin() ? [`--pin-dispatcher=${DISPATCHER_CORE}`] : [];
-  const server = await startServerProcess(new URL("./support/webhook-server.ts", import.meta.url), [file, ...pin], 0);
+  const server = await startServerProcess(new URL("./support/webhook-server.ts", import.meta.url), [file, ...pin], 0, profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []);
   const rounds: { none: CreateRound[]; two: CreateRound[] } = { none: [], two: [] };
   try {
     const target = { url: server.url, pid: server.child.pid! };

@@ -119,6 +119,7 @@ function unwritable(path: string): string | undefined {
 export interface DatabaseConnection {
   writeLock?: ThreadWriteLock;
   synchronous?: boolean;
+  syncEachCommit?: boolean;
   poolSize?: number;
 }
 

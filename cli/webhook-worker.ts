@@ -24,7 +24,9 @@ const woken = new Int32Array(wakeFlag);
 const store = await openDatabase(url, {
   env,
   stderr: (line) => tell({ type: "warn", message: line }),
-  connection: { synchronous: true, poolSize: 2, writeLock: threadWriteLock(writeLock) },
+  // Not synced commit by commit: a claim or an outcome lost to a power loss is a delivery sent
+  // again (at least once), and a sync each would hold the write lock the creates wait for.
+  connection: { synchronous: true, poolSize: 2, writeLock: threadWriteLock(writeLock), syncEachCommit: false },
 });
 const transport = createWebhookTransport({ allowPrivate });
 const dispatcher = createWebhookDispatcher(store, {

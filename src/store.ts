@@ -232,9 +232,11 @@ export interface WebhookStore {
   /**
    * Stores a new endpoint; it is sent the events committed after this call (its place in the
    * log is the account's newest position, taken in the same transaction). Fails when the id
-   * is taken.
+   * is taken. With `most`, throws `WebhookLimitReached` (and stores nothing) when the account
+   * has that many endpoints already, counted in the insert's own write: creates at once never
+   * take an account past it.
    */
-  insertWebhook(accountId: string, webhook: WebhookRecord): Promise<void>;
+  insertWebhook(accountId: string, webhook: WebhookRecord, most?: number): Promise<void>;
   getWebhook(accountId: string, webhookId: string): Promise<WebhookRecord | undefined>;
   /** The account's endpoints, oldest first. */
   listWebhooks(accountId: string): Promise<WebhookRecord[]>;
@@ -590,6 +592,11 @@ export interface ApiKeyListing extends Omit<ApiKeyRecord, "hash"> {
  * file was deleted or replaced while open, so writes would be lost).
  */
 export type StoreFaultKind = "busy" | "full" | "read-only" | "replaced";
+
+/** Thrown by `insertWebhook` when the account has the most endpoints it may have. */
+export class WebhookLimitReached extends Error {
+  override name = "WebhookLimitReached";
+}
 
 /**
  * Thrown by a store for a storage fault; the handler answers it with its own status and

@@ -8,7 +8,7 @@ import { formatInstant } from "./instant.ts";
 import { randomHex } from "./hex.ts";
 import { HttpError } from "./http/errors.ts";
 import type { CreateWebhookBody, DeliveryListBody, UpdateWebhookBody, WebhookBody, WebhookWithSecretBody } from "./schemas.ts";
-import type { DeliveryPage, WebhookChange, WebhookRecord, WebhookStore } from "./store.ts";
+import { type DeliveryPage, type WebhookChange, type WebhookRecord, type WebhookStore, WebhookLimitReached } from "./store.ts";
 import { signingSecrets } from "./webhooks/signing.ts";
 import { checkDeliveryUrl, WebhookRefused } from "./webhooks/transport.ts";
 
@@ -46,10 +46,10 @@ export async function addWebhook(
   now = Date.now(),
 ): Promise<AddedWebhook> {
   checkUrlPolicy(body.url, policy);
-  const existing = await store.listWebhooks(accountId);
-  if (existing.length >= policy.maxWebhooks) {
-    throw new HttpError(409, `This account has ${existing.length} webhooks, the most it may have (${policy.maxWebhooks}): delete one first`);
-  }
+  const full = () => new HttpError(409, `This account has ${policy.maxWebhooks} webhooks, the most it may have (${policy.maxWebhooks}): delete one first`);
+  // Checked here for a store that does not count in its insert (`most` is optional), and there
+  // for creates at once.
+  if ((await store.listWebhooks(accountId)).length >= policy.maxWebhooks) throw full();
   const secret = newWebhookSecret();
   const webhook: WebhookRecord = {
     webhookId: `wh_${randomHex(16)}`,
@@ -63,7 +63,11 @@ export async function addWebhook(
     previousSecretExpiresAt: null,
     failingSince: null,
   };
-  await store.insertWebhook(accountId, webhook);
+  try {
+    await store.insertWebhook(accountId, webhook, policy.maxWebhooks);
+  } catch (error) {
+    throw error instanceof WebhookLimitReached ? full() : error;
+  }
   return { webhook, secret };
 }
 

@@ -70,7 +70,10 @@ export function webhookDeliverySuite(target: string, start: StartHttpTarget, cre
     const port = receiver.port;
     await receiver.close();
     const second = await create("joe@example.com");
-    await until("the failed attempt is in the log", async () => (await deliveries())[0]?.attempts === 1);
+    await until("the failed attempt is in the log", async () => {
+      const items = await deliveries();
+      return items.length === 2 && items[0]!.attempts === 1;
+    });
     const [failing] = await deliveries();
     assert.equal([failing!.status, failing!.lastStatusCode], ["pending", null]);
     assert.match(failing!.lastError ?? "", /could not reach the receiver/);

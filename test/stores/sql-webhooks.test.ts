@@ -13,6 +13,7 @@ import * as assert from "uvu/assert";
 import type { SqlDriver, SqlResult, SqlStatement } from "../../src/stores/sql/driver.ts";
 import { createLibsqlStore, libsqlDriver } from "../../src/stores/libsql/index.ts";
 import { migrate } from "../../src/stores/sql/migrate.ts";
+import { createSqlStore } from "../../src/stores/sql/store.ts";
 import { pruneEvents } from "../../src/stores/sql/events.ts";
 import { deliveriesOfPrunedEvents, sqlWebhookStore } from "../../src/stores/sql/webhooks.ts";
 import type { WebhookRecord } from "../../src/store.ts";
@@ -44,8 +45,10 @@ async function plansOf(run: (driver: SqlDriver) => Promise<unknown>): Promise<{ 
     await migrate(libsqlDriver(client));
     const sent: SqlStatement[] = [];
     const empty: SqlResult = { rows: [], rowsAffected: 0 };
+    // A claim reads whether it may find work before it writes: say it may, so that its writes are sent too.
+    const mayClaim: SqlResult = { rows: [{ maybe: 1 }], rowsAffected: 0 };
     await run({
-      execute: async (statement) => (sent.push(statement), empty),
+      execute: async (statement) => (sent.push(statement), /\bAS maybe\b/.test(statement.sql) ? mayClaim : empty),
       batch: async (statements) => (sent.push(...statements), statements.map(() => empty)),
     });
     const plans = [];
@@ -71,8 +74,41 @@ test("a claim, a listing, a retry, an attempt and a prune find their deliveries 
     await pruneEvents(driver, 1, (through) => [deliveriesOfPrunedEvents(through)]);
   });
   assert.ok(plans.some(({ sql }) => sql.startsWith("DELETE FROM webhook_deliveries")), "the prune's statement is among them");
+  assert.ok(plans.some(({ sql }) => sql.includes("lease_claim = ?5")), "the claim's leasing statement is among them");
   // (The endpoints are scanned: there are few. The prune walks the log's oldest positions, a bounded batch.)
   for (const { sql, plan } of plans) assert.not.match(plan, /SCAN webhook_deliveries\b/, `${sql}\n${plan}`);
+});
+
+test("a claim that finds nothing to do takes no write lock: with no endpoint, with every due delivery leased, and once all are sent", async () => {
+  const client = createClient({ url: ":memory:" });
+  try {
+    const driver = libsqlDriver(client);
+    const store = await createSqlStore(driver);
+    let writes = 0;
+    const outbox = sqlWebhookStore(driver, (statements) => (writes++, driver.batch(statements, "write")));
+    const now = Date.now();
+    const claim = () => outbox.claimDeliveries({ now, limit: 10, leaseMs: 60_000, owner: "o" });
+    await store.insertSubmission(ACCOUNT, submission());
+    assert.equal(await claim(), []);
+    assert.is(writes, 0, "no endpoint: no write");
+    await store.insertWebhook(ACCOUNT, endpoint("w"));
+    await store.insertSubmission(ACCOUNT, submission());
+    const [delivery] = await claim();
+    assert.ok(delivery, "the new event is claimed");
+    assert.is(writes, 1);
+    assert.equal(await claim(), []);
+    assert.is(writes, 1, "its delivery leased: no write");
+    await outbox.recordDeliveryAttempt({
+      accountId: ACCOUNT, webhookId: "w", position: delivery.position, owner: "o", at: now, durationMs: 1, statusCode: 200, error: null,
+      status: "succeeded", nextAttemptAt: null,
+    });
+    assert.equal(await claim(), []);
+    assert.is(writes, 2, "sent: no write but the outcome's");
+    await store.insertSubmission(ACCOUNT, submission());
+    assert.is((await claim()).length, 1, "a later event is claimed");
+  } finally {
+    client.close();
+  }
 });
 
 test("a claimed event is the text the change log shows, as it reads now", async () => {

@@ -2,7 +2,7 @@
  * The connect-time address check in the runtime this runs in (Node, Bun, Deno): the webhook
  * transport's `lookup` is what a connection to a name goes through, so a name that resolves to
  * a private address is refused, and one allowed goes where the resolver said. This holds only
- * where the runtime's node:http honours a connection's `lookup`; this suite is the proof.
+ * where the runtime's node:net and node:tls honour a connection's `lookup`; this suite is the proof.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";

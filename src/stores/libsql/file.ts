@@ -57,6 +57,14 @@ export interface FileOptions {
   synchronous?: boolean;
   /** Taken around every write transaction: shared with another thread's connection to this file (./thread-write-lock.ts). */
   writeLock?: ThreadWriteLock;
+  /**
+   * False: this connection's commits are not synced to disk one by one (`synchronous =
+   * NORMAL`); the next synced commit of any connection to the file syncs them too, and a power
+   * loss can lose only the latest of them, each whole. For writes that may be lost that way:
+   * the webhook thread's claims and outcomes, which at-least-once delivery makes good by
+   * sending again. Default true.
+   */
+  syncEachCommit?: boolean;
 }
 
 /**
@@ -73,7 +81,7 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
     // WAL: readers never wait for the writer. FULL: each commit is on disk (the WAL fsynced)
     // before it returns, so an acknowledged write survives a power loss (README: durability).
     db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = FULL");
+    db.exec(options.syncEachCommit === false ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = FULL");
   }
   // Deleted rows are overwritten with zeros, not left in free space: an erased person's data
   // must not stay readable in the file (docs/privacy.md, "What remains on disk").

@@ -6,7 +6,7 @@
  */
 import type { EventType } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
-import type { ClaimedDelivery, Delivery, DeliveryStatus, WebhookRecord, WebhookStore } from "../../store.ts";
+import { type ClaimedDelivery, type Delivery, type DeliveryStatus, WebhookLimitReached, type WebhookRecord, type WebhookStore } from "../../store.ts";
 import type { MemoryEventLog } from "./events.ts";
 
 interface DeliveryState {
@@ -137,11 +137,12 @@ export function createMemoryWebhooks(events: MemoryEventLog, assertOpen: () => v
   };
 
   const store: WebhookStore = {
-    async insertWebhook(accountId, webhook) {
+    async insertWebhook(accountId, webhook, most) {
       assertOpen();
       let endpoints = byAccount.get(accountId);
       if (!endpoints) byAccount.set(accountId, (endpoints = new Map()));
       if (endpoints.has(webhook.webhookId)) throw new Error(`webhook ${webhook.webhookId} already exists`);
+      if (most !== undefined && endpoints.size >= most) throw new WebhookLimitReached();
       endpoints.set(webhook.webhookId, new Endpoint(copy(webhook), events.newestPosition(accountId)));
     },
     async getWebhook(accountId, webhookId) {

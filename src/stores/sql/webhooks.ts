@@ -7,7 +7,7 @@
  */
 import type { EventType } from "../../events.ts";
 import { randomHex } from "../../hex.ts";
-import type { ClaimedDelivery, DeliveryAttempt, WebhookChange, WebhookStore } from "../../store.ts";
+import { type ClaimedDelivery, type DeliveryAttempt, type WebhookChange, WebhookLimitReached, type WebhookStore } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "./driver.ts";
 import { EVENT_JSON } from "./events.ts";
 import { nullableNumber, toDelivery, toWebhook, WEBHOOK_CHANGES } from "./records.ts";
@@ -77,6 +77,17 @@ const CLAIMABLE = `WITH held_back AS (${HELD_BACK}), runs AS MATERIALIZED (${RUN
   ORDER BY kind, since, position LIMIT ?2`;
 
 /**
+ * True when a claim at `?1` may find work: an enabled endpoint's log has events it has not
+ * taken in, or a pending delivery is due and not leased. Every claimable delivery is one of
+ * these (its run stops before any leased or not-yet-due one), so when this is false a claim
+ * would lease nothing: a read answers it without the write lock, which creates need.
+ */
+const MAYBE_CLAIMABLE = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL AND log_position < ${NEWEST_POSITION})
+  OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND attempts = 0 AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1))
+  OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND attempts > 0 AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1))
+  AS maybe`;
+
+/**
  * Deletes the deliveries of the events at or before the position `through` gives (for
  * `pruneEvents`): endpoint by endpoint along the index by position (the CROSS JOIN fixes that
  * order), so the history is not scanned.
@@ -94,16 +105,21 @@ export function deliveriesOfPrunedEvents(through: string): string {
  */
 export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly SqlStatement[]) => Promise<SqlResult[]>): WebhookStore {
   return {
-    async insertWebhook(accountId, webhook) {
-      await driver.execute({
+    async insertWebhook(accountId, webhook, most) {
+      // One statement, so the count and the insert are one write: SQLite has one writer at a time.
+      const { rows } = await driver.execute({
         sql: `INSERT INTO webhooks (account_id, id, url, types, popup_id, description, created_at, disabled_at, secrets, previous_secret_expires_at,
                 failing_since, log_position)
-              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT MAX(position) FROM events WHERE account_id = ?), 0))`,
+              SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, COALESCE((SELECT MAX(position) FROM events WHERE account_id = ?1), 0)
+              WHERE (SELECT COUNT(*) FROM webhooks WHERE account_id = ?1) < ?12
+              RETURNING 1 AS inserted`,
         args: [
           accountId, webhook.webhookId, webhook.url, WEBHOOK_CHANGES.types.write(webhook.types), webhook.popupId, webhook.description,
-          webhook.createdAt, webhook.disabledAt, JSON.stringify(webhook.secrets), webhook.previousSecretExpiresAt, webhook.failingSince, accountId,
+          webhook.createdAt, webhook.disabledAt, JSON.stringify(webhook.secrets), webhook.previousSecretExpiresAt, webhook.failingSince,
+          most ?? Number.MAX_SAFE_INTEGER,
         ],
       });
+      if (rows.length === 0) throw new WebhookLimitReached();
     },
     async getWebhook(accountId, webhookId) {
       const { rows } = await driver.execute({ sql: "SELECT * FROM webhooks WHERE account_id = ? AND id = ?", args: [accountId, webhookId] });
@@ -146,6 +162,8 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
     },
 
     async claimDeliveries({ now, limit, leaseMs, owner }) {
+      const { rows: found } = await driver.execute({ sql: MAYBE_CLAIMABLE, args: [now] });
+      if (!found[0]?.maybe) return [];
       const claim = randomHex(16);
       await write(
         [
