@@ -284,6 +284,12 @@ export interface WebhookStore {
    * how many. Like a retry, it takes the lease of an attempt in flight.
    */
   replayDeliveries(accountId: string, webhookId: string, since: number, now: number): Promise<number>;
+  /**
+   * Optional: whether any account has an enabled endpoint, so that a server with none need not
+   * run a dispatcher (`formsink serve` starts its delivery thread only once one is). Without
+   * it, a dispatcher is assumed to have work.
+   */
+  hasEnabledWebhooks?(): Promise<boolean>;
 }
 
 /** An endpoint as stored. Its secrets are kept as they are (they sign), shown only on creation and rotation. */

@@ -250,8 +250,11 @@ interface Deliveries {
 
 /**
  * The webhook dispatcher: in a thread of its own (../webhook-thread.ts) unless the database is
- * in memory, or beside the handler when the thread does not start (the log says why). It starts
- * while the server starts listening; the wakes of changes committed meanwhile wait for it.
+ * in memory, or beside the handler when the thread does not start (the log says why). The
+ * thread, a second JavaScript engine instance with its own connection, starts once the database
+ * has an enabled endpoint, so that a server without webhooks never carries it: serve looks at
+ * start, after changes (an endpoint added through this server is one) and every few seconds
+ * (one added through another). The wakes of changes committed while it starts wait for it.
  */
 function startDeliveries(
   store: CompleteStore,
@@ -274,20 +277,70 @@ function startDeliveries(
     return { wake: dispatcher.wake, stop: () => dispatcher.stop().then(() => transport.close()) };
   };
   if (isInMemory(url)) return besideHandler();
-  const thread = startWebhookThread({ url, env, ...settings, warn: log.warn, onDisabled: warnDisabled });
   let stopping = false;
-  let instead: Deliveries | undefined;
-  thread.ready.catch((error: unknown) => {
-    if (stopping) return;
-    log.warn(`webhook deliveries go out from the request thread: their own thread did not start (${error instanceof Error ? error.message : String(error)})`);
-    instead = besideHandler();
-  });
+  const inThread = (): Deliveries => {
+    const thread = startWebhookThread({ url, env, ...settings, warn: log.warn, onDisabled: warnDisabled });
+    let instead: Deliveries | undefined;
+    thread.ready.catch((error: unknown) => {
+      if (stopping) return;
+      log.warn(`webhook deliveries go out from the request thread: their own thread did not start (${error instanceof Error ? error.message : String(error)})`);
+      instead = besideHandler();
+    });
+    return {
+      wake: () => (instead ?? thread).wake(),
+      async stop() {
+        await thread.stop();
+        await instead?.stop();
+      },
+    };
+  };
+  if (!store.hasEnabledWebhooks) return inThread();
+
+  const hasEnabledWebhooks = store.hasEnabledWebhooks.bind(store);
+  let started: Deliveries | undefined;
+  let looking: Promise<void> | undefined;
+  let lookedAt = 0;
+  let lookAgain: ReturnType<typeof setTimeout> | undefined;
+  const look = (): Promise<void> =>
+    (looking ??= (async () => {
+      lookedAt = Date.now();
+      try {
+        if (!(await hasEnabledWebhooks()) || stopping || started) return;
+        log.info("webhook deliveries start: an endpoint is enabled");
+        started = inThread();
+        clearInterval(poll);
+        started.wake();
+      } catch (error) {
+        log.warn(`looking for webhook endpoints failed (tried again shortly): ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        looking = undefined;
+      }
+    })());
+  const poll = setInterval(() => void look(), LOOK_FOR_ENDPOINTS_EVERY_MS);
+  poll.unref();
+  void look();
   return {
-    wake: () => (instead ?? thread).wake(),
+    wake() {
+      if (started) return started.wake();
+      // Changes come thousands a second: one look per interval, the last change's look deferred to its end.
+      if (lookAgain) return;
+      const wait = Math.max(0, lookedAt + LOOK_AFTER_CHANGES_EVERY_MS - Date.now());
+      lookAgain = setTimeout(() => {
+        lookAgain = undefined;
+        void look();
+      }, wait);
+    },
     async stop() {
       stopping = true;
-      await thread.stop();
-      await instead?.stop();
+      clearInterval(poll);
+      clearTimeout(lookAgain);
+      await looking;
+      await started?.stop();
     },
   };
 }
+
+/** How often serve looks for an enabled endpoint (one added through another server or the CLI) until it finds one. */
+const LOOK_FOR_ENDPOINTS_EVERY_MS = 5000;
+/** How long after its last look serve looks again after a change. */
+const LOOK_AFTER_CHANGES_EVERY_MS = 200;

@@ -119,6 +119,20 @@ export function testWebhookStore<S extends Store>(options: StoreSuiteOptions<S>)
     assert.equal(await store.listWebhooks(ACCOUNT), [second]);
   });
 
+  test("webhooks: whether any account has an enabled endpoint (a store that answers it)", async (store) => {
+    if (!store.hasEnabledWebhooks) return;
+    assert.is(await store.hasEnabledWebhooks(), false, "no endpoint yet");
+    const theirs = endpoint();
+    await store.insertWebhook(OTHER_ACCOUNT, theirs);
+    assert.is(await store.hasEnabledWebhooks(), true, "another account's endpoint counts");
+    await store.updateWebhook(OTHER_ACCOUNT, theirs.webhookId, { disabledAt: new Date(NOW).toISOString() });
+    assert.is(await store.hasEnabledWebhooks(), false, "a disabled endpoint has nothing to send");
+    await store.updateWebhook(OTHER_ACCOUNT, theirs.webhookId, { disabledAt: null });
+    assert.is(await store.hasEnabledWebhooks(), true, "enabled again");
+    await store.deleteWebhook(OTHER_ACCOUNT, theirs.webhookId);
+    assert.is(await store.hasEnabledWebhooks(), false, "deleted");
+  });
+
   test("webhooks: an endpoint is sent only the events committed after it was added; first attempts in commit order", async (store) => {
     const [before, a, b, c] = seedRows(4) as [Submission, Submission, Submission, Submission];
     await store.insertSubmission(ACCOUNT, before);

@@ -47,6 +47,8 @@ async function until(done: () => boolean, what: string, seconds = 90): Promise<v
 
 /** What serve logs when its dispatcher's thread did not start and deliveries go out beside the handler. */
 const NO_THREAD = /their own thread did not start/;
+/** What serve logs when it starts that thread: once the database has an enabled endpoint. */
+const THREAD_STARTS = /webhook deliveries start: an endpoint is enabled/;
 
 const missing = (receiver: Receiver, ids: readonly string[]) => {
   const got = new Set(receiver.received.map((d) => d.id));
@@ -71,10 +73,58 @@ for (const runtime of ["node", "bun", "deno"] as const) {
       const { stderr, code } = await server.stop();
       await receiver.close();
       assert.is(code, 0, stderr);
+      assert.match(stderr, THREAD_STARTS);
       assert.not.match(stderr, NO_THREAD);
     }
   });
 }
+
+test("a server whose database has no enabled endpoint starts no delivery thread; an endpoint added, or enabled by another process, starts it", async ({ dir }) => {
+  const db = `file:${dir}/lazy.db`;
+  const key = await newKey(db);
+  const receiver = await startReceiver();
+  try {
+    const idle = await serve(["--db", db, "--allow-private-webhooks"]);
+    await createSubmission(idle.url, key, 1);
+    const { webhookId } = await addWebhook(idle.url, key, `${receiver.url}/hooks`);
+    const disabled = await fetch(`${idle.url}/api/webhooks/${webhookId}`, {
+      method: "PATCH",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ enabled: false }),
+    });
+    assert.is(disabled.status, 200, await disabled.text());
+    await createSubmission(idle.url, key, 2);
+    const first = await idle.stop();
+    assert.is(first.code, 0, first.stderr);
+    assert.is(first.stderr.match(new RegExp(THREAD_STARTS, "g"))?.length, 1, "started by the endpoint's creation, once");
+
+    // The endpoint stays disabled: a server started now has nothing to send.
+    const quiet = await serve(["--db", db, "--allow-private-webhooks"]);
+    await createSubmission(quiet.url, key, 3);
+    const second = await quiet.stop();
+    assert.is(second.code, 0, second.stderr);
+    assert.not.match(second.stderr, THREAD_STARTS);
+
+    // Enabled by another process (the CLI, another server): found without a change of this server's.
+    const enabler = await serve(["--db", db, "--allow-private-webhooks"]);
+    const enabled = await fetch(`${enabler.url}/api/webhooks/${webhookId}`, {
+      method: "PATCH",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ enabled: true }),
+    });
+    assert.is(enabled.status, 200, await enabled.text());
+    assert.is((await enabler.stop()).code, 0);
+    const busy = await serve(["--db", db, "--allow-private-webhooks"]);
+    await createSubmission(busy.url, key, 4);
+    await until(() => receiver.received.length === 1, "the delivery of the lead created once the endpoint was enabled again");
+    const third = await busy.stop();
+    assert.is(third.code, 0, third.stderr);
+    assert.match(third.stderr, THREAD_STARTS);
+    assert.not.match(third.stderr, NO_THREAD);
+  } finally {
+    await receiver.close();
+  }
+});
 
 test("a server killed while deliveries are in flight delivers every event once it is back (duplicates allowed, losses not)", async ({ dir }) => {
   const db = `file:${dir}/crash.db`;

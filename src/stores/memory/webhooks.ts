@@ -234,6 +234,12 @@ export function createMemoryWebhooks(events: MemoryEventLog, assertOpen: () => v
       again(endpoint!, delivery, now);
       return true;
     },
+    async hasEnabledWebhooks() {
+      for (const endpoints of byAccount.values()) {
+        for (const endpoint of endpoints.values()) if (endpoint.record.disabledAt === null) return true;
+      }
+      return false;
+    },
     async replayDeliveries(accountId, webhookId, since, now) {
       const endpoint = endpointOf(accountId, webhookId);
       if (!endpoint) return 0;

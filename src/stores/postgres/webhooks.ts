@@ -269,6 +269,10 @@ export function postgresWebhookStore(query: Query, lockTimeout: string): Webhook
       );
       return rows.length > 0;
     },
+    async hasEnabledWebhooks() {
+      const rows = await query("SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL) AS enabled", []);
+      return rows[0]!.enabled === true;
+    },
     async replayDeliveries(accountId, webhookId, since, now) {
       const rows = await query(
         `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, next_attempt_at)

@@ -229,6 +229,10 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       });
       return rows.length > 0;
     },
+    async hasEnabledWebhooks() {
+      const { rows } = await driver.execute({ sql: "SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL) AS enabled", args: [] });
+      return Number(rows[0]!.enabled) === 1;
+    },
     async replayDeliveries(accountId, webhookId, since, now) {
       const { rows } = await driver.execute({
         sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, next_attempt_at)
