@@ -16,11 +16,21 @@ export interface BunServer extends RunningServer {
 
 export async function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<BunServer> {
   const onError = options.onError ?? reportError;
+  // Bun's stop() does not wait for the handler of a request whose client went away; close() must.
+  const handling = new Set<Promise<Response>>();
   const server = Bun.serve({
     port: options.port ?? DEFAULT_PORT,
     hostname: options.hostname ?? DEFAULT_HOSTNAME,
     idleTimeout: Math.min(255, Math.ceil((options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS) / 1000)),
-    fetch: (request, server) => handler(request, { clientAddress: server.requestIP(request)?.address }),
+    fetch(request, server) {
+      const answer = handler(request, { clientAddress: server.requestIP(request)?.address });
+      if (answer instanceof Promise) {
+        handling.add(answer);
+        const settled = () => void handling.delete(answer);
+        answer.then(settled, settled);
+      }
+      return answer;
+    },
     error(error) {
       onError(error);
       return internalError();
@@ -30,9 +40,15 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
     server,
     url: serverUrl(server.hostname ?? DEFAULT_HOSTNAME, server.port ?? 0),
     async close(timeoutMs = 10_000) {
-      const force = setTimeout(() => void server.stop(true), timeoutMs);
-      await server.stop();
-      clearTimeout(force);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          void server.stop(true);
+          resolve();
+        }, timeoutMs);
+      });
+      await Promise.race([server.stop().then(() => Promise.allSettled(handling)), timeout]);
+      clearTimeout(timer);
     },
   };
 }

@@ -25,8 +25,8 @@ import { DEFAULT_MAX_WEBHOOKS } from "./webhook-endpoints.ts";
 /**
  * The routes whose modules validate with arktype (src/schemas.ts), loaded on their first
  * request: importing arktype is most of the time and memory a start costs, so a server answers
- * without it until a request needs it (bench/README.md, cold start and idle RSS). Lists and
- * creates read what they are sent without it, and load it only to word a 400.
+ * without it until a request needs it (bench/README.md, cold start and idle RSS). Lists,
+ * creates and status changes read what they are sent without it, and load it only to word a 400.
  */
 const eventRoutes = () => import("./routes/events.ts");
 const exportRoutes = () => import("./routes/export.ts");

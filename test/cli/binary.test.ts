@@ -11,6 +11,7 @@ import * as assert from "uvu/assert";
 import type { Submission } from "../../src/submission.ts";
 import { clientSuite } from "../client/suite.ts";
 import { collect, type Run, waitForOutput } from "../support/process.ts";
+import { within } from "../support/within.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const VERSION: string = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
@@ -35,15 +36,6 @@ function formsink(args: string[], place: { dir: string; env: Record<string, stri
 }
 
 const run = (args: string[], place: { dir: string; env: Record<string, string> }): Promise<Run> => collect(formsink(args, place));
-
-/** Rejects when `promise` has not settled in time: a guard against hangs, not a measurement. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 async function serve(place: { dir: string; env: Record<string, string> }, args: string[] = []) {
   const server = formsink(["serve", "--port", "0", ...args], place);

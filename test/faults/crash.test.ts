@@ -25,8 +25,8 @@ crash("every acknowledged create, status change and delete survives a kill -9", 
   const completeSent = new Set<string>();
   for (let round = 0; round < ROUNDS; round++) {
     const server = await serve(["--db", `file:${path}`]);
-    // The first status change loads arktype (src/handler.ts says when): done before the load,
-    // so that the kill falls among writes rather than during that import.
+    // A create and a status change answered before the load: every round has acknowledged
+    // writes of both kinds that the kill must not lose.
     const first = await create(server.url, key, `r${round}-first@example.com`);
     assert.is(first.status, 201);
     const firstId = ((await first.json()) as { submissionId: string }).submissionId;

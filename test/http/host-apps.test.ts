@@ -12,17 +12,9 @@ import { createRequestListener } from "../../adapters/node.ts";
 import { createApiKey } from "../../src/auth/keys.ts";
 import { createSubmissionsHandler } from "../../src/handler.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
+import { within } from "../support/within.ts";
 
 const t = suite("host apps: Express 5");
-
-/** Rejects when `promise` has not settled in time: a guard against hangs, not a measurement. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 async function expressApp(mount: (app: express.Express, listener: ReturnType<typeof createRequestListener>) => void) {
   const store = createMemoryStore();

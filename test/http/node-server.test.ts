@@ -17,6 +17,8 @@ import { createMemoryStore } from "../../src/stores/memory.ts";
 import { overSocket } from "./over-socket.ts";
 import { type FetchHandler, httpSuite } from "./suite.ts";
 import { webhookDeliverySuite } from "./webhook-delivery-suite.ts";
+import { within } from "../support/within.ts";
+import { gracefulCloseSuite } from "./close-suite.ts";
 
 httpSuite("node server, libSQL :memory:", overSocket(serve), { createStore: () => createLibsqlStore({ url: ":memory:" }) });
 webhookDeliverySuite("node server, libSQL :memory:", overSocket(serve), () => createLibsqlStore({ url: ":memory:" }), createWebhookTransport);
@@ -36,15 +38,6 @@ interface RawReply {
    * as another test's leftover client reaching a reused port number.)
    */
   socket: Socket;
-}
-
-/** Rejects when `promise` has not settled in time: a guard against hangs, not a measurement. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** One request with node:http (so the test controls the connection and the body framing). */
@@ -508,3 +501,4 @@ t("formsink's handler is run through its answer; one that wraps it gets a real R
 });
 
 t.run();
+gracefulCloseSuite("node server", serve);

@@ -9,6 +9,7 @@ import { createMemoryStore } from "../../../src/stores/memory.ts";
 import type { SqlStoreOptions } from "../../../src/stores/sql/store.ts";
 import { clientTarget } from "../../client/server-target.ts";
 import { clientSuite } from "../../client/suite.ts";
+import { gracefulCloseSuite } from "../../http/close-suite.ts";
 import { overSocket } from "../../http/over-socket.ts";
 import { httpSuite } from "../../http/suite.ts";
 import { webhookDeliverySuite } from "../../http/webhook-delivery-suite.ts";
@@ -22,5 +23,6 @@ webhookDeliverySuite("deno server, memory store", overSocket(serve), async () =>
 const openLibsql = (options?: SqlStoreOptions) => createLibsqlStore({ url: ":memory:", ...options });
 testCompleteStore("libSQL :memory: under Deno", openLibsql);
 clientSuite("deno server", clientTarget(serve));
+gracefulCloseSuite("deno server", serve);
 resolvedAddressSuite("deno");
 stopClusterAfterSuites();
