@@ -1,7 +1,7 @@
 /**
  * The per-account endpoint limit holds under creates at once: the store counts in the insert's
- * own write, so no two creates both see room for one more. (PostgreSQL's store is tested by its
- * own suites.)
+ * own write, so no two creates both see room for one more. PostgreSQL runs on a throwaway
+ * cluster (test/support/postgres.ts), where the creates go over connections of their own.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
@@ -10,12 +10,14 @@ import type { CompleteStore } from "../../src/store.ts";
 import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import { addWebhook } from "../../src/webhook-endpoints.ts";
+import { stopClusterAfterSuites, storeOnNewDatabase } from "../support/postgres.ts";
 
 const test = suite("webhook endpoints: the per-account limit");
 
 const stores: [string, () => Promise<CompleteStore>][] = [
   ["memory", async () => createMemoryStore()],
   ["libSQL :memory:", () => createLibsqlStore({ url: ":memory:" })],
+  ["PostgreSQL", () => storeOnNewDatabase()],
 ];
 
 for (const [name, open] of stores) {
@@ -42,3 +44,4 @@ for (const [name, open] of stores) {
 }
 
 test.run();
+stopClusterAfterSuites();

@@ -14,7 +14,7 @@
 import type postgres from "postgres";
 import { randomHex } from "../../hex.ts";
 import type { SchemaUpgrade } from "../sql/migrate.ts";
-import { CLAIM_MIGRATION, WEBHOOK_MIGRATION } from "./webhooks.ts";
+import { CLAIM_MIGRATION, WEBHOOK_LIMIT_MIGRATION, WEBHOOK_MIGRATION } from "./webhooks.ts";
 import { IMPORT_MIGRATION, INSERT_MIGRATION, WRITE_FUNCTIONS } from "./writes.ts";
 
 export type { SchemaUpgrade };
@@ -194,6 +194,8 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
   INSERT_MIGRATION,
   // 4: imports skip the ids an account has by lookup (writes.ts); a claim locks the deliveries it leases in key order (webhooks.ts).
   [...IMPORT_MIGRATION, ...CLAIM_MIGRATION],
+  // 5: an endpoint is added within the account's limit, counted under the account's head lock (webhooks.ts).
+  WEBHOOK_LIMIT_MIGRATION,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.length;

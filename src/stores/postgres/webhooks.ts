@@ -11,7 +11,7 @@
  * takes a fresh snapshot, so it sees what the endpoint's previous claim committed.
  */
 import type { EventType } from "../../events.ts";
-import type { ClaimedDelivery, DeliveryAttempt, WebhookChange, WebhookStore } from "../../store.ts";
+import { type ClaimedDelivery, type DeliveryAttempt, type WebhookChange, WebhookLimitReached, type WebhookStore } from "../../store.ts";
 import { toDelivery, toWebhook, WEBHOOK_CHANGES } from "../sql/records.ts";
 import { EVENT_TEXT_COLUMNS, EVENT_TEXT_JOIN, eventText, type EventTextRow, type Query } from "./events.ts";
 
@@ -141,6 +141,30 @@ const CLAIM_LOCKING_IN_ORDER = claimFunction(
 /** Migration 4's part: the claim locks what it leases in key order (CLAIM_LOCKING_IN_ORDER). */
 export const CLAIM_MIGRATION: readonly string[] = [CLAIM_LOCKING_IN_ORDER];
 
+/**
+ * Adds an endpoint unless the account has `p_most`; false when it has. The account's head row is
+ * locked first (formsink_lock_head, writes.ts), so adds to one account run one after another
+ * whichever server sends them, and the count, a statement of its own and so a fresh snapshot,
+ * sees every add committed before it: adds at once never take an account past its limit.
+ */
+const INSERT_WEBHOOK_WITHIN_LIMIT = `CREATE FUNCTION formsink_insert_webhook(p_account text, p_id text, p_url text, p_types text,
+    p_popup text, p_description text, p_created_at text, p_disabled_at text, p_secrets text, p_previous_secret_expires_at bigint,
+    p_failing_since bigint, p_most bigint, p_lock_timeout text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM formsink_lock_head(p_account, p_lock_timeout);
+  IF (SELECT COUNT(*) FROM webhooks WHERE account_id = p_account) >= p_most THEN
+    RETURN false;
+  END IF;
+  INSERT INTO webhooks (account_id, id, url, types, popup_id, description, created_at, disabled_at, secrets, previous_secret_expires_at,
+      failing_since, log_position)
+    VALUES (p_account, p_id, p_url, p_types, p_popup, p_description, p_created_at, p_disabled_at, p_secrets, p_previous_secret_expires_at,
+      p_failing_since, (SELECT position FROM event_heads WHERE account_id = p_account));
+  RETURN true;
+END $$`;
+
+/** The migration that makes adding an endpoint count within its lock (INSERT_WEBHOOK_WITHIN_LIMIT). */
+export const WEBHOOK_LIMIT_MIGRATION: readonly string[] = [INSERT_WEBHOOK_WITHIN_LIMIT];
+
 /** Migration 2: endpoints and their deliveries, and the claim. */
 export const WEBHOOK_MIGRATION = (TEXT: string): readonly string[] => [
   // `log_position` is an endpoint's place in the log: the newest position it has taken into its
@@ -200,16 +224,13 @@ const NEWEST_POSITION = (account: string) => `COALESCE((SELECT position FROM eve
 /** `lockTimeout`: how long the claim waits for a row another write holds (a 503 after it). */
 export function postgresWebhookStore(query: Query, lockTimeout: string): WebhookStore {
   return {
-    async insertWebhook(accountId, webhook) {
-      await query(
-        `INSERT INTO webhooks (account_id, id, url, types, popup_id, description, created_at, disabled_at, secrets, previous_secret_expires_at,
-           failing_since, log_position)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, ${NEWEST_POSITION("$1")})`,
-        [
-          accountId, webhook.webhookId, webhook.url, WEBHOOK_CHANGES.types.write(webhook.types), webhook.popupId, webhook.description,
-          webhook.createdAt, webhook.disabledAt, JSON.stringify(webhook.secrets), webhook.previousSecretExpiresAt, webhook.failingSince,
-        ],
-      );
+    async insertWebhook(accountId, webhook, most) {
+      const [row] = await query("SELECT formsink_insert_webhook($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) AS inserted", [
+        accountId, webhook.webhookId, webhook.url, WEBHOOK_CHANGES.types.write(webhook.types), webhook.popupId, webhook.description,
+        webhook.createdAt, webhook.disabledAt, JSON.stringify(webhook.secrets), webhook.previousSecretExpiresAt, webhook.failingSince,
+        most ?? Number.MAX_SAFE_INTEGER, lockTimeout,
+      ]);
+      if (!row!.inserted) throw new WebhookLimitReached();
     },
     async getWebhook(accountId, webhookId) {
       const [row] = await query("SELECT * FROM webhooks WHERE account_id = $1 AND id = $2", [accountId, webhookId]);
