@@ -26,31 +26,37 @@ const KEYS_SQL = `INSERT OR IGNORE INTO submission_data_keys (account_id, popup_
 /** The rows this import inserted: a range of rowids, read straight from the table. */
 const NEW_ROWS = "submissions.rowid > (SELECT rowid_before FROM submission_import)";
 
-const DAY = dayOf("created_at");
-
-/** What each table of counts gets from the import's rows: the count triggers' work, grouped. */
+/**
+ * What each table of counts gets from the import's rows: the count triggers' work, grouped.
+ * The rows are read once, into their counts per tuple and day; every table is a sum of those.
+ * Each statement's one bound value is the account's id (the import's rows are all its).
+ */
 const COUNT_STATEMENTS: readonly string[] = [
+  `INSERT INTO submission_import_days (popup_id, domain, device, status, day, n)
+    SELECT popup_id, domain, device, status, ${dayOf("created_at")}, COUNT(*) FROM submissions WHERE ${NEW_ROWS}
+    GROUP BY 1, 2, 3, 4, 5`,
   `INSERT INTO submission_counts (account_id, popup_id, domain, device, status, n)
-    SELECT account_id, popup_id, domain, device, status, COUNT(*) FROM submissions WHERE ${NEW_ROWS}
-    GROUP BY account_id, popup_id, domain, device, status
+    SELECT ?, popup_id, domain, device, status, SUM(n) FROM submission_import_days WHERE true
+    GROUP BY popup_id, domain, device, status
     ON CONFLICT DO UPDATE SET n = n + excluded.n`,
   `INSERT INTO submission_day_counts (account_id, day, popup_id, domain, device, status, n)
-    SELECT account_id, ${DAY}, popup_id, domain, device, status, COUNT(*) FROM submissions WHERE ${NEW_ROWS}
-    GROUP BY 1, 2, 3, 4, 5, 6
+    SELECT ?, day, popup_id, domain, device, status, n FROM submission_import_days WHERE true
     ON CONFLICT DO UPDATE SET n = n + excluded.n`,
   `INSERT INTO submission_account_days (account_id, day, n)
-    SELECT account_id, ${DAY}, COUNT(*) FROM submissions WHERE ${NEW_ROWS}
-    GROUP BY 1, 2
+    SELECT ?, day, SUM(n) FROM submission_import_days WHERE true
+    GROUP BY day
     ON CONFLICT DO UPDATE SET n = n + excluded.n`,
   ...EQUALITY_COLUMNS.map((column) => `INSERT INTO submission_value_days (account_id, field, day, value, n)
-    SELECT account_id, '${column}', ${DAY}, ${column}, COUNT(*) FROM submissions WHERE ${NEW_ROWS}
-    GROUP BY 1, 3, 4
+    SELECT ?, '${column}', day, ${column}, SUM(n) FROM submission_import_days WHERE true
+    GROUP BY day, ${column}
     ON CONFLICT DO UPDATE SET n = n + excluded.n`),
-  `INSERT OR IGNORE INTO submission_identifiers (account_id, field, value_key, submission_id)
-    SELECT submissions.account_id, data_field.key, CASE data_field.key WHEN 'email' THEN lower(data_field.value) ELSE data_field.value END, submissions.id
-    FROM submissions, json_each(submissions.data) AS data_field JOIN identifying_fields ON identifying_fields.field = data_field.key
-    WHERE ${NEW_ROWS} AND data_field.type = 'text'`,
+  "DELETE FROM submission_import_days",
 ];
+
+const IDENTIFIERS_SQL = `INSERT OR IGNORE INTO submission_identifiers (account_id, field, value_key, submission_id)
+  SELECT submissions.account_id, data_field.key, CASE data_field.key WHEN 'email' THEN lower(data_field.value) ELSE data_field.value END, submissions.id
+  FROM submissions, json_each(submissions.data) AS data_field JOIN identifying_fields ON identifying_fields.field = data_field.key
+  WHERE ${NEW_ROWS} AND data_field.type = 'text'`;
 
 /**
  * Statements that insert `submissions` into the account, skipping ids it already has, with
@@ -64,7 +70,8 @@ export function importStatements(accountId: string, submissions: readonly Submis
     { sql: "INSERT INTO submission_import (rowid_before) SELECT COALESCE(MAX(rowid), 0) FROM submissions" },
     ...rowStatements,
     { sql: `SELECT COUNT(*) AS inserted FROM submissions WHERE ${NEW_ROWS}` },
-    ...COUNT_STATEMENTS.map((sql) => ({ sql })),
+    ...COUNT_STATEMENTS.map((sql) => ({ sql, args: sql.includes("?") ? [accountId] : [] })),
+    { sql: IDENTIFIERS_SQL },
     importedEvents(NEW_ROWS, now),
     ...dataKeyStatements(accountId, submissions),
     { sql: "DELETE FROM submission_import" },

@@ -351,11 +351,21 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   // import's own transaction (inserted first, deleted last, so no reader ever sees it): the
   // rowid the table had before the import's rows, whose rows are then every rowid above it.
   // While it holds that row, the insert triggers of the counts (4, 7, 9, 10) and of the
-  // identifier index (5) stand aside, and the import adds its rows to each in one grouped
-  // statement per table (import.ts), in the same transaction: a per-row trigger program costs
-  // more than the row's own insert. Every other write is counted by the triggers as before.
+  // identifier index (5) stand aside, and the import adds its rows to each table in a grouped
+  // statement (import.ts), in the same transaction: a trigger's statements run once per row.
+  // `submission_import_days` is the import's rows counted per tuple and day, which every table
+  // of counts is a sum of; it too is emptied before the transaction ends. Every other write is
+  // counted by the triggers as before.
   [
     `CREATE TABLE submission_import (rowid_before INTEGER NOT NULL)`,
+    `CREATE TABLE submission_import_days (
+      popup_id TEXT NOT NULL,
+      domain TEXT NOT NULL,
+      device TEXT NOT NULL,
+      status TEXT NOT NULL,
+      day INTEGER NOT NULL,
+      n INTEGER NOT NULL
+    )`,
     ...[
       "submissions_counted_on_insert",
       "submissions_identified_on_insert",
