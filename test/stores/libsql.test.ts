@@ -70,6 +70,52 @@ bulk("an import is one transaction: a row the database refuses in its last state
   }
 });
 
+bulk("after imports, one failed and one done, creates, status changes and deletes are counted again; each imported row has its created event", async () => {
+  const store = await createLibsqlStore({ url: ":memory:" });
+  try {
+    const day = Date.UTC(2025, 0, 1);
+    const row = (i: number): Submission => ({
+      submissionId: crypto.randomUUID(),
+      popupId: `popup_${i % 3}`,
+      data: { email: `Person${i}@Example.com` },
+      domain: i % 2 === 0 ? "a.example" : "b.example",
+      userAgent: "agent",
+      device: i % 4 === 0 ? "mobile" : "desktop",
+      status: i % 5 === 0 ? "completed" : "pending",
+      createdAt: new Date(day + i * 7_200_000).toISOString(),
+    });
+    const rows = Array.from({ length: 40 }, (_, i) => row(i));
+    let failed = false;
+    await store.importSubmissions("a", [row(100), { ...row(101), status: "archived" as Submission["status"] }]).catch(() => (failed = true));
+    assert.ok(failed);
+    assert.is(await store.importSubmissions("a", rows), rows.length);
+    const created = row(41);
+    await store.insertSubmission("a", created);
+    await store.setSubmissionStatus("a", rows[1]!.submissionId, "completed");
+    await store.deleteSubmission("a", rows[2]!.submissionId);
+    const kept = [...rows.filter((_, i) => i !== 2).map((r, i) => (i === 1 ? { ...r, status: "completed" as const } : r)), created];
+    const windows: { createdAfter?: number; createdBefore?: number }[] = [{}, { createdAfter: day + 3 * 3_600_000, createdBefore: day + 50 * 3_600_000 }];
+    for (const window of windows) {
+      for (const filter of [{}, { popupId: "popup_1" }, { domain: "a.example", device: "desktop" }, { status: "completed" as const }, { popupId: "popup_0", domain: "b.example", device: "desktop", status: "pending" as const }]) {
+        const expected = kept.filter((r) =>
+          Object.entries(filter).every(([key, value]) => r[key as keyof Submission] === value) &&
+          Date.parse(r.createdAt) > (window.createdAfter ?? -Infinity) && Date.parse(r.createdAt) < (window.createdBefore ?? Infinity));
+        const { total } = await store.listSubmissions("a", { order: "asc", limit: 1, offset: 0, ...filter, ...window });
+        assert.is(total, expected.length, JSON.stringify({ filter, window }));
+      }
+    }
+    assert.equal(await store.findSubmissionsByIdentifier!("a", "email", "person7@example.com"), [rows[7]!.submissionId]);
+    const page = await store.readEvents("a", { limit: 100 });
+    assert.ok(!page.expired);
+    const createdEvents = page.events.filter((e) => e.type === "submission.created");
+    assert.equal(createdEvents.map((e) => e.data.submissionId), [...rows.map((r) => r.submissionId), created.submissionId]);
+    assert.ok(createdEvents.every((e) => /^evt_[0-9a-f]{32}$/.test(e.id)), "event ids are made as newEventId makes them");
+    assert.is(new Set(createdEvents.map((e) => e.id)).size, createdEvents.length, "every event has its own id");
+  } finally {
+    await store.close();
+  }
+});
+
 bulk.run();
 
 const closing = suite("libSQL file: closing");

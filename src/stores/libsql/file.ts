@@ -36,6 +36,14 @@ const LOCK_WAIT_MS = 5000;
 /** The longest pause between two tries for the lock: bounds how late a freed lock is noticed. */
 const MAX_RETRY_PAUSE_MS = 25;
 
+/**
+ * The write connection's page cache, in SQLite's negative-means-KiB form (its default is 2 MB).
+ * bench/store.ts (bulk load): an import's batch of thousands of rows changes more pages than
+ * the default holds, and SQLite then writes changed pages out to the WAL in the middle of the
+ * transaction and reads them back. The cache grows only as pages are used.
+ */
+const WRITER_CACHE_SIZE = -32768;
+
 /** Statements SQLite refuses inside a transaction. */
 const OUTSIDE_TRANSACTION = /^\s*VACUUM\b/i;
 
@@ -187,7 +195,7 @@ function statementCache<S extends { readonly reader: boolean; raw(toggle?: boole
 function openWriter(path: string, options: FileOptions) {
   const db = new AsyncDatabase(path, { timeout: LOCK_WAIT_MS });
   // As the read connection's settings (see there); the busy handler may sleep here, off the event loop.
-  const ready = db.exec(`PRAGMA synchronous = FULL; PRAGMA secure_delete = ON; PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
+  const ready = db.exec(`PRAGMA synchronous = FULL; PRAGMA secure_delete = ON; PRAGMA busy_timeout = ${LOCK_WAIT_MS}; PRAGMA cache_size = ${WRITER_CACHE_SIZE}`);
   const statements = new Map<string, Promise<AsyncStatement>>();
   const prepare = (sql: string): Promise<AsyncStatement> => {
     let statement = statements.get(sql);

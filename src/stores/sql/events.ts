@@ -12,7 +12,6 @@ import { formatInstant } from "../../instant.ts";
 import type { EventPage, EventQuery, EventTextPage } from "../../store.ts";
 import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
 import type { SqlDriver, SqlStatement, SqlValue } from "./driver.ts";
-import { jsonArrayChunks } from "./json-chunks.ts";
 import { submissionJson } from "./submission-row.ts";
 
 const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event";
@@ -47,17 +46,18 @@ export function createdEvent(accountId: string, s: Submission, now: number, when
 }
 
 /**
- * The created events of an import's records that the account does not have yet; runs before
- * the rows are inserted (in the same batch). `records` holds no id twice.
+ * The created events of an import's rows: those of `submissions` that `newRows` (an SQL
+ * condition) selects, in the order they were inserted. Runs after the rows are inserted, in
+ * the same batch; each event's id is made by SQLite as `newEventId` makes one.
  */
-export function importedEvents(accountId: string, records: readonly Submission[], now: number): SqlStatement[] {
-  const entries = records.map((s) => JSON.stringify([s.popupId, s.submissionId, s.status, createdEventText(now)]));
-  return jsonArrayChunks(entries).map((chunk) => ({
+export function importedEvents(newRows: string, now: number): SqlStatement {
+  const [before, after] = createdEventText(now).split(/evt_[0-9a-f]{32}/) as [string, string];
+  return {
     sql: `INSERT INTO events (${EVENT_COLUMNS})
-          SELECT ?, 'submission.created', ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
-          FROM json_each(?) WHERE NOT EXISTS (SELECT 1 FROM submissions WHERE account_id = ? AND id = json_extract(value, '$[1]'))`,
-    args: [accountId, now, chunk, accountId],
-  }));
+          SELECT account_id, 'submission.created', ?, popup_id, id, status, ? || 'evt_' || lower(hex(randomblob(16))) || ?
+          FROM submissions WHERE ${newRows} ORDER BY rowid`,
+    args: [now, before, after],
+  };
 }
 
 /** The status change event; runs before the UPDATE, and selects nothing when the status is already `status`. */

@@ -5,7 +5,10 @@
  */
 
 /** The equality filters' columns, as migration 10 names them in `submission_value_days.field`. */
-const EQUALITY_COLUMNS = ["popup_id", "domain", "device", "status"] as const;
+export const EQUALITY_COLUMNS = ["popup_id", "domain", "device", "status"] as const;
+
+/** The insert triggers' condition from migration 11: no import is adding rows in this transaction. */
+const NOT_IMPORTING = "NOT EXISTS (SELECT 1 FROM submission_import)";
 
 export const MIGRATIONS: readonly (readonly string[])[] = [
   // 1: accounts, keys, submissions
@@ -344,6 +347,50 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       ${valueDaysAdded("NEW")};
     END`,
   ],
+  // 11: imports count their rows per batch. `submission_import` holds a row only inside an
+  // import's own transaction (inserted first, deleted last, so no reader ever sees it): the
+  // rowid the table had before the import's rows, whose rows are then every rowid above it.
+  // While it holds that row, the insert triggers of the counts (4, 7, 9, 10) and of the
+  // identifier index (5) stand aside, and the import adds its rows to each table in a grouped
+  // statement (import.ts), in the same transaction: a trigger's statements run once per row.
+  // `submission_import_days` is the import's rows counted per tuple and day, which every table
+  // of counts is a sum of; it too is emptied before the transaction ends. Every other write is
+  // counted by the triggers as before.
+  [
+    `CREATE TABLE submission_import (rowid_before INTEGER NOT NULL)`,
+    `CREATE TABLE submission_import_days (
+      popup_id TEXT NOT NULL,
+      domain TEXT NOT NULL,
+      device TEXT NOT NULL,
+      status TEXT NOT NULL,
+      day INTEGER NOT NULL,
+      n INTEGER NOT NULL
+    )`,
+    ...[
+      "submissions_counted_on_insert",
+      "submissions_identified_on_insert",
+      "submissions_day_counted_on_insert",
+      "submissions_account_day_counted_on_insert",
+      "submissions_value_day_counted_on_insert",
+    ].map((trigger) => `DROP TRIGGER ${trigger}`),
+    `CREATE TRIGGER submissions_counted_on_insert AFTER INSERT ON submissions WHEN ${NOT_IMPORTING} BEGIN
+      INSERT INTO submission_counts (account_id, popup_id, domain, device, status, n)
+        VALUES (NEW.account_id, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
+        ON CONFLICT DO UPDATE SET n = n + 1;
+      INSERT INTO submission_day_counts (account_id, day, popup_id, domain, device, status, n)
+        VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
+        ON CONFLICT DO UPDATE SET n = n + 1;
+      INSERT INTO submission_account_days (account_id, day, n) VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, 1)
+        ON CONFLICT DO UPDATE SET n = n + 1;
+      ${valueDaysAdded("NEW")};
+    END`,
+    `CREATE TRIGGER submissions_identified_on_insert AFTER INSERT ON submissions WHEN ${NOT_IMPORTING} BEGIN
+      INSERT OR IGNORE INTO submission_identifiers (account_id, field, value_key, submission_id)
+        SELECT NEW.account_id, data_field.key, CASE data_field.key WHEN 'email' THEN lower(data_field.value) ELSE data_field.value END, NEW.id
+        FROM json_each(NEW.data) AS data_field JOIN identifying_fields ON identifying_fields.field = data_field.key
+        WHERE data_field.type = 'text';
+    END`,
+  ],
 ];
 
 /** One statement adding a row's values to their days (of `row`: NEW or OLD). */
@@ -362,6 +409,6 @@ function valueDaysTaken(row: string): string {
  * The UTC day of an epoch-milliseconds expression, as a whole number that rounds down before
  * 1970 too (SQLite's integer division rounds toward zero). list-query.ts's `DAY_MS` is the same day.
  */
-function dayOf(millis: string): string {
+export function dayOf(millis: string): string {
   return `((${millis} - ((${millis} % 86400000) + 86400000) % 86400000) / 86400000)`;
 }

@@ -7,7 +7,7 @@ import {
   type WebhookStore,
 } from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
-import { createdEvent, deletedEvent, importedEvents, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
+import { createdEvent, deletedEvent, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
 import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
 import { readPerTurn } from "./per-turn.ts";
@@ -107,13 +107,12 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     },
     async importSubmissions(accountId, submissions) {
       if (submissions.length === 0) return 0;
-      // One batch: all of it is inserted, or none. The events go first, for the records whose
-      // id the account does not have yet; of two with one id, the first wins, as in the insert.
+      // One batch: all of it is inserted, with its counts and events, or none. Of two records
+      // with one id, the first wins, as in the insert.
       const firsts = [...new Map(submissions.toReversed().map((s) => [s.submissionId, s])).values()].reverse();
-      const events = importedEvents(accountId, firsts, Date.now());
-      const { statements, rowStatements } = importStatements(accountId, firsts);
-      const results = await driver.batch([...events, ...statements], "write");
-      return results.slice(events.length, events.length + rowStatements).reduce((inserted, result) => inserted + result.rows.length, 0);
+      const { statements, inserted } = importStatements(accountId, firsts, Date.now());
+      const results = await driver.batch(statements, "write");
+      return Number(results[inserted]!.rows[0]!.inserted);
     },
     async setSubmissionStatus(accountId, submissionId, status: SubmissionStatus) {
       // Setting the current status changes nothing and appends no event.
