@@ -8,7 +8,7 @@
 import type { EventType } from "../../events.ts";
 import { randomHex } from "../../hex.ts";
 import { type ClaimedDelivery, type DeliveryAttempt, type WebhookChange, WebhookLimitReached, type WebhookStore } from "../../store.ts";
-import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "./driver.ts";
+import type { SqlDriver, SqlResult, SqlStatement, SqlValue } from "./driver.ts";
 import { EVENT_JSON } from "./events.ts";
 import { nullableNumber, toDelivery, toWebhook, WEBHOOK_CHANGES } from "./records.ts";
 
@@ -186,20 +186,45 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       );
       // Read after the commit, not inside it: building each event's text is much of a claim's
       // work, and the write lock is the creates' too. The claim's leases keep these deliveries
-      // this dispatcher's meanwhile.
-      const { rows } = await driver.execute(
-        {
-          sql: `SELECT webhook_deliveries.account_id, webhook_deliveries.position, webhook_deliveries.event_id, webhook_deliveries.event_type,
-                       webhook_deliveries.attempts, webhook_deliveries.first_attempt_at, ${EVENT_JSON} AS event_text, webhooks.*
-                FROM webhook_deliveries
-                JOIN webhooks ON webhooks.account_id = webhook_deliveries.account_id AND webhooks.id = webhook_deliveries.webhook_id
-                JOIN events ON events.position = webhook_deliveries.position
-                WHERE webhook_deliveries.lease_until = ? AND webhook_deliveries.lease_claim = ?
-                ORDER BY webhook_deliveries.attempts > 0, webhook_deliveries.first_attempt_at, webhook_deliveries.position`,
-          args: [now + leaseMs, claim],
-        },
+      // this dispatcher's meanwhile. Each event's text is built once and each endpoint read once,
+      // however many of the claim's deliveries share them (an event goes to every endpoint).
+      const LEASED = "SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2";
+      const leased = [now + leaseMs, claim];
+      const [deliveries, endpoints, texts] = await driver.batch(
+        [
+          {
+            sql: `SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM webhook_deliveries
+                  WHERE lease_until = ?1 AND lease_claim = ?2 ORDER BY attempts > 0, first_attempt_at, position`,
+            args: leased,
+          },
+          {
+            sql: `SELECT * FROM webhooks WHERE (account_id, id) IN (SELECT account_id, webhook_id FROM (${LEASED}))`,
+            args: leased,
+          },
+          {
+            sql: `SELECT events.position, ${EVENT_JSON} FROM events WHERE events.position IN (SELECT position FROM (${LEASED}))`,
+            args: leased,
+            asArrays: true,
+          },
+        ],
+        "read",
       );
-      return rows.map(toClaimedDelivery);
+      const webhooks = new Map(endpoints!.rows.map((row) => [`${String(row.account_id)}\n${String(row.id)}`, toWebhook(row)]));
+      const events = new Map((texts!.rows as unknown as [number, string][]).map(([position, text]) => [Number(position), String(text)]));
+      const claimed: ClaimedDelivery[] = [];
+      for (const row of deliveries!.rows) {
+        const accountId = String(row.account_id);
+        const webhook = webhooks.get(`${accountId}\n${String(row.webhook_id)}`);
+        const position = Number(row.position);
+        const event = events.get(position);
+        // Both are there: an endpoint's deletion and an event's pruning delete its deliveries, leased or not, in the same transaction.
+        if (webhook === undefined || event === undefined) continue;
+        claimed.push({
+          accountId, webhook, position, event, eventId: String(row.event_id), eventType: String(row.event_type) as EventType,
+          attempts: Number(row.attempts), firstAttemptAt: nullableNumber(row.first_attempt_at),
+        });
+      }
+      return claimed;
     },
     async recordDeliveryAttempt(attempt) {
       const [recorded] = await write([attemptRecorded(attempt)]);
@@ -292,16 +317,3 @@ function attemptsRecorded(attempts: readonly DeliveryAttempt[]): SqlStatement {
 }
 
 const deliveryKey = (accountId: string, webhookId: string, position: number) => `${accountId}\n${webhookId}\n${position}`;
-
-function toClaimedDelivery(row: SqlRow): ClaimedDelivery {
-  return {
-    accountId: String(row.account_id),
-    webhook: toWebhook(row),
-    position: Number(row.position),
-    event: String(row.event_text),
-    eventId: String(row.event_id),
-    eventType: String(row.event_type) as EventType,
-    attempts: Number(row.attempts),
-    firstAttemptAt: nullableNumber(row.first_attempt_at),
-  };
-}
