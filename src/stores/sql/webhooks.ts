@@ -232,8 +232,20 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
     },
     async recordDeliveryAttempts(attempts) {
       if (attempts.length === 0) return [];
-      const [result] = await write([attemptsRecorded(attempts)]);
-      const recorded = new Set(result!.rows.map((row) => deliveryKey(String(row.account_id), String(row.webhook_id), Number(row.position))));
+      const groups = new Map<string, DeliveryAttempt[]>();
+      for (const attempt of attempts) {
+        // Successes with one status code apart: most of a run's outcomes, each written from three numbers.
+        const outcome = attempt.status === "succeeded" ? attempt.statusCode : "other";
+        const key = `${attempt.accountId}\n${attempt.webhookId}\n${attempt.owner}\n${outcome}`;
+        const group = groups.get(key);
+        if (group) group.push(attempt);
+        else groups.set(key, [attempt]);
+      }
+      const results = await write([...groups.values()].map(attemptsRecorded));
+      const recorded = new Set<string>();
+      [...groups.values()].forEach((group, i) => {
+        for (const row of results[i]!.rows) recorded.add(deliveryKey(group[0]!.accountId, group[0]!.webhookId, Number(row.position)));
+      });
       return attempts.map((attempt) => recorded.has(deliveryKey(attempt.accountId, attempt.webhookId, attempt.position)));
     },
     async listDeliveries(accountId, webhookId, query) {
@@ -292,27 +304,42 @@ function attemptRecorded(attempt: DeliveryAttempt): SqlStatement {
 }
 
 /**
- * Records several attempts in one statement (a statement each costs more than its row does):
- * the attempts as a JSON array of arrays, each delivery updated only when `owner` held its lease.
- * Returns a row per delivery recorded.
+ * Records several attempts of one endpoint by one owner in one statement (a statement each
+ * costs more than its row does), each delivery updated only when `owner` held its lease;
+ * returns a row per delivery recorded. The endpoint and the owner are bound once, and each
+ * attempt's outcome is a short JSON array, each of whose fields SQLite reads by parsing it
+ * again: for successes with one status code (given so), only where, when and how long. The
+ * LIMIT keeps the attempts a table of their own, read first, each finding its delivery by the
+ * unique key: with the endpoint bound as a constant, SQLite walks the endpoint's delivery
+ * history instead.
  */
 function attemptsRecorded(attempts: readonly DeliveryAttempt[]): SqlStatement {
-  const rows = attempts.map((attempt) => [
-    attempt.accountId, attempt.webhookId, attempt.position, attempt.owner, attempt.status, attempt.at,
-    attempt.status === "pending" ? attempt.nextAttemptAt : null, attempt.statusCode, attempt.error, attempt.durationMs,
-  ]);
+  const { accountId, webhookId, owner, status, statusCode } = attempts[0]!;
+  const succeeded = status === "succeeded" && attempts.every((attempt) => attempt.status === "succeeded" && attempt.statusCode === statusCode);
+  const [fields, rows] = succeeded
+    ? [
+      `value ->> 0 AS position, 'succeeded' AS status, value ->> 1 AS at, NULL AS next_attempt_at, ?5 AS status_code, NULL AS error,
+       value ->> 2 AS duration_ms`,
+      attempts.map((attempt) => [attempt.position, attempt.at, attempt.durationMs]),
+    ]
+    : [
+      `value ->> 0 AS position, value ->> 1 AS status, value ->> 2 AS at, value ->> 3 AS next_attempt_at, value ->> 4 AS status_code,
+       value ->> 5 AS error, value ->> 6 AS duration_ms`,
+      attempts.map((attempt) => [
+        attempt.position, attempt.status, attempt.at, attempt.status === "pending" ? attempt.nextAttemptAt : null, attempt.statusCode,
+        attempt.error, attempt.durationMs,
+      ]),
+    ];
   return {
     sql: `UPDATE webhook_deliveries SET
             status = made.status, attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, made.at), last_attempt_at = made.at,
             next_attempt_at = made.next_attempt_at, last_status_code = made.status_code, last_error = made.error, last_duration_ms = made.duration_ms,
             ${LEASE_RELEASED}
-          FROM (SELECT value ->> 0 AS account_id, value ->> 1 AS webhook_id, value ->> 2 AS position, value ->> 3 AS owner, value ->> 4 AS status,
-                       value ->> 5 AS at, value ->> 6 AS next_attempt_at, value ->> 7 AS status_code, value ->> 8 AS error, value ->> 9 AS duration_ms
-                FROM json_each(?)) AS made
+          FROM (SELECT ?1 AS account_id, ?2 AS webhook_id, ${fields} FROM json_each(?4) LIMIT -1) AS made
           WHERE webhook_deliveries.account_id = made.account_id AND webhook_deliveries.webhook_id = made.webhook_id
-            AND webhook_deliveries.position = made.position AND webhook_deliveries.lease_owner = made.owner
-          RETURNING webhook_deliveries.account_id, webhook_deliveries.webhook_id, webhook_deliveries.position`,
-    args: [JSON.stringify(rows)],
+            AND webhook_deliveries.position = made.position AND webhook_deliveries.lease_owner = ?3
+          RETURNING webhook_deliveries.position`,
+    args: succeeded ? [accountId, webhookId, owner, JSON.stringify(rows), statusCode] : [accountId, webhookId, owner, JSON.stringify(rows)],
   };
 }
 
