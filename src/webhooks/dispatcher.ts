@@ -75,6 +75,11 @@ export const DEFAULT_LEASE_MS = 60_000;
  * low, for a delay no receiver notices.
  */
 const GATHER_MS = 10;
+/**
+ * While an endpoint's run is long (a slow receiver), how often a run looks for other endpoints'
+ * changes and due retries; otherwise it claims again once an endpoint's run is recorded.
+ */
+const LONG_RUN_LOOK_MS = 1_000;
 
 export function createWebhookDispatcher(store: WebhookStore, options: WebhookDispatcherOptions): WebhookDispatcher {
   const { transport, clock = Date.now, random = Math.random, concurrency = 32, leaseMs = DEFAULT_LEASE_MS, pollIntervalMs = 5_000, onError, onAttempt } = options;
@@ -160,23 +165,36 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     let made = 0;
     /** Claimed deliveries whose outcome is not recorded yet. */
     const running = new Set<Promise<void>>();
-    /** Recorded since a claim found fewer than it asked for: claiming again before some are is claiming in vain. */
-    let recordedSinceShortClaim = Infinity;
+    /** Per endpoint, its claimed deliveries whose outcome is not recorded yet. */
+    const unrecorded = new Map<string, number>();
+    /**
+     * When the last claim found fewer than it asked for (undefined when it did not): nothing
+     * more is claimable before an endpoint's run is all recorded (its next first attempts wait
+     * for that), unless another endpoint's changes or retries came meanwhile, which a claim
+     * looks for once a second while a run is long (a slow receiver).
+     */
+    let shortClaimAt: number | undefined;
+    /** An endpoint's claimed deliveries were all recorded since that short claim. */
+    let endpointFreed = false;
     try {
       for (;;) {
         let claimed: ClaimedDelivery[] = [];
         const room = concurrency - running.size;
-        if (!stopping && room > 0 && (running.size === 0 || recordedSinceShortClaim >= Math.ceil(concurrency / 4))) {
+        if (
+          !stopping && room > 0 &&
+          (running.size === 0 || shortClaimAt === undefined || endpointFreed || clock() - shortClaimAt >= LONG_RUN_LOOK_MS)
+        ) {
           const now = clock();
           if (now >= earliestRetry) earliestRetry = Infinity;
           claimed = await store.claimDeliveries({ now, limit: room, leaseMs, owner });
-          // Fewer than asked for: nothing more is claimable until some of these are recorded.
-          recordedSinceShortClaim = claimed.length < room ? 0 : Infinity;
+          shortClaimAt = claimed.length < room ? now : undefined;
+          endpointFreed = false;
           const noted = new Set<string>();
           for (const delivery of claimed) {
             // One endpoint's deliveries go one after another, in the order claimed; its outcomes
             // are recorded while the next one is sent.
             const key = endpointKey(delivery);
+            unrecorded.set(key, (unrecorded.get(key) ?? 0) + 1);
             const sent = (chains.get(key) ?? Promise.resolve(undefined)).then(() => attempt(delivery, now + leaseMs));
             chains.set(key, sent);
             const done = sent
@@ -189,7 +207,12 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
               .catch((error: unknown) => onError?.(error))
               .finally(() => {
                 running.delete(done);
-                recordedSinceShortClaim++;
+                const left = unrecorded.get(key)! - 1;
+                if (left > 0) unrecorded.set(key, left);
+                else {
+                  unrecorded.delete(key);
+                  endpointFreed = true;
+                }
                 if (chains.get(key) === sent) chains.delete(key);
               });
             running.add(done);
