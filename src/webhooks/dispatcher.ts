@@ -69,8 +69,9 @@ const LEASE_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 export const MIN_LEASE_MS = LEASE_MARGIN_MS + 1_000;
 export const DEFAULT_LEASE_MS = 60_000;
 /**
- * How long a wake waits once the dispatcher has caught up: the changes committed meanwhile are
- * claimed, sent and recorded together. A claim and a write of outcomes cost about as much for
+ * How long a wake waits once the dispatcher has caught up, and a claim after one that found
+ * less than it could take: the changes committed meanwhile are claimed, sent and recorded
+ * together. A claim and a write of outcomes cost about as much for
  * one delivery as for many, so under a stream of changes this keeps their cost per delivery
  * low, for a delay no receiver notices.
  */
@@ -168,10 +169,10 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     /** Per endpoint, its claimed deliveries whose outcome is not recorded yet. */
     const unrecorded = new Map<string, number>();
     /**
-     * When the last claim found fewer than it asked for (undefined when it did not): nothing
-     * more is claimable before an endpoint's run is all recorded (its next first attempts wait
-     * for that), unless another endpoint's changes or retries came meanwhile, which a claim
-     * looks for once a second while a run is long (a slow receiver).
+     * When (performance.now()) the last claim found fewer than it asked for; undefined when it
+     * did not. Nothing more is claimable then before an endpoint's run is all recorded (its next
+     * first attempts wait for that), unless another endpoint's changes or retries came
+     * meanwhile, which a claim looks for once a second while a run is long (a slow receiver).
      */
     let shortClaimAt: number | undefined;
     /** An endpoint's claimed deliveries were all recorded since that short claim. */
@@ -180,14 +181,17 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
       for (;;) {
         let claimed: ClaimedDelivery[] = [];
         const room = concurrency - running.size;
-        if (
-          !stopping && room > 0 &&
-          (running.size === 0 || shortClaimAt === undefined || endpointFreed || clock() - shortClaimAt >= LONG_RUN_LOOK_MS)
-        ) {
+        const sinceShortClaim = shortClaimAt === undefined ? Infinity : performance.now() - shortClaimAt;
+        const worthClaiming = !stopping && room > 0 &&
+          (running.size === 0 || sinceShortClaim === Infinity || endpointFreed || sinceShortClaim >= LONG_RUN_LOOK_MS);
+        // Caught up, and other deliveries still under way: a freed endpoint's next run is claimed
+        // with the changes committed meanwhile, as a wake gathers them (GATHER_MS).
+        const gathering = worthClaiming && running.size > 0 && sinceShortClaim < GATHER_MS;
+        if (worthClaiming && !gathering) {
           const now = clock();
           if (now >= earliestRetry) earliestRetry = Infinity;
           claimed = await store.claimDeliveries({ now, limit: room, leaseMs, owner });
-          shortClaimAt = claimed.length < room ? now : undefined;
+          shortClaimAt = claimed.length < room ? performance.now() : undefined;
           endpointFreed = false;
           const noted = new Set<string>();
           for (const delivery of claimed) {
@@ -220,7 +224,8 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
         }
         if (running.size === 0 && (claimed.length === 0 || stopping)) return made;
         // A recorded attempt may make its endpoint's next first attempts claimable.
-        if (claimed.length === 0 || stopping || running.size >= concurrency) await Promise.race(running);
+        if (gathering) await Promise.race([...running, delay(GATHER_MS - sinceShortClaim)]);
+        else if (claimed.length === 0 || stopping || running.size >= concurrency) await Promise.race(running);
       }
     } finally {
       await Promise.allSettled(running);
@@ -278,6 +283,8 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     },
   };
 }
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const endpointKey = (delivery: ClaimedDelivery) => `${delivery.accountId}\n${delivery.webhook.webhookId}`;
 

@@ -78,12 +78,19 @@ const CLAIMABLE = `WITH held_back AS (${HELD_BACK}), runs AS MATERIALIZED (${RUN
 
 /**
  * True when a claim at `?1` may find work: an enabled endpoint's log has events it has not
- * taken in, or a pending delivery is due and not leased. Every claimable delivery is one of
- * these (its run stops before any leased or not-yet-due one), so when this is false a claim
- * would lease nothing: a read answers it without the write lock, which creates need.
+ * taken in, or its oldest never-attempted delivery is due and not leased (a run starts there,
+ * and stops before any leased or not-yet-due one: when that one is leased or not yet due, none
+ * of the endpoint's first attempts is claimable), or a retry is due and not leased. So when
+ * this is false a claim would lease nothing: a read answers it without the write lock, which
+ * creates need. Each endpoint's oldest is one step into the index by position, where all due
+ * never-attempted deliveries would each be read to see their lease, those in flight included.
  */
 const MAYBE_CLAIMABLE = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL AND log_position < ${NEWEST_POSITION})
-  OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND attempts = 0 AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1))
+  OR EXISTS (SELECT 1 FROM webhooks CROSS JOIN webhook_deliveries ON webhook_deliveries.rowid = (
+      SELECT rowid FROM webhook_deliveries WHERE account_id = webhooks.account_id AND webhook_id = webhooks.id AND status = 'pending' AND attempts = 0
+      ORDER BY position LIMIT 1)
+    WHERE webhooks.disabled_at IS NULL AND webhook_deliveries.next_attempt_at <= ?1
+      AND (webhook_deliveries.lease_until IS NULL OR webhook_deliveries.lease_until <= ?1))
   OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND attempts > 0 AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1))
   AS maybe`;
 
