@@ -175,6 +175,8 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
      * meanwhile, which a claim looks for once a second while a run is long (a slow receiver).
      */
     let shortClaimAt: number | undefined;
+    /** Resolves LONG_RUN_LOOK_MS after that short claim: a run waiting on slow receivers looks then. */
+    let lookAgain: Promise<void> | undefined;
     /** An endpoint's claimed deliveries were all recorded since that short claim. */
     let endpointFreed = false;
     try {
@@ -186,12 +188,13 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
           (running.size === 0 || sinceShortClaim === Infinity || endpointFreed || sinceShortClaim >= LONG_RUN_LOOK_MS);
         // Caught up, and other deliveries still under way: a freed endpoint's next run is claimed
         // with the changes committed meanwhile, as a wake gathers them (GATHER_MS).
-        const gathering = worthClaiming && running.size > 0 && sinceShortClaim < GATHER_MS;
-        if (worthClaiming && !gathering) {
+        const waitingToGather = worthClaiming && running.size > 0 && sinceShortClaim < GATHER_MS;
+        if (worthClaiming && !waitingToGather) {
           const now = clock();
           if (now >= earliestRetry) earliestRetry = Infinity;
           claimed = await store.claimDeliveries({ now, limit: room, leaseMs, owner });
           shortClaimAt = claimed.length < room ? performance.now() : undefined;
+          lookAgain = shortClaimAt === undefined ? undefined : delay(LONG_RUN_LOOK_MS);
           endpointFreed = false;
           const noted = new Set<string>();
           for (const delivery of claimed) {
@@ -224,8 +227,10 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
         }
         if (running.size === 0 && (claimed.length === 0 || stopping)) return made;
         // A recorded attempt may make its endpoint's next first attempts claimable.
-        if (gathering) await Promise.race([...running, delay(GATHER_MS - sinceShortClaim)]);
-        else if (claimed.length === 0 || stopping || running.size >= concurrency) await Promise.race(running);
+        if (waitingToGather) await Promise.race([...running, delay(GATHER_MS - sinceShortClaim)]);
+        else if (claimed.length === 0 || stopping || running.size >= concurrency) {
+          await Promise.race(lookAgain && !stopping && running.size < concurrency ? [...running, lookAgain] : running);
+        }
       }
     } finally {
       await Promise.allSettled(running);
@@ -284,7 +289,12 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
   };
 }
 
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** A wait that keeps no process alive: what it waits beside (attempts, a stop) does. */
+const delay = (ms: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    (timer as { unref?: () => void }).unref?.();
+  });
 
 const endpointKey = (delivery: ClaimedDelivery) => `${delivery.accountId}\n${delivery.webhook.webhookId}`;
 
