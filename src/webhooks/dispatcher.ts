@@ -69,12 +69,18 @@ const LEASE_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 export const MIN_LEASE_MS = LEASE_MARGIN_MS + 1_000;
 export const DEFAULT_LEASE_MS = 60_000;
 /**
- * How long a wake waits once the dispatcher has caught up: the changes committed meanwhile are
- * claimed, sent and recorded together. A claim and a write of outcomes cost about as much for
+ * How long a wake waits once the dispatcher has caught up, and a claim after one that found
+ * less than it could take: the changes committed meanwhile are claimed, sent and recorded
+ * together. A claim and a write of outcomes cost about as much for
  * one delivery as for many, so under a stream of changes this keeps their cost per delivery
  * low, for a delay no receiver notices.
  */
 const GATHER_MS = 10;
+/**
+ * While an endpoint's run is long (a slow receiver), how often a run looks for other endpoints'
+ * changes and due retries; otherwise it claims again once an endpoint's run is recorded.
+ */
+const LONG_RUN_LOOK_MS = 1_000;
 
 export function createWebhookDispatcher(store: WebhookStore, options: WebhookDispatcherOptions): WebhookDispatcher {
   const { transport, clock = Date.now, random = Math.random, concurrency = 32, leaseMs = DEFAULT_LEASE_MS, pollIntervalMs = 5_000, onError, onAttempt } = options;
@@ -160,23 +166,42 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     let made = 0;
     /** Claimed deliveries whose outcome is not recorded yet. */
     const running = new Set<Promise<void>>();
-    /** Recorded since a claim found fewer than it asked for: claiming again before some are is claiming in vain. */
-    let recordedSinceShortClaim = Infinity;
+    /** Per endpoint, its claimed deliveries whose outcome is not recorded yet. */
+    const unrecorded = new Map<string, number>();
+    /**
+     * When (performance.now()) the last claim found fewer than it asked for; undefined when it
+     * did not. Nothing more is claimable then before an endpoint's run is all recorded (its next
+     * first attempts wait for that), unless another endpoint's changes or retries came
+     * meanwhile, which a claim looks for once a second while a run is long (a slow receiver).
+     */
+    let shortClaimAt: number | undefined;
+    /** Resolves LONG_RUN_LOOK_MS after that short claim: a run waiting on slow receivers looks then. */
+    let lookAgain: Promise<void> | undefined;
+    /** An endpoint's claimed deliveries were all recorded since that short claim. */
+    let endpointFreed = false;
     try {
       for (;;) {
         let claimed: ClaimedDelivery[] = [];
         const room = concurrency - running.size;
-        if (!stopping && room > 0 && (running.size === 0 || recordedSinceShortClaim >= Math.ceil(concurrency / 4))) {
+        const sinceShortClaim = shortClaimAt === undefined ? Infinity : performance.now() - shortClaimAt;
+        const worthClaiming = !stopping && room > 0 &&
+          (running.size === 0 || sinceShortClaim === Infinity || endpointFreed || sinceShortClaim >= LONG_RUN_LOOK_MS);
+        // Caught up, and other deliveries still under way: a freed endpoint's next run is claimed
+        // with the changes committed meanwhile, as a wake gathers them (GATHER_MS).
+        const waitingToGather = worthClaiming && running.size > 0 && sinceShortClaim < GATHER_MS;
+        if (worthClaiming && !waitingToGather) {
           const now = clock();
           if (now >= earliestRetry) earliestRetry = Infinity;
           claimed = await store.claimDeliveries({ now, limit: room, leaseMs, owner });
-          // Fewer than asked for: nothing more is claimable until some of these are recorded.
-          recordedSinceShortClaim = claimed.length < room ? 0 : Infinity;
+          shortClaimAt = claimed.length < room ? performance.now() : undefined;
+          lookAgain = shortClaimAt === undefined ? undefined : delay(LONG_RUN_LOOK_MS);
+          endpointFreed = false;
           const noted = new Set<string>();
           for (const delivery of claimed) {
             // One endpoint's deliveries go one after another, in the order claimed; its outcomes
             // are recorded while the next one is sent.
             const key = endpointKey(delivery);
+            unrecorded.set(key, (unrecorded.get(key) ?? 0) + 1);
             const sent = (chains.get(key) ?? Promise.resolve(undefined)).then(() => attempt(delivery, now + leaseMs));
             chains.set(key, sent);
             const done = sent
@@ -189,7 +214,12 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
               .catch((error: unknown) => onError?.(error))
               .finally(() => {
                 running.delete(done);
-                recordedSinceShortClaim++;
+                const left = unrecorded.get(key)! - 1;
+                if (left > 0) unrecorded.set(key, left);
+                else {
+                  unrecorded.delete(key);
+                  endpointFreed = true;
+                }
                 if (chains.get(key) === sent) chains.delete(key);
               });
             running.add(done);
@@ -197,7 +227,10 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
         }
         if (running.size === 0 && (claimed.length === 0 || stopping)) return made;
         // A recorded attempt may make its endpoint's next first attempts claimable.
-        if (claimed.length === 0 || stopping || running.size >= concurrency) await Promise.race(running);
+        if (waitingToGather) await Promise.race([...running, delay(GATHER_MS - sinceShortClaim)]);
+        else if (claimed.length === 0 || stopping || running.size >= concurrency) {
+          await Promise.race(lookAgain && !stopping && running.size < concurrency ? [...running, lookAgain] : running);
+        }
       }
     } finally {
       await Promise.allSettled(running);
@@ -255,6 +288,13 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     },
   };
 }
+
+/** A wait that keeps no process alive: what it waits beside (attempts, a stop) does. */
+const delay = (ms: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    (timer as { unref?: () => void }).unref?.();
+  });
 
 const endpointKey = (delivery: ClaimedDelivery) => `${delivery.accountId}\n${delivery.webhook.webhookId}`;
 

@@ -261,6 +261,42 @@ test("an endpoint's run of first attempts is claimed at once, sent in commit ord
   }
 });
 
+test("a slow receiver does not hold up another endpoint's new events for more than about a second", async () => {
+  const store = createMemoryStore();
+  const slow = webhookFor("https://slow.example/hooks");
+  const quick = webhookFor("https://quick.example/hooks");
+  const quickAt: number[] = [];
+  let releaseSlow = () => {};
+  const slowAnswer = new Promise<void>((resolve) => (releaseSlow = resolve));
+  // The slow endpoint's receiver answers only when the test lets it: the run waits on it meanwhile.
+  const transport = async (request: { url: string }) => {
+    if (request.url.startsWith("https://slow.")) await slowAnswer;
+    else quickAt.push(performance.now());
+    return { status: 204 };
+  };
+  const dispatcher = createWebhookDispatcher(store, { transport });
+  try {
+    await store.insertWebhook(ACCOUNT, slow);
+    await store.insertWebhook(ACCOUNT, quick);
+    await store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+    const run = dispatcher.runOnce();
+    while (quickAt.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Committed while the slow endpoint's first delivery is still being answered, after the quick one's was recorded.
+    await store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+    const committed = performance.now();
+    while (quickAt.length < 2 && performance.now() - committed < 5_000) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.is(quickAt.length, 2, "the quick endpoint got the second event while the slow one was still answering");
+    assert.ok(quickAt[1]! - committed < 2_000, `within about a second (${Math.round(quickAt[1]! - committed)} ms)`);
+    releaseSlow();
+    assert.is(await run, 4, "then the slow endpoint's two deliveries, in the same run");
+  } finally {
+    releaseSlow();
+    await dispatcher.stop();
+    await store.close();
+  }
+});
+
 test.run();
 
 /** The signature `secret` gives the delivery, computed here with standardwebhooks. */

@@ -8,7 +8,7 @@
 import type { EventType } from "../../events.ts";
 import { randomHex } from "../../hex.ts";
 import { type ClaimedDelivery, type DeliveryAttempt, type WebhookChange, WebhookLimitReached, type WebhookStore } from "../../store.ts";
-import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "./driver.ts";
+import type { SqlDriver, SqlResult, SqlStatement, SqlValue } from "./driver.ts";
 import { EVENT_JSON } from "./events.ts";
 import { nullableNumber, toDelivery, toWebhook, WEBHOOK_CHANGES } from "./records.ts";
 
@@ -78,12 +78,19 @@ const CLAIMABLE = `WITH held_back AS (${HELD_BACK}), runs AS MATERIALIZED (${RUN
 
 /**
  * True when a claim at `?1` may find work: an enabled endpoint's log has events it has not
- * taken in, or a pending delivery is due and not leased. Every claimable delivery is one of
- * these (its run stops before any leased or not-yet-due one), so when this is false a claim
- * would lease nothing: a read answers it without the write lock, which creates need.
+ * taken in, or its oldest never-attempted delivery is due and not leased (a run starts there,
+ * and stops before any leased or not-yet-due one: when that one is leased or not yet due, none
+ * of the endpoint's first attempts is claimable), or a retry is due and not leased. So when
+ * this is false a claim would lease nothing: a read answers it without the write lock, which
+ * creates need. Each endpoint's oldest is one step into the index by position, where all due
+ * never-attempted deliveries would each be read to see their lease, those in flight included.
  */
 const MAYBE_CLAIMABLE = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL AND log_position < ${NEWEST_POSITION})
-  OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND attempts = 0 AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1))
+  OR EXISTS (SELECT 1 FROM webhooks CROSS JOIN webhook_deliveries ON webhook_deliveries.rowid = (
+      SELECT rowid FROM webhook_deliveries WHERE account_id = webhooks.account_id AND webhook_id = webhooks.id AND status = 'pending' AND attempts = 0
+      ORDER BY position LIMIT 1)
+    WHERE webhooks.disabled_at IS NULL AND webhook_deliveries.next_attempt_at <= ?1
+      AND (webhook_deliveries.lease_until IS NULL OR webhook_deliveries.lease_until <= ?1))
   OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND attempts > 0 AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1))
   AS maybe`;
 
@@ -186,20 +193,45 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       );
       // Read after the commit, not inside it: building each event's text is much of a claim's
       // work, and the write lock is the creates' too. The claim's leases keep these deliveries
-      // this dispatcher's meanwhile.
-      const { rows } = await driver.execute(
-        {
-          sql: `SELECT webhook_deliveries.account_id, webhook_deliveries.position, webhook_deliveries.event_id, webhook_deliveries.event_type,
-                       webhook_deliveries.attempts, webhook_deliveries.first_attempt_at, ${EVENT_JSON} AS event_text, webhooks.*
-                FROM webhook_deliveries
-                JOIN webhooks ON webhooks.account_id = webhook_deliveries.account_id AND webhooks.id = webhook_deliveries.webhook_id
-                JOIN events ON events.position = webhook_deliveries.position
-                WHERE webhook_deliveries.lease_until = ? AND webhook_deliveries.lease_claim = ?
-                ORDER BY webhook_deliveries.attempts > 0, webhook_deliveries.first_attempt_at, webhook_deliveries.position`,
-          args: [now + leaseMs, claim],
-        },
+      // this dispatcher's meanwhile. Each event's text is built once and each endpoint read once,
+      // however many of the claim's deliveries share them (an event goes to every endpoint).
+      const LEASED = "SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2";
+      const leased = [now + leaseMs, claim];
+      const [deliveries, endpoints, texts] = await driver.batch(
+        [
+          {
+            sql: `SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM webhook_deliveries
+                  WHERE lease_until = ?1 AND lease_claim = ?2 ORDER BY attempts > 0, first_attempt_at, position`,
+            args: leased,
+          },
+          {
+            sql: `SELECT * FROM webhooks WHERE (account_id, id) IN (SELECT account_id, webhook_id FROM (${LEASED}))`,
+            args: leased,
+          },
+          {
+            sql: `SELECT events.position, ${EVENT_JSON} FROM events WHERE events.position IN (SELECT position FROM (${LEASED}))`,
+            args: leased,
+            asArrays: true,
+          },
+        ],
+        "read",
       );
-      return rows.map(toClaimedDelivery);
+      const webhooks = new Map(endpoints!.rows.map((row) => [`${String(row.account_id)}\n${String(row.id)}`, toWebhook(row)]));
+      const events = new Map((texts!.rows as unknown as [number, string][]).map(([position, text]) => [Number(position), String(text)]));
+      const claimed: ClaimedDelivery[] = [];
+      for (const row of deliveries!.rows) {
+        const accountId = String(row.account_id);
+        const webhook = webhooks.get(`${accountId}\n${String(row.webhook_id)}`);
+        const position = Number(row.position);
+        const event = events.get(position);
+        // Both are there: an endpoint's deletion and an event's pruning delete its deliveries, leased or not, in the same transaction.
+        if (webhook === undefined || event === undefined) continue;
+        claimed.push({
+          accountId, webhook, position, event, eventId: String(row.event_id), eventType: String(row.event_type) as EventType,
+          attempts: Number(row.attempts), firstAttemptAt: nullableNumber(row.first_attempt_at),
+        });
+      }
+      return claimed;
     },
     async recordDeliveryAttempt(attempt) {
       const [recorded] = await write([attemptRecorded(attempt)]);
@@ -207,8 +239,20 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
     },
     async recordDeliveryAttempts(attempts) {
       if (attempts.length === 0) return [];
-      const [result] = await write([attemptsRecorded(attempts)]);
-      const recorded = new Set(result!.rows.map((row) => deliveryKey(String(row.account_id), String(row.webhook_id), Number(row.position))));
+      const groups = new Map<string, DeliveryAttempt[]>();
+      for (const attempt of attempts) {
+        // Successes with one status code apart: most of a run's outcomes, each written from three numbers.
+        const outcome = attempt.status === "succeeded" ? attempt.statusCode : "other";
+        const key = `${attempt.accountId}\n${attempt.webhookId}\n${attempt.owner}\n${outcome}`;
+        const group = groups.get(key);
+        if (group) group.push(attempt);
+        else groups.set(key, [attempt]);
+      }
+      const results = await write([...groups.values()].map(attemptsRecorded));
+      const recorded = new Set<string>();
+      [...groups.values()].forEach((group, i) => {
+        for (const row of results[i]!.rows) recorded.add(deliveryKey(group[0]!.accountId, group[0]!.webhookId, Number(row.position)));
+      });
       return attempts.map((attempt) => recorded.has(deliveryKey(attempt.accountId, attempt.webhookId, attempt.position)));
     },
     async listDeliveries(accountId, webhookId, query) {
@@ -267,41 +311,43 @@ function attemptRecorded(attempt: DeliveryAttempt): SqlStatement {
 }
 
 /**
- * Records several attempts in one statement (a statement each costs more than its row does):
- * the attempts as a JSON array of arrays, each delivery updated only when `owner` held its lease.
- * Returns a row per delivery recorded.
+ * Records several attempts of one endpoint by one owner in one statement (a statement each
+ * costs more than its row does), each delivery updated only when `owner` held its lease;
+ * returns a row per delivery recorded. The endpoint and the owner are bound once, and each
+ * attempt's outcome is a short JSON array, each of whose fields SQLite reads by parsing it
+ * again: for successes with one status code (given so), only where, when and how long. The
+ * LIMIT keeps the attempts a table of their own, read first, each finding its delivery by the
+ * unique key: with the endpoint bound as a constant, SQLite walks the endpoint's delivery
+ * history instead.
  */
 function attemptsRecorded(attempts: readonly DeliveryAttempt[]): SqlStatement {
-  const rows = attempts.map((attempt) => [
-    attempt.accountId, attempt.webhookId, attempt.position, attempt.owner, attempt.status, attempt.at,
-    attempt.status === "pending" ? attempt.nextAttemptAt : null, attempt.statusCode, attempt.error, attempt.durationMs,
-  ]);
+  const { accountId, webhookId, owner, status, statusCode } = attempts[0]!;
+  const succeeded = status === "succeeded" && attempts.every((attempt) => attempt.status === "succeeded" && attempt.statusCode === statusCode);
+  const [fields, rows] = succeeded
+    ? [
+      `value ->> 0 AS position, 'succeeded' AS status, value ->> 1 AS at, NULL AS next_attempt_at, ?5 AS status_code, NULL AS error,
+       value ->> 2 AS duration_ms`,
+      attempts.map((attempt) => [attempt.position, attempt.at, attempt.durationMs]),
+    ]
+    : [
+      `value ->> 0 AS position, value ->> 1 AS status, value ->> 2 AS at, value ->> 3 AS next_attempt_at, value ->> 4 AS status_code,
+       value ->> 5 AS error, value ->> 6 AS duration_ms`,
+      attempts.map((attempt) => [
+        attempt.position, attempt.status, attempt.at, attempt.status === "pending" ? attempt.nextAttemptAt : null, attempt.statusCode,
+        attempt.error, attempt.durationMs,
+      ]),
+    ];
   return {
     sql: `UPDATE webhook_deliveries SET
             status = made.status, attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, made.at), last_attempt_at = made.at,
             next_attempt_at = made.next_attempt_at, last_status_code = made.status_code, last_error = made.error, last_duration_ms = made.duration_ms,
             ${LEASE_RELEASED}
-          FROM (SELECT value ->> 0 AS account_id, value ->> 1 AS webhook_id, value ->> 2 AS position, value ->> 3 AS owner, value ->> 4 AS status,
-                       value ->> 5 AS at, value ->> 6 AS next_attempt_at, value ->> 7 AS status_code, value ->> 8 AS error, value ->> 9 AS duration_ms
-                FROM json_each(?)) AS made
+          FROM (SELECT ?1 AS account_id, ?2 AS webhook_id, ${fields} FROM json_each(?4) LIMIT -1) AS made
           WHERE webhook_deliveries.account_id = made.account_id AND webhook_deliveries.webhook_id = made.webhook_id
-            AND webhook_deliveries.position = made.position AND webhook_deliveries.lease_owner = made.owner
-          RETURNING webhook_deliveries.account_id, webhook_deliveries.webhook_id, webhook_deliveries.position`,
-    args: [JSON.stringify(rows)],
+            AND webhook_deliveries.position = made.position AND webhook_deliveries.lease_owner = ?3
+          RETURNING webhook_deliveries.position`,
+    args: succeeded ? [accountId, webhookId, owner, JSON.stringify(rows), statusCode] : [accountId, webhookId, owner, JSON.stringify(rows)],
   };
 }
 
 const deliveryKey = (accountId: string, webhookId: string, position: number) => `${accountId}\n${webhookId}\n${position}`;
-
-function toClaimedDelivery(row: SqlRow): ClaimedDelivery {
-  return {
-    accountId: String(row.account_id),
-    webhook: toWebhook(row),
-    position: Number(row.position),
-    event: String(row.event_text),
-    eventId: String(row.event_id),
-    eventType: String(row.event_type) as EventType,
-    attempts: Number(row.attempts),
-    firstAttemptAt: nullableNumber(row.first_attempt_at),
-  };
-}
