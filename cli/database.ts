@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync, type Stats, statSync } from "node:fs
 import { dirname, join, resolve } from "node:path";
 import { type CompleteStore, StoreUnavailable } from "../src/store.ts";
 import { libsqlDriver } from "../src/stores/libsql/client.ts";
-import { openLibsqlFile } from "../src/stores/libsql/file.ts";
+import { openLibsqlFile, primaryResultCode } from "../src/stores/libsql/file.ts";
 import { DEFAULT_DATABASE_URL, localPath } from "../src/stores/libsql/options.ts";
 import type { ThreadWriteLock } from "../src/stores/libsql/thread-write-lock.ts";
 import type { SqlDriver } from "../src/stores/sql/driver.ts";
@@ -85,8 +85,8 @@ const STORAGE_CODES: Record<string, string> = {
  */
 export function storageProblem(error: unknown): string | undefined {
   if (error instanceof StoreUnavailable) return error.message;
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== "string" || !(code in STORAGE_CODES)) return undefined;
+  const code = primaryResultCode(error);
+  if (code === undefined || !(code in STORAGE_CODES)) return undefined;
   return `${STORAGE_CODES[code]} (${(error as Error).message})`;
 }
 

@@ -260,11 +260,12 @@ ops("backup and restore refuse to overwrite, damaged or too-new backups, and dat
   assert.match((await runHere(["backup", "--db", db])).stderr, /backup needs --output FILE/);
 
   const target = join(dir, "target.db");
-  assert.is((await runHere(["restore", "--input", backup, "--db", `file:${target}`])).code, 0);
+  const restored = await runHere(["restore", "--input", backup, "--db", `file:${target}`]);
+  assert.is(restored.code, 0, restored.stderr);
   assert.is(await countRows(target, "api_keys"), 1);
   const busy = await runHere(["restore", "--input", backup, "--db", `file:${target}`]);
   assert.is(busy.code, 1, busy.stderr);
-  assert.match(busy.stderr, /target\.db holds submissions or keys; pass --force to replace it/);
+  assert.match(busy.stderr, /target\.db holds submissions or keys; pass --force to replace it/, busy.stderr);
   const forced = await runHere(["restore", "--input", backup, "--db", `file:${target}`, "--force"]);
   assert.is(forced.code, 0, forced.stderr);
 

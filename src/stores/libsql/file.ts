@@ -269,7 +269,7 @@ interface AsyncStatement {
  * handler's wait, like a storage fault, is `StoreUnavailable`.
  */
 function writeFault(error: unknown): unknown {
-  const code = (error as { code?: unknown }).code;
+  const code = primaryResultCode(error);
   if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") {
     return new StoreUnavailable("busy", "The database is locked by another process; try again shortly", { cause: error });
   }
@@ -287,7 +287,7 @@ async function patiently<T>(work: () => T | Promise<T>): Promise<T> {
     try {
       return work();
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
+      const code = primaryResultCode(error);
       if (code !== "SQLITE_BUSY" && code !== "SQLITE_LOCKED") throw storageFault(error);
       if (Date.now() + pause > deadline) {
         throw new StoreUnavailable("busy", "The database is locked by another process; try again shortly", { cause: error });
@@ -299,8 +299,19 @@ async function patiently<T>(work: () => T | Promise<T>): Promise<T> {
 
 /** A storage fault as `StoreUnavailable`, anything else (a constraint, a bug) as it is. */
 function storageFault(error: unknown): unknown {
-  const code = (error as { code?: unknown }).code;
+  const code = primaryResultCode(error);
   if (code === "SQLITE_FULL") return new StoreUnavailable("full", "The database has no space left for this write", { cause: error });
   if (code === "SQLITE_READONLY") return new StoreUnavailable("read-only", "The database cannot be written (read-only file or directory)", { cause: error });
   return error;
+}
+
+/**
+ * The primary result code of a libSQL error (`SQLITE_BUSY` of `SQLITE_BUSY_RECOVERY`), which
+ * says what kind of failure it is: the binding names the extended code, and SQLite answers a
+ * lock met while another connection recovers the WAL of a file just opened with
+ * `SQLITE_BUSY_RECOVERY`, a lock like any other.
+ */
+export function primaryResultCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? /^SQLITE_[A-Z]+/.exec(code)?.[0] ?? code : undefined;
 }
