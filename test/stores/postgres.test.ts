@@ -253,7 +253,7 @@ upgrade("a database of schema version 1 with submissions, keys and events: after
 
 upgrade.run();
 
-const imports = suite("PostgreSQL: importing into a big account");
+const imports = suite("PostgreSQL: what a write reads, how a lookup is planned");
 
 imports("an import reads the account's index once per row it brings, not once per row the account has, with the plan a session caches", async () => {
   const database = await (await sharedCluster()).createDatabase();
@@ -278,6 +278,23 @@ imports("an import reads the account's index once per row it brings, not once pe
     const read = (await readSoFar()) - before;
     assert.ok(read <= 30, `the import of 30 rows read ${read} rows of the account's 2,980`);
     assert.is((await store.listSubmissions("big", { order: "asc", limit: 1, offset: 0 })).total, 3000);
+  } finally {
+    await sql.end({ timeout: 1 });
+    await database.drop();
+  }
+});
+
+imports("a key lookup is planned once per connection, not once per request", async () => {
+  const database = await (await sharedCluster()).createDatabase();
+  const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+  try {
+    await migratePostgres(sql);
+    const store = postgresStore(sql, { timeoutMs: 10_000, identifyingFields: ["email"], close: async () => {} });
+    const { record } = await createApiKey(store, { account: "shop" });
+    for (let i = 0; i < 20; i++) assert.is((await store.findApiKey(i % 2 === 0 ? record.id : `missing-${i}`))?.id, i % 2 === 0 ? record.id : undefined);
+    const [lookup] = await sql`SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement LIKE '%FROM api_keys WHERE id = ANY%' AND statement NOT LIKE '%pg_prepared_statements%'`;
+    // PostgreSQL plans a prepared statement for its values the first five times, then once for all values if that plan costs no more.
+    assert.ok(lookup!.custom_plans <= 5 && lookup!.generic_plans >= 15, `planned ${lookup!.custom_plans} times for 20 lookups`);
   } finally {
     await sql.end({ timeout: 1 });
     await database.drop();
