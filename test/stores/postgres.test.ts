@@ -253,6 +253,56 @@ upgrade("a database of schema version 1 with submissions, keys and events: after
 
 upgrade.run();
 
+const imports = suite("PostgreSQL: what a write reads, how a lookup is planned");
+
+imports("an import reads the account's index once per row it brings, not once per row the account has, with the plan a session caches", async () => {
+  const database = await (await sharedCluster()).createDatabase();
+  // One connection, whose cached plans are generic from the first call: what a long import's session runs after a few batches.
+  const sql = postgres(database.url, { max: 1, onnotice: () => {}, connection: { plan_cache_mode: "force_generic_plan" } });
+  try {
+    await migratePostgres(sql);
+    const store = postgresStore(sql, { timeoutMs: 10_000, identifyingFields: ["email"], close: async () => {} });
+    const rows = Array.from({ length: 3000 }, (_, i) => submission(i));
+    assert.is(await store.importSubmissions("big", rows.slice(0, 2980)), 2980);
+    // Index entries and table rows of `submissions` read so far, as the server has counted them.
+    const readSoFar = async () => {
+      await sql`SELECT pg_stat_force_next_flush()`;
+      const [row] = await sql`SELECT pg_stat_clear_snapshot(),
+        (SELECT COALESCE(SUM(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'submissions')::int
+          + (SELECT COALESCE(seq_tup_read, 0) FROM pg_stat_user_tables WHERE relname = 'submissions')::int AS n`;
+      return row!.n as number;
+    };
+    const before = await readSoFar();
+    // Ten already there (skipped), twenty new.
+    assert.is(await store.importSubmissions("big", rows.slice(2970)), 20);
+    const read = (await readSoFar()) - before;
+    assert.ok(read <= 30, `the import of 30 rows read ${read} rows of the account's 2,980`);
+    assert.is((await store.listSubmissions("big", { order: "asc", limit: 1, offset: 0 })).total, 3000);
+  } finally {
+    await sql.end({ timeout: 1 });
+    await database.drop();
+  }
+});
+
+imports("a key lookup is planned once per connection, not once per request", async () => {
+  const database = await (await sharedCluster()).createDatabase();
+  const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+  try {
+    await migratePostgres(sql);
+    const store = postgresStore(sql, { timeoutMs: 10_000, identifyingFields: ["email"], close: async () => {} });
+    const { record } = await createApiKey(store, { account: "shop" });
+    for (let i = 0; i < 20; i++) assert.is((await store.findApiKey(i % 2 === 0 ? record.id : `missing-${i}`))?.id, i % 2 === 0 ? record.id : undefined);
+    const [lookup] = await sql`SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement LIKE '%FROM api_keys WHERE id = ANY%' AND statement NOT LIKE '%pg_prepared_statements%'`;
+    // PostgreSQL plans a prepared statement for its values the first five times, then once for all values if that plan costs no more.
+    assert.ok(lookup!.custom_plans <= 5 && lookup!.generic_plans >= 15, `planned ${lookup!.custom_plans} times for 20 lookups`);
+  } finally {
+    await sql.end({ timeout: 1 });
+    await database.drop();
+  }
+});
+
+imports.run();
+
 const harness = suite("PostgreSQL test harness");
 
 harness("without PostgreSQL's binaries it fails at once, naming the package to install", async () => {

@@ -15,7 +15,7 @@ import type postgres from "postgres";
 import { randomHex } from "../../hex.ts";
 import type { SchemaUpgrade } from "../sql/migrate.ts";
 import { CLAIM_MIGRATION, WEBHOOK_LIMIT_MIGRATION, WEBHOOK_MIGRATION } from "./webhooks.ts";
-import { IMPORT_MIGRATION, INSERT_MIGRATION, WRITE_FUNCTIONS } from "./writes.ts";
+import { IMPORT_MIGRATION, INSERT_MIGRATION, PROBE_MIGRATION, WRITE_FUNCTIONS } from "./writes.ts";
 
 export type { SchemaUpgrade };
 
@@ -196,6 +196,8 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
   [...IMPORT_MIGRATION, ...CLAIM_MIGRATION],
   // 5: an endpoint is added within the account's limit, counted under the account's head lock (webhooks.ts).
   WEBHOOK_LIMIT_MIGRATION,
+  // 6: an import probes for each of its ids by the primary key, whatever plan the function caches (writes.ts).
+  PROBE_MIGRATION,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.length;
