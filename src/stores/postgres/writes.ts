@@ -225,9 +225,10 @@ export const INSERT_MIGRATION: readonly string[] = [INSERT_TAKING_POSITIONS];
  * the account's head locked, so while this call holds the lock no other transaction can add one
  * of its ids: the lookup is exact, and each row is a plain insert (ON CONFLICT's speculative
  * insertion writes more per row). Knowing its new rows first, it takes their positions and
- * writes their events without reading back what it inserted.
+ * writes their events without reading back what it inserted. `findFresh` keeps the input rows
+ * whose id the account does not have: how migrations 4 and 6 differ.
  */
-const INSERT_SKIPPING_PRESENT = `${REPLACE_INSERT}
+const insertSkippingPresent = (findFresh: string) => `${REPLACE_INSERT}
   PERFORM set_config('lock_timeout', p_lock_timeout, true);
   IF p_skip_present THEN
     PERFORM formsink_lock_head(p_account, p_lock_timeout);
@@ -237,7 +238,7 @@ const INSERT_SKIPPING_PRESENT = `${REPLACE_INSERT}
         WITH ORDINALITY AS r(id, popup_id, data, domain, user_agent, device, status, created_at, event, ord)),
       fresh AS (
         SELECT input.*, row_number() OVER (ORDER BY input.ord) AS n FROM input
-        WHERE NOT EXISTS (SELECT 1 FROM submissions s WHERE s.account_id = p_account AND s.id = input.id)),
+        ${findFresh}),
       head AS (
         UPDATE event_heads h SET position = h.position + (SELECT COUNT(*) FROM fresh) WHERE h.account_id = p_account
         RETURNING h.position - (SELECT COUNT(*) FROM fresh) AS first),
@@ -261,6 +262,8 @@ const INSERT_SKIPPING_PRESENT = `${REPLACE_INSERT}
 
 ${INSERT_EVERY_ROW}
 END $$`;
+
+const INSERT_SKIPPING_PRESENT = insertSkippingPresent("WHERE NOT EXISTS (SELECT 1 FROM submissions s WHERE s.account_id = p_account AND s.id = input.id)");
 
 /** Migration 4: imports skip present ids by lookup (INSERT_SKIPPING_PRESENT). */
 export const IMPORT_MIGRATION: readonly string[] = [INSERT_SKIPPING_PRESENT];
@@ -273,41 +276,8 @@ export const IMPORT_MIGRATION: readonly string[] = [INSERT_SKIPPING_PRESENT];
  * import slowed as the account grew. A LATERAL subquery with LIMIT cannot be turned into a
  * join: the probe is a nested loop over the batch whatever the plan. Otherwise as migration 4.
  */
-const INSERT_PROBING_PRESENT = `${REPLACE_INSERT}
-  PERFORM set_config('lock_timeout', p_lock_timeout, true);
-  IF p_skip_present THEN
-    PERFORM formsink_lock_head(p_account, p_lock_timeout);
-    RETURN QUERY WITH input AS (
-        SELECT * FROM ROWS FROM (json_to_recordset(p_rows::json) AS (
-          id text, popup_id text, data text, domain text, user_agent text, device text, status text, created_at bigint, event text))
-        WITH ORDINALITY AS r(id, popup_id, data, domain, user_agent, device, status, created_at, event, ord)),
-      fresh AS (
-        SELECT input.*, row_number() OVER (ORDER BY input.ord) AS n FROM input
-        LEFT JOIN LATERAL (SELECT true AS found FROM submissions s WHERE s.account_id = p_account AND s.id = input.id LIMIT 1) AS present ON true
-        WHERE present.found IS NULL),
-      head AS (
-        UPDATE event_heads h SET position = h.position + (SELECT COUNT(*) FROM fresh) WHERE h.account_id = p_account
-        RETURNING h.position - (SELECT COUNT(*) FROM fresh) AS first),
-      inserted AS (
-        INSERT INTO submissions (account_id, id, popup_id, data, domain, user_agent, device, status, created_at)
-        SELECT p_account, fresh.id, fresh.popup_id, fresh.data, fresh.domain, fresh.user_agent, fresh.device, fresh.status, fresh.created_at
-        FROM fresh ORDER BY fresh.n),
-      created AS (
-        INSERT INTO events (account_id, position, type, at, popup_id, submission_id, created_status, event)
-        SELECT p_account, head.first + fresh.n, 'submission.created', p_now, fresh.popup_id, fresh.id, fresh.status, fresh.event FROM head, fresh),
-      data_keys AS (
-        INSERT INTO submission_data_keys (account_id, popup_id, key)
-        SELECT p_account, k.popup_id, k.key FROM json_to_recordset(p_data_keys::json) AS k(popup_id text, key text) ORDER BY 2, 3 ON CONFLICT DO NOTHING),
-      identifiers AS (
-        INSERT INTO submission_identifiers (account_id, field, value_key, submission_id)
-        SELECT p_account, i.field, i.value_key, i.submission_id FROM json_to_recordset(p_identifiers::json) AS i(field text, value_key text, submission_id text)
-        WHERE i.submission_id IN (SELECT fresh.id FROM fresh) ON CONFLICT DO NOTHING)
-      SELECT fresh.id FROM fresh ORDER BY fresh.n;
-    RETURN;
-  END IF;
-
-${INSERT_EVERY_ROW}
-END $$`;
+const INSERT_PROBING_PRESENT = insertSkippingPresent(`LEFT JOIN LATERAL (SELECT true AS found FROM submissions s WHERE s.account_id = p_account AND s.id = input.id LIMIT 1) AS present ON true
+        WHERE present.found IS NULL`);
 
 /** Migration 6: imports probe for present ids row by row (INSERT_PROBING_PRESENT). */
 export const PROBE_MIGRATION: readonly string[] = [INSERT_PROBING_PRESENT];
