@@ -14,7 +14,7 @@ import { readPerTurn } from "./per-turn.ts";
 import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
-import { dataKeysStatement, listStatements, walkStatement, wholePage } from "./list-query.ts";
+import { dataKeysStatement, listStatements, walkFoundPage, walkStatement, wholePage } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
 import { deliveriesOfPrunedEvents, sqlWebhookStore } from "./webhooks.ts";
 import { randomHex } from "../../hex.ts";
@@ -52,6 +52,16 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     checkOrder(JSON.parse(String(row.times)) as number[], JSON.parse(String(row.ids)) as string[], order);
     return String(row.page);
   };
+  // One read transaction per batch, so a page and its total come from the same snapshot; a
+  // walk that did not find the page is followed by the merge, with the total read again.
+  const readList = async (statements: ReturnType<typeof listStatements>, query: SubmissionQuery) => {
+    const { page, count, merge } = statements;
+    let [rows, total] = await driver.batch([page, count], "read");
+    if (merge !== undefined && !walkFoundPage(query, rows!.rows.length, Number(total!.rows[0]!.total))) {
+      [rows, total] = await driver.batch([merge, count], "read");
+    }
+    return { rows: arrayRows(rows!), total: Number(total!.rows[0]!.total) };
+  };
   // Creates arrive many at a time: they share commits (see group-commit.ts).
   const writeGrouped = groupCommit(driver);
   // Made once per database and never changed: read once per store.
@@ -76,19 +86,15 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       return row && rowToSubmission(row);
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
-      const { page, count } = listStatements(accountId, query);
-      // One read transaction, so the page and the total come from the same snapshot.
-      const [rows, total] = await driver.batch([page, count], "read");
-      return { items: arrayRows(rows!).map(rowToSubmission), total: Number(total!.rows[0]!.total) };
+      const { rows, total } = await readList(listStatements(accountId, query), query);
+      return { items: rows.map(rowToSubmission), total };
     },
     async listSubmissionsAsJson(accountId, query) {
-      const { page, count } = listStatements(accountId, query, "json");
-      const [rows, total] = await driver.batch([page, count], "read");
-      const items = arrayRows(rows!);
+      const { rows: items, total } = await readList(listStatements(accountId, query, "json"), query);
       const last = items.at(-1);
       return {
         items: items.map((row) => String(row[0])),
-        total: Number(total!.rows[0]!.total),
+        total,
         ...(last === undefined ? {} : { last: { createdAt: Number(last[1]), submissionId: String(last[2]) } }),
       };
     },
