@@ -59,7 +59,7 @@ plans("every filter combination, date bound and order is an index walk: no table
       ];
       // a list whose counts choose between a walk and a merge: the walk is its page, the merge read when the walk does not find it
       assert.is(merge !== undefined, pageReading(query, query.limit) === "walk or merge", JSON.stringify(query));
-      if (merge) statements.push(["merge", merge, query.limit]);
+      if (merge) statements.push(["merge", merge(), query.limit]);
       for (const [what, statement, depth] of statements) {
         const { rows } = await client.execute({ sql: `EXPLAIN QUERY PLAN ${statement.sql}`, args: [...statement.args!] });
         const plan = rows.map((row) => String(row.detail));

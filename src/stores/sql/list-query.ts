@@ -15,9 +15,9 @@ const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "devic
  * created_at and id.
  *
  * When the counts choose between a walk and a merge (`pageReading`), `page` is only the walk,
- * and `merge` the page read by merging the matching tuples: the store reads the walk with the
- * total, and only when the walk did not find the page (`walkFoundPage`) reads `merge` with the
- * total again, so that both come from one snapshot. A walk alone costs much less than the
+ * and `merge` makes the page read by merging the matching tuples (made only when it is read):
+ * the store reads the walk with the total, and only when the walk did not find the page
+ * (`walkFoundPage`) reads the merge with the total again, so that both come from one snapshot. A walk alone costs much less than the
  * statement that holds both ways (`pageStatement`), which materializes the walk to look at it:
  * bench/http.ts's list (two filters whose matches are plentiful) needs this.
  */
@@ -25,7 +25,7 @@ export function listStatements(
   accountId: string,
   query: SubmissionQuery,
   as: "rows" | "json" = "rows",
-): { page: SqlStatement; count: SqlStatement; merge?: SqlStatement } {
+): { page: SqlStatement; count: SqlStatement; merge?: () => SqlStatement } {
   const select = as === "json" ? `${SUBMISSION_JSON} AS submission, created_at, id` : SUBMISSION_COLUMNS;
   const bounds = { limit: query.limit, offset: query.offset };
   const count = countStatement(accountId, query);
@@ -34,7 +34,7 @@ export function listStatements(
     return {
       page: { ...firstIndexWalk(accountId, query, query.order, bounds, select, pays), asArrays: true },
       count,
-      merge: { ...mergedPage(accountId, query, query.order, bounds, select), asArrays: true },
+      merge: () => ({ ...mergedPage(accountId, query, query.order, bounds, select), asArrays: true }),
     };
   }
   return { page: { ...pageStatement(accountId, query, query.order, bounds, select), asArrays: true }, count };

@@ -58,7 +58,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     const { page, count, merge } = statements;
     let [rows, total] = await driver.batch([page, count], "read");
     if (merge !== undefined && !walkFoundPage(query, rows!.rows.length, Number(total!.rows[0]!.total))) {
-      [rows, total] = await driver.batch([merge, count], "read");
+      [rows, total] = await driver.batch([merge(), count], "read");
     }
     return { rows: arrayRows(rows!), total: Number(total!.rows[0]!.total) };
   };
