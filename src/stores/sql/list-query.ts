@@ -17,9 +17,10 @@ const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "devic
  * When the counts choose between a walk and a merge (`pageReading`), `page` is only the walk,
  * and `merge` makes the page read by merging the matching tuples (made only when it is read):
  * the store reads the walk with the total, and only when the walk did not find the page
- * (`walkFoundPage`) reads the merge with the total again, so that both come from one snapshot. A walk alone costs much less than the
- * statement that holds both ways (`pageStatement`), which materializes the walk to look at it:
- * bench/http.ts's list (two filters whose matches are plentiful) needs this.
+ * (`walkFoundPage`) reads the merge with the total again, so that both come from one snapshot.
+ * A walk alone costs much less than the statement that holds both ways (`pageStatement`),
+ * which materializes the walk to look at it: bench/http.ts's list (two filters whose matches
+ * are plentiful) needs this.
  */
 export function listStatements(
   accountId: string,
