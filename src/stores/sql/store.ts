@@ -19,7 +19,7 @@ import { migrate } from "./migrate.ts";
 import { deliveriesOfPrunedEvents, sqlWebhookStore } from "./webhooks.ts";
 import { randomHex } from "../../hex.ts";
 import { compareByCodePoint } from "../../text-order.ts";
-import { rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, submissionToRow } from "./submission-row.ts";
+import { rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON, submissionToRow } from "./submission-row.ts";
 
 /** What every SQL-backed store (libSQL, D1) takes beside its connection. */
 export interface SqlStoreOptions {
@@ -84,6 +84,16 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       });
       const row = arrayRows(result)[0];
       return row && rowToSubmission(row);
+    },
+    async getSubmissionAsJson(accountId, submissionId) {
+      const result = await driver.execute({
+        sql: `SELECT ${SUBMISSION_JSON} FROM submissions WHERE account_id = ? AND id = ?`,
+        args: [accountId, submissionId],
+        asArrays: true,
+        oneRow: true,
+      });
+      const row = arrayRows(result)[0];
+      return row && String(row[0]);
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
       const { rows, total } = await readList(listStatements(accountId, query), query);
