@@ -25,6 +25,14 @@ const MAX_GROUP = 64;
  */
 const MAX_GATHER_MS = 1;
 
+/**
+ * Whether a group may wait for writers at all. A Worker (which has no `setImmediate`) runs each
+ * request in a context of its own whose timers end with its answer, so a wait started while
+ * answering one request could leave another's write waiting forever: there, a group is what
+ * one turn of the event loop gathers.
+ */
+const MAY_GATHER = typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function";
+
 interface PendingWrite {
   statements: readonly SqlStatement[];
   resolve: (results: SqlResult[]) => void;
@@ -50,7 +58,7 @@ export function groupCommit(driver: SqlDriver): (statements: readonly SqlStateme
   const flush = async () => {
     scheduled = false;
     if (committing) return; // the commit in flight schedules the next when it is done
-    if (queue.length < expected) {
+    if (MAY_GATHER && queue.length < expected) {
       gathering ??= setTimeout(() => {
         gathering = undefined;
         expected = 0;
