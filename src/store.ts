@@ -5,8 +5,9 @@ import { compareByCodePoint } from "./text-order.ts";
 /**
  * What the handler needs of storage: submissions, per account. A store for your own database
  * implements this and passes `testSubmissionStore` (formsink/testing), the executable form of
- * the contract. Two methods are optional fast paths: without them, `walkSubmissionsAsJson` and
- * `listDataKeys` (below) work them out from `walkSubmissions`.
+ * the contract. Some methods are optional fast paths: without them, `walkSubmissionsAsJson`,
+ * `listSubmissionsAsJson`, `getSubmissionAsJson` and `listDataKeys` (below) work them out from
+ * the required ones.
  *
  * Keys and accounts (`KeyStore`) and rate-limit counters (`RateLimitCounters`) are separate
  * interfaces: a store without keys is mounted with `options.authenticate`. The built-in stores
@@ -71,6 +72,12 @@ export interface SubmissionStore {
    * can write it cheaper than parsing and re-serialising (the list route answers with it).
    */
   listSubmissionsAsJson?(accountId: string, query: SubmissionQuery): Promise<SubmissionTextPage>;
+  /**
+   * Optional: the submission `getSubmission` gives, as the JSON text `JSON.stringify` gives it:
+   * for a store that can write it cheaper than parsing and re-serialising (the get route
+   * answers with it).
+   */
+  getSubmissionAsJson?(accountId: string, submissionId: string): Promise<string | undefined>;
   /**
    * Optional: the top-level `data` keys the matches of `filter` can have, sorted by code
    * point, at most `limit`: every key of every match, and perhaps more (a store may keep a key
@@ -482,6 +489,13 @@ export async function listSubmissionsAsJson(store: SubmissionStore, accountId: s
   const { items, total } = await store.listSubmissions(accountId, query);
   const last = items.at(-1);
   return { items: items.map((submission) => JSON.stringify(submission)), total, ...(last === undefined ? {} : { last: placeOf(last) }) };
+}
+
+/** `store.getSubmissionAsJson`, or the submission `getSubmission` gives, serialised. */
+export async function getSubmissionAsJson(store: SubmissionStore, accountId: string, submissionId: string): Promise<string | undefined> {
+  if (store.getSubmissionAsJson) return store.getSubmissionAsJson(accountId, submissionId);
+  const submission = await store.getSubmission(accountId, submissionId);
+  return submission && JSON.stringify(submission);
 }
 
 /** Where a submission is in the list order: what a walk's `after` continues from. */

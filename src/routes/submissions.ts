@@ -6,7 +6,7 @@ import { jsonAnswer, jsonTextAnswer } from "../http/json.ts";
 import { singleValuedQuery } from "../http/query.ts";
 import type { ApiRequest } from "../http/request.ts";
 import { isSubmissionId } from "../id.ts";
-import { listSubmissionsAsJson, placeOf } from "../store.ts";
+import { getSubmissionAsJson, listSubmissionsAsJson, placeOf } from "../store.ts";
 import { SUBMISSION_STATUSES, type SubmissionStatus } from "../submission.ts";
 import { decodeListCursor, encodeListCursor } from "../list-cursor.ts";
 import type { KeyedContext } from "./context.ts";
@@ -53,9 +53,10 @@ const CURSOR_PROBLEMS = {
 } as const;
 
 export async function getSubmission(_request: ApiRequest, context: KeyedContext): Promise<Answer> {
-  const submission = await context.store.getSubmission(context.principal.accountId, submissionIdParam(context));
-  if (!submission) throw submissionNotFound();
-  return jsonAnswer(submission);
+  // As the store wrote it (SQLite writes the JSON), not parsed and re-serialised.
+  const submission = await getSubmissionAsJson(context.store, context.principal.accountId, submissionIdParam(context));
+  if (submission === undefined) throw submissionNotFound();
+  return jsonTextAnswer(submission);
 }
 
 export async function updateSubmissionStatus(request: ApiRequest, context: KeyedContext): Promise<Answer> {

@@ -4,7 +4,7 @@
  * one and through the fallback otherwise: the answers must be the same either way.
  */
 import {
-  deleteSubmissions, listDataKeys, listSubmissionsAsJson, type SubmissionCursor, type SubmissionFilter, type SubmissionQuery, type SubmissionStore, type SubmissionWalk,
+  deleteSubmissions, getSubmissionAsJson, listDataKeys, listSubmissionsAsJson, type SubmissionCursor, type SubmissionFilter, type SubmissionQuery, type SubmissionStore, type SubmissionWalk,
   walkSubmissionsAsJson,
 } from "../store.ts";
 import type { Submission, SubmissionStatus } from "../submission.ts";
@@ -664,6 +664,20 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
       const last = page.items.at(-1);
       assert.equal(texts.last, last && { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId }, `last of ${JSON.stringify(query)}`);
     }
+  });
+
+  test("getSubmissionAsJson (or its fallback): the submission getSubmission gives, exactly as JSON.stringify writes it", async (store) => {
+    const awkward = awkwardSubmissions();
+    const times = ["1969-12-31T23:59:59.999Z", "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "2025-07-12T10:30:00.001Z"];
+    times.forEach((createdAt, i) => (awkward[i]!.createdAt = createdAt));
+    await store.importSubmissions(ACCOUNT, awkward);
+    for (const { submissionId } of awkward) {
+      const submission = await store.getSubmission(ACCOUNT, submissionId);
+      assert.ok(submission, submissionId);
+      assert.is(await getSubmissionAsJson(store, ACCOUNT, submissionId), JSON.stringify(submission), submissionId);
+      assert.is(await getSubmissionAsJson(store, OTHER_ACCOUNT, submissionId), undefined, `${submissionId} of another account`);
+    }
+    assert.is(await getSubmissionAsJson(store, ACCOUNT, crypto.randomUUID()), undefined);
   });
 
   test("listDataKeys (or its fallback): every key the matches have, per popup, sorted by code point, at most limit", async (store) => {

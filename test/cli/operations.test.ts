@@ -182,7 +182,7 @@ ops("--metrics serves Prometheus text on its own port: requests by route pattern
     const operationCount = (name: string) => operations.find((series) => series.labels.operation === name)?.count;
     assert.is(operationCount("listSubmissionsAsJson"), 3, "the list route reads its page as JSON texts");
     assert.is(operationCount("insertSubmission"), 2);
-    assert.is(operationCount("getSubmission"), 1);
+    assert.is(operationCount("getSubmissionAsJson"), 1, "the get route reads its submission as JSON text");
     const rss = metrics.process_resident_memory_bytes!.data[0] as { value: number };
     assert.ok(rss.value > 0);
   } finally {

@@ -1179,6 +1179,9 @@ function failingStoreSuite(target: string, start: StartHttpTarget, createStore: 
         getSubmission: async () => {
           throw failure;
         },
+        getSubmissionAsJson: async () => {
+          throw failure;
+        },
         setSubmissionStatus: async () => {
           throw failure;
         },

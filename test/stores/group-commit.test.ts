@@ -123,6 +123,36 @@ test("creates made one after another are not held back for a group", async () =>
   }
 });
 
+test("after a commit, the next group waits for the writers it answered: clients that write again a few turns later share every commit", async () => {
+  const { store, commits } = await recordingStore();
+  try {
+    // Ten clients, each sending its next create a turn or two of the event loop after its
+    // answer, as an HTTP client's next request arrives: half of them a turn after the others.
+    await Promise.all(Array.from({ length: 10 }, async (_, client) => {
+      for (let round = 0; round < 3; round++) {
+        await store.insertSubmission("acct", row(round * 10 + client));
+        for (let turn = 0; turn <= client % 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+      }
+    }));
+    assert.equal(commits, [30, 30, 30], "each commit holds one create of every client");
+  } finally {
+    await store.close();
+  }
+});
+
+test("a writer that does not come back holds the next group only briefly", async () => {
+  const { store, commits } = await recordingStore();
+  try {
+    await Promise.all([store.insertSubmission("acct", row(0)), store.insertSubmission("acct", row(1))]);
+    const started = performance.now();
+    await store.insertSubmission("acct", row(2));
+    assert.ok(performance.now() - started < 1000, "the lone create was not held for long");
+    assert.equal(commits, [6, 3]);
+  } finally {
+    await store.close();
+  }
+});
+
 test("creates that arrive while a commit is in flight wait for it, then share the next one", async () => {
   // A file, whose commit runs off the event loop; the first commit's answer is held back until
   // the later creates have arrived, so they arrive while it is in flight whatever the disk's speed.

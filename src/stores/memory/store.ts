@@ -97,6 +97,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
       const text = rowsOf(accountId)?.textOf(submissionId);
       return text === undefined ? undefined : textToSubmission(text);
     },
+    async getSubmissionAsJson(accountId, submissionId) {
+      return rowsOf(accountId)?.textOf(submissionId);
+    },
     async listSubmissions(accountId, query): Promise<SubmissionPage> {
       const { texts, total } = listPage(accountId, query);
       return { items: texts.map(textToSubmission), total };

@@ -84,6 +84,10 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
       const [row] = await rows(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = $1 AND id = $2`, [accountId, submissionId]);
       return row && rowToSubmission(row);
     },
+    async getSubmissionAsJson(accountId, submissionId) {
+      const [row] = await rows(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = $1 AND id = $2`, [accountId, submissionId]);
+      return row && rowToJson(row);
+    },
     async listSubmissions(accountId, list) {
       const { rows: found, total } = await listRows(accountId, list);
       return { items: found.map(rowToSubmission), total };

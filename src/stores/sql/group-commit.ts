@@ -15,6 +15,24 @@ import { nextTurn } from "./next-turn.ts";
 /** Most batches per shared transaction: bounds one transaction's size and a batch's wait. */
 const MAX_GROUP = 64;
 
+/**
+ * Longest a group waits, once a commit is done, for the writers that commit answered to send
+ * their next batch. A commit costs about the same for one batch as for many (the sync, the
+ * pages that every create changes), so under steady load a group that waits the moment it
+ * takes a client to answer and send again holds every concurrent writer instead of half of
+ * them: bench/http.ts's create (10 connections) needs this. A writer that does not come back
+ * costs the others at most this wait, and only until the commit after it.
+ */
+const MAX_GATHER_MS = 1;
+
+/**
+ * Whether a group may wait for writers at all. A Worker (which has no `setImmediate`) runs each
+ * request in a context of its own whose timers end with its answer, so a wait started while
+ * answering one request could leave another's write waiting forever: there, a group is what
+ * one turn of the event loop gathers.
+ */
+const MAY_GATHER = typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function";
+
 interface PendingWrite {
   statements: readonly SqlStatement[];
   resolve: (results: SqlResult[]) => void;
@@ -25,21 +43,38 @@ interface PendingWrite {
  * Queues a batch until the current turn of the event loop is over (every request that is ready
  * has had its turn) and no commit is in flight, then commits the queue in one transaction. A
  * driver whose commit does not hold the event loop (the libSQL file's, whose fsync runs in the
- * binding's thread) so gathers every write that arrives during one commit into the next.
+ * binding's thread) so gathers every write that arrives during one commit into the next, and
+ * after a commit the next group waits a little for the writers it answered (MAX_GATHER_MS).
  */
 export function groupCommit(driver: SqlDriver): (statements: readonly SqlStatement[]) => Promise<SqlResult[]> {
   const queue: PendingWrite[] = [];
   let scheduled = false;
   let committing = false;
+  // Batches the next group waits for: those queued when the last commit was done, and one from
+  // each writer it answered. Zero after a wait of MAX_GATHER_MS.
+  let expected = 0;
+  let gathering: ReturnType<typeof setTimeout> | undefined;
 
   const flush = async () => {
     scheduled = false;
     if (committing) return; // the commit in flight schedules the next when it is done
+    if (MAY_GATHER && queue.length < expected) {
+      gathering ??= setTimeout(() => {
+        gathering = undefined;
+        expected = 0;
+        schedule();
+      }, MAX_GATHER_MS);
+      return;
+    }
+    if (gathering !== undefined) clearTimeout(gathering);
+    gathering = undefined;
     committing = true;
+    const group = queue.splice(0, MAX_GROUP);
     try {
-      await commit(queue.splice(0, MAX_GROUP));
+      await commit(group);
     } finally {
       committing = false;
+      expected = Math.min(MAX_GROUP, queue.length + group.length);
       if (queue.length > 0) schedule();
     }
   };

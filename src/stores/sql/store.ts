@@ -14,12 +14,12 @@ import { readPerTurn } from "./per-turn.ts";
 import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
-import { dataKeysStatement, listStatements, walkStatement, wholePage } from "./list-query.ts";
+import { dataKeysStatement, listStatements, walkFoundPage, walkStatement, wholePage } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
 import { deliveriesOfPrunedEvents, sqlWebhookStore } from "./webhooks.ts";
 import { randomHex } from "../../hex.ts";
 import { compareByCodePoint } from "../../text-order.ts";
-import { rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, submissionToRow } from "./submission-row.ts";
+import { rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON, submissionToRow } from "./submission-row.ts";
 
 /** What every SQL-backed store (libSQL, D1) takes beside its connection. */
 export interface SqlStoreOptions {
@@ -52,6 +52,16 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     checkOrder(JSON.parse(String(row.times)) as number[], JSON.parse(String(row.ids)) as string[], order);
     return String(row.page);
   };
+  // One read transaction per batch, so a page and its total come from the same snapshot; a
+  // walk that did not find the page is followed by the merge, with the total read again.
+  const readList = async (statements: ReturnType<typeof listStatements>, query: SubmissionQuery) => {
+    const { page, count, merge } = statements;
+    let [rows, total] = await driver.batch([page, count], "read");
+    if (merge !== undefined && !walkFoundPage(query, rows!.rows.length, Number(total!.rows[0]!.total))) {
+      [rows, total] = await driver.batch([merge(), count], "read");
+    }
+    return { rows: arrayRows(rows!), total: Number(total!.rows[0]!.total) };
+  };
   // Creates arrive many at a time: they share commits (see group-commit.ts).
   const writeGrouped = groupCommit(driver);
   // Made once per database and never changed: read once per store.
@@ -75,20 +85,26 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       const row = arrayRows(result)[0];
       return row && rowToSubmission(row);
     },
+    async getSubmissionAsJson(accountId, submissionId) {
+      const result = await driver.execute({
+        sql: `SELECT ${SUBMISSION_JSON} FROM submissions WHERE account_id = ? AND id = ?`,
+        args: [accountId, submissionId],
+        asArrays: true,
+        oneRow: true,
+      });
+      const row = arrayRows(result)[0];
+      return row && String(row[0]);
+    },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
-      const { page, count } = listStatements(accountId, query);
-      // One read transaction, so the page and the total come from the same snapshot.
-      const [rows, total] = await driver.batch([page, count], "read");
-      return { items: arrayRows(rows!).map(rowToSubmission), total: Number(total!.rows[0]!.total) };
+      const { rows, total } = await readList(listStatements(accountId, query), query);
+      return { items: rows.map(rowToSubmission), total };
     },
     async listSubmissionsAsJson(accountId, query) {
-      const { page, count } = listStatements(accountId, query, "json");
-      const [rows, total] = await driver.batch([page, count], "read");
-      const items = arrayRows(rows!);
+      const { rows: items, total } = await readList(listStatements(accountId, query, "json"), query);
       const last = items.at(-1);
       return {
         items: items.map((row) => String(row[0])),
-        total: Number(total!.rows[0]!.total),
+        total,
         ...(last === undefined ? {} : { last: { createdAt: Number(last[1]), submissionId: String(last[2]) } }),
       };
     },
