@@ -85,11 +85,26 @@ export async function importCommand(args: string[], io: Io): Promise<number> {
     let done = 0;
     let inserted = 0;
     let batch: Submission[] = [];
+    // One batch in the store while the next is read and parsed (for a database server, that
+    // overlaps its work with ours), and batches go in one after another, in file order.
+    let storing: Promise<void> = Promise.resolve();
+    let failure: { error: unknown } | undefined;
+    const stored = async () => {
+      await storing;
+      if (failure) throw failure.error;
+    };
     const flush = async () => {
-      inserted += await store.importSubmissions(account.id, batch);
-      done += batch.length;
+      await stored();
+      const sending = batch;
       batch = [];
-      progress.update(done);
+      storing = store.importSubmissions(account.id, sending).then(
+        (count) => {
+          inserted += count;
+          done += sending.length;
+          progress.update(done);
+        },
+        (error: unknown) => void (failure = { error }),
+      );
     };
     for (const file of files) {
       for await (const record of readSubmissions(file.format, readTextFile(file.path), DEFAULT_LIMITS)) {
@@ -99,6 +114,7 @@ export async function importCommand(args: string[], io: Io): Promise<number> {
       }
     }
     await flush();
+    await stored();
     progress.finish();
     const notes = [
       `${(done - inserted).toLocaleString("en-US")} already there`,

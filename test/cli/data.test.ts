@@ -1,8 +1,9 @@
 // `formsink export` and `formsink import`: data out of one database and into another, exactly.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createClient } from "@libsql/client";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import type { CompleteStore } from "../../src/store.ts";
@@ -130,6 +131,27 @@ data("a progress bar is drawn on a terminal, and ends at 100%", async ({ dir, so
   assert.match(imported.terminal.split("\r").at(-1)!, /^import \[#+\] 100% /);
   // without a terminal, nothing is drawn
   assert.is((await runHere(["export", "--account", "acme", "--output", file, "--db", source])).terminal, "");
+});
+
+data("import: a batch the database refuses ends the import; the batches before it stay, none after it is sent", async ({ dir, source, target }) => {
+  await seed(source);
+  const file = join(dir, "export.ndjson");
+  assert.is((await runHere(["export", "--account", "acme", "--format", "ndjson", "--output", file, "--db", source])).code, 0);
+  const records = readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as Submission);
+  // The import sends batches of 1,000 while it reads the next: the second batch is refused.
+  const refused = records[1500]!.submissionId;
+  await withStore(target, (store) => store.ensureAccount("acme"));
+  const raw = createClient({ url: target });
+  await raw.execute(`CREATE TRIGGER refuse_one BEFORE INSERT ON submissions WHEN NEW.id = '${refused}' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`);
+  raw.close();
+  // Not a storage fault the CLI words: the error itself comes out, as it would of a process.
+  const failed = await runHere(["import", "--account", "acme", file, "--db", target]).then(
+    (run) => new Error(`the import ended with code ${run.code}: ${run.stderr}`),
+    (error: unknown) => error,
+  );
+  assert.match(String(failed), /refused by the test/);
+  const ids = (submissions: Submission[]) => submissions.map((s) => s.submissionId).sort();
+  assert.equal(ids(await everything(target, "acme")), ids(records.slice(0, 1000)));
 });
 
 data("import: invalid records are reported with file and line, and nothing is imported unless --skip-invalid", async ({ dir, target }) => {
