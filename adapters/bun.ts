@@ -4,7 +4,7 @@
  */
 import {
   DEFAULT_HOSTNAME, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_PORT, type FetchHandler, internalError, reportError, type RunningServer,
-  type ServeOptions, serverUrl,
+  type ServeOptions, serverUrl, waitAtMost,
 } from "./server.ts";
 
 export type { FetchHandler, RunningServer, ServeOptions } from "./server.ts";
@@ -40,15 +40,7 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
     server,
     url: serverUrl(server.hostname ?? DEFAULT_HOSTNAME, server.port ?? 0),
     async close(timeoutMs = 10_000) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(() => {
-          void server.stop(true);
-          resolve();
-        }, timeoutMs);
-      });
-      await Promise.race([server.stop().then(() => Promise.allSettled(handling)), timeout]);
-      clearTimeout(timer);
+      await waitAtMost(server.stop().then(() => Promise.allSettled(handling)), timeoutMs, () => void server.stop(true));
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import {
   DEFAULT_HOSTNAME, DEFAULT_PORT, type FetchHandler, internalError, reportError, type RunningServer,
-  type ServeOptions, serverUrl,
+  type ServeOptions, serverUrl, waitAtMost,
 } from "./server.ts";
 
 export type { FetchHandler, RunningServer, ServeOptions } from "./server.ts";
@@ -34,10 +34,7 @@ export async function serve(handler: FetchHandler, options: ServeOptions = {}): 
     url: serverUrl(server.addr.hostname, server.addr.port),
     async close(timeoutMs = 10_000) {
       // Deno has no way to cut connections short: after the timeout, stop waiting for them.
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-      await Promise.race([server.shutdown(), timeout]);
-      clearTimeout(timer);
+      await waitAtMost(server.shutdown(), timeoutMs);
     },
   };
 }

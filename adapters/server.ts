@@ -57,3 +57,19 @@ export function reportError(error: unknown): void {
 export function serverUrl(hostname: string, port: number): string {
   return `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
 }
+
+/** Waits for `work`, at most `ms`: when the time runs out first, calls `onTimeout` and returns. */
+export async function waitAtMost(work: Promise<unknown>, ms: number, onTimeout?: () => void): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      onTimeout?.();
+      resolve();
+    }, ms);
+  });
+  try {
+    await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
