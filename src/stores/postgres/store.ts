@@ -55,6 +55,8 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
   };
 
   const rows = async (text: string, args: readonly unknown[]) => (await query(text, args).values()) as unknown as SubmissionRow[];
+  const submissionRow = async (accountId: string, submissionId: string): Promise<SubmissionRow | undefined> =>
+    (await rows(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = $1 AND id = $2`, [accountId, submissionId]))[0];
 
   const toAccount = (row: Record<string, unknown>): Account => ({ id: String(row.id), name: String(row.name), createdAt: String(row.created_at) });
 
@@ -81,11 +83,11 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
       }),
     ),
     async getSubmission(accountId, submissionId) {
-      const [row] = await rows(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = $1 AND id = $2`, [accountId, submissionId]);
+      const row = await submissionRow(accountId, submissionId);
       return row && rowToSubmission(row);
     },
     async getSubmissionAsJson(accountId, submissionId) {
-      const [row] = await rows(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = $1 AND id = $2`, [accountId, submissionId]);
+      const row = await submissionRow(accountId, submissionId);
       return row && rowToJson(row);
     },
     async listSubmissions(accountId, list) {

@@ -52,15 +52,17 @@ export function walkFoundPage(query: SubmissionQuery, rows: number, total: numbe
 }
 
 function readsWalkOrMerge(filter: SubmissionFilter, page: PageBounds): boolean {
-  const daySkipping = page.offset >= MIN_DAY_SKIP && page.after === undefined && equalityCount(filter) <= 1 && !isDated(filter);
-  return !daySkipping && pageReading(filter, page.offset + page.limit) === "walk or merge";
+  return !skipsDays(filter, page) && pageReading(filter, page.offset + page.limit) === "walk or merge";
+}
+
+/** A deep offset without a cursor, a date range or two equality filters: `daySkippingPage` reads it. */
+function skipsDays(filter: SubmissionFilter, page: PageBounds): boolean {
+  return page.offset >= MIN_DAY_SKIP && page.after === undefined && equalityCount(filter) <= 1 && !isDated(filter);
 }
 
 /** A page of `select` by the reading `pageReading` chooses. */
 function pageStatement(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
-  if (page.offset >= MIN_DAY_SKIP && page.after === undefined && equalityCount(filter) <= 1 && !isDated(filter)) {
-    return daySkippingPage(accountId, filter, order, page, select);
-  }
+  if (skipsDays(filter, page)) return daySkippingPage(accountId, filter, order, page, select);
   const reading = pageReading(filter, page.offset + page.limit);
   if (reading === "tuple merge") return mergedPage(accountId, filter, order, page, select);
   if (reading === "index") return indexPage(accountId, filter, order, page, select);

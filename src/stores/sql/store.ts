@@ -62,6 +62,16 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     }
     return { rows: arrayRows(rows!), total: Number(total!.rows[0]!.total) };
   };
+  // One submission's row, as `select` makes it; undefined when the account has no such id.
+  const readSubmission = async (select: string, accountId: string, submissionId: string) => {
+    const result = await driver.execute({
+      sql: `SELECT ${select} FROM submissions WHERE account_id = ? AND id = ?`,
+      args: [accountId, submissionId],
+      asArrays: true,
+      oneRow: true,
+    });
+    return arrayRows(result)[0];
+  };
   // Creates arrive many at a time: they share commits (see group-commit.ts).
   const writeGrouped = groupCommit(driver);
   // Made once per database and never changed: read once per store.
@@ -76,23 +86,11 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       ]);
     },
     async getSubmission(accountId, submissionId) {
-      const result = await driver.execute({
-        sql: `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = ? AND id = ?`,
-        args: [accountId, submissionId],
-        asArrays: true,
-        oneRow: true,
-      });
-      const row = arrayRows(result)[0];
+      const row = await readSubmission(SUBMISSION_COLUMNS, accountId, submissionId);
       return row && rowToSubmission(row);
     },
     async getSubmissionAsJson(accountId, submissionId) {
-      const result = await driver.execute({
-        sql: `SELECT ${SUBMISSION_JSON} FROM submissions WHERE account_id = ? AND id = ?`,
-        args: [accountId, submissionId],
-        asArrays: true,
-        oneRow: true,
-      });
-      const row = arrayRows(result)[0];
+      const row = await readSubmission(SUBMISSION_JSON, accountId, submissionId);
       return row && String(row[0]);
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
