@@ -10,7 +10,7 @@
  */
 import { StoreUnavailable } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlStatement } from "./driver.ts";
-import { nextTurn } from "./next-turn.ts";
+import { HAS_SET_IMMEDIATE, nextTurn } from "./next-turn.ts";
 
 /** Most batches per shared transaction: bounds one transaction's size and a batch's wait. */
 const MAX_GROUP = 64;
@@ -31,7 +31,7 @@ const MAX_GATHER_MS = 1;
  * answering one request could leave another's write waiting forever: there, a group is what
  * one turn of the event loop gathers.
  */
-const MAY_GATHER = typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function";
+const MAY_GATHER = HAS_SET_IMMEDIATE;
 
 interface PendingWrite {
   statements: readonly SqlStatement[];
