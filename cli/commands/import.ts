@@ -88,23 +88,17 @@ export async function importCommand(args: string[], io: Io): Promise<number> {
     // One batch in the store while the next is read and parsed (for a database server, that
     // overlaps its work with ours), and batches go in one after another, in file order.
     let storing: Promise<void> = Promise.resolve();
-    let failure: { error: unknown } | undefined;
-    const stored = async () => {
-      await storing;
-      if (failure) throw failure.error;
-    };
     const flush = async () => {
-      await stored();
+      await storing;
       const sending = batch;
       batch = [];
-      storing = store.importSubmissions(account.id, sending).then(
-        (count) => {
-          inserted += count;
-          done += sending.length;
-          progress.update(done);
-        },
-        (error: unknown) => void (failure = { error }),
-      );
+      storing = store.importSubmissions(account.id, sending).then((count) => {
+        inserted += count;
+        done += sending.length;
+        progress.update(done);
+      });
+      // Awaited by the next flush or at the end, which throw its failure; not unhandled meanwhile.
+      storing.catch(() => {});
     };
     for (const file of files) {
       for await (const record of readSubmissions(file.format, readTextFile(file.path), DEFAULT_LIMITS)) {
@@ -114,7 +108,7 @@ export async function importCommand(args: string[], io: Io): Promise<number> {
       }
     }
     await flush();
-    await stored();
+    await storing;
     progress.finish();
     const notes = [
       `${(done - inserted).toLocaleString("en-US")} already there`,
