@@ -301,6 +301,27 @@ imports("a key lookup is planned once per connection, not once per request", asy
   }
 });
 
+imports("data keys: a store leaves out of a create the keys it saw committed, and only those; every key is listed, whichever server wrote it", async () => {
+  const database = await (await sharedCluster()).createDatabase();
+  const [a, b] = await Promise.all([openPostgresStore({ url: database.url }), openPostgresStore({ url: database.url })]).then((all) => all.map((o) => o.store));
+  try {
+    const withData = (i: number, data: Record<string, string>): Submission => ({ ...submission(i), popupId: "keys", data });
+    const taken = withData(0, { email: "a@example.com", first: "1" });
+    await a!.insertSubmission("acct", taken);
+    await b!.insertSubmission("acct", withData(1, { email: "b@example.com", second: "2" }));
+    // A create that fails (its id is taken) commits nothing: its new key is not known to be stored.
+    const failed = await a!.insertSubmission("acct", { ...withData(2, { failed: "x" }), submissionId: taken.submissionId }).then(() => false, () => true);
+    assert.ok(failed, "a create with a taken id fails");
+    assert.equal(await a!.listDataKeys("acct", { popupId: "keys" }, 100), ["email", "first", "second"]);
+    await a!.insertSubmission("acct", withData(3, { email: "c@example.com", first: "3", failed: "y", third: "z" }));
+    await b!.insertSubmissionOnce("acct", withData(4, { fourth: "4" }), { key: "k", fingerprint: "f", expiresAt: Date.now() + 60_000 }, Date.now());
+    for (const store of [a!, b!]) assert.equal(await store.listDataKeys("acct", { popupId: "keys" }, 100), ["email", "failed", "first", "fourth", "second", "third"]);
+  } finally {
+    await Promise.all([a!.close(), b!.close()]);
+    await database.drop();
+  }
+});
+
 imports.run();
 
 const harness = suite("PostgreSQL test harness");

@@ -53,23 +53,27 @@ export function submissionRecord(s: Submission, event: string): Record<string, s
 
 /**
  * What a batch of rows adds to the data-key list and the identifier index (writes.ts), as the
- * JSON arrays `formsink_insert` reads: each popup's distinct keys once per batch, and each
- * identifying field with a string value.
+ * JSON arrays `formsink_insert` reads: each popup's distinct keys once per batch, but for those
+ * `stored` says the table holds, and each identifying field with a string value.
  */
-export function derivedRecords(submissions: readonly Submission[], identifyingFields: readonly string[]): { dataKeys: string; identifiers: string } {
+export function derivedRecords(
+  submissions: readonly Submission[],
+  identifyingFields: readonly string[],
+  stored: (popupId: string, key: string) => boolean = () => false,
+): { dataKeys: string; identifiers: string; keys: ReadonlyMap<string, ReadonlySet<string>> } {
   const keys = new Map<string, Set<string>>();
   const identifiers: { field: string; value_key: string; submission_id: string }[] = [];
   for (const s of submissions) {
     let popupKeys = keys.get(s.popupId);
     if (popupKeys === undefined) keys.set(s.popupId, (popupKeys = new Set()));
-    for (const key in s.data) popupKeys.add(key);
+    for (const key in s.data) if (!stored(s.popupId, key)) popupKeys.add(key);
     for (const field of identifyingFields) {
       const value = s.data[field];
       if (typeof value === "string") identifiers.push({ field, value_key: identifierKey(field, value), submission_id: s.submissionId });
     }
   }
   const dataKeys = [...keys].flatMap(([popup_id, popupKeys]) => [...popupKeys].map((key) => ({ popup_id, key })));
-  return { dataKeys: JSON.stringify(dataKeys), identifiers: JSON.stringify(identifiers) };
+  return { dataKeys: JSON.stringify(dataKeys), identifiers: JSON.stringify(identifiers), keys };
 }
 
 /**

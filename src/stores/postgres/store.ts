@@ -35,13 +35,15 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
   const query = (text: string, args: readonly unknown[]) => sql.unsafe(text, args as postgres.ParameterOrJSON<never>[], { prepare: true });
   const records = (submissions: readonly Submission[], now: number) =>
     JSON.stringify(submissions.map((s) => submissionRecord(s, createdEventText(now))));
+  const dataKeys = storedDataKeys();
   const insert = async (accountId: string, submissions: readonly Submission[], skipPresent: boolean): Promise<number> => {
     const now = Date.now();
-    const { dataKeys, identifiers } = derivedRecords(submissions, settings.identifyingFields);
+    const derived = derivedRecords(submissions, settings.identifyingFields, (popupId, key) => dataKeys.has(accountId, popupId, key));
     const [row] = await query(
       "SELECT COUNT(*)::int AS inserted FROM formsink_insert($1, $2, $3, $4, $5, $6, $7)",
-      [accountId, records(submissions, now), now, dataKeys, identifiers, skipPresent, lockTimeout],
+      [accountId, records(submissions, now), now, derived.dataKeys, derived.identifiers, skipPresent, lockTimeout],
     );
+    dataKeys.add(accountId, derived.keys);
     return Number(row!.inserted);
   };
   const deleteRows = async (accountId: string, submissionIds: readonly string[], reason: DeletionReason): Promise<string[]> => {
@@ -142,15 +144,18 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
       return result.map((row) => String(row.submission_id));
     },
     async insertSubmissionOnce(accountId, s, idempotency, now) {
-      const { dataKeys, identifiers } = derivedRecords([s], settings.identifyingFields);
+      const derived = derivedRecords([s], settings.identifyingFields, (popupId, key) => dataKeys.has(accountId, popupId, key));
       const [row] = await query(
         "SELECT * FROM formsink_insert_once($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
         [
           accountId, idempotency.key, idempotency.fingerprint, s.submissionId, JSON.stringify(s), idempotency.expiresAt, now,
-          records([s], Date.now()), dataKeys, identifiers, lockTimeout,
+          records([s], Date.now()), derived.dataKeys, derived.identifiers, lockTimeout,
         ],
       );
-      if (row!.inserted === true) return { inserted: true };
+      if (row!.inserted === true) {
+        dataKeys.add(accountId, derived.keys);
+        return { inserted: true };
+      }
       return { inserted: false, fingerprint: String(row!.held_fingerprint), submission: JSON.parse(String(row!.held_submission)) as Submission };
     },
 
@@ -269,6 +274,33 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
     close: settings.close,
   };
   return withTimeLimits(store, timeoutMs);
+}
+
+/** How many data keys `storedDataKeys` remembers before it starts again from none. */
+const REMEMBERED_DATA_KEYS = 50_000;
+
+/**
+ * The data keys (account, popup, key) this store has seen committed to `submission_data_keys`,
+ * which is never shrunk: a create leaves them out of its call, so that most creates, whose keys
+ * their popup has used before, send none and PostgreSQL probes none (bench/postgres.ts, durable
+ * create). Remembered only after the commit that wrote them; a key another server wrote is sent
+ * once more and skipped by the table's primary key, as before. Bounded: a store that has seen
+ * more forgets them all and learns them again.
+ */
+function storedDataKeys() {
+  let remembered = new Set<string>();
+  const name = (accountId: string, popupId: string, key: string) => `${accountId}\u0000${popupId}\u0000${key}`;
+  return {
+    has: (accountId: string, popupId: string, key: string) => remembered.has(name(accountId, popupId, key)),
+    add(accountId: string, keys: ReadonlyMap<string, ReadonlySet<string>>) {
+      for (const [popupId, popupKeys] of keys) {
+        for (const key of popupKeys) {
+          if (remembered.size >= REMEMBERED_DATA_KEYS) remembered = new Set();
+          remembered.add(name(accountId, popupId, key));
+        }
+      }
+    },
+  };
 }
 
 /** Methods that may run long by design: a prune works through every old event, a statement at a time. */

@@ -281,3 +281,86 @@ const INSERT_PROBING_PRESENT = insertSkippingPresent(`LEFT JOIN LATERAL (SELECT 
 
 /** Migration 6: imports probe for present ids row by row (INSERT_PROBING_PRESENT). */
 export const PROBE_MIGRATION: readonly string[] = [INSERT_PROBING_PRESENT];
+
+/**
+ * The upsert of the maintained totals for the rows of `source` (a CTE of the statement with
+ * popup_id, domain, device and status), groups in key order as the trigger of migration 1 does.
+ */
+const countRows = (source: string) => `counted AS (
+      INSERT INTO submission_counts AS c (account_id, popup_id, domain, device, status, n)
+      SELECT p_account, ${source}.popup_id, ${source}.domain, ${source}.device, ${source}.status, COUNT(*) FROM ${source}
+      GROUP BY 2, 3, 4, 5 ORDER BY 2, 3, 4, 5
+      ON CONFLICT (account_id, popup_id, domain, device, status) DO UPDATE SET n = c.n + excluded.n)`;
+
+/**
+ * `formsink_insert` as migration 8 replaces it: the rows' totals are counted by the insert's
+ * own statement, not by the statement-level trigger migration 8 drops (what that trigger cost a
+ * call of creates: its transition table of the new rows and a PL/pgSQL call). Every insert into
+ * `submissions` is made here; deletes and status changes keep their triggers. Otherwise as
+ * migration 6.
+ */
+const INSERT_COUNTING = `${REPLACE_INSERT}
+  PERFORM set_config('lock_timeout', p_lock_timeout, true);
+  IF p_skip_present THEN
+    PERFORM formsink_lock_head(p_account, p_lock_timeout);
+    RETURN QUERY WITH input AS (
+        SELECT * FROM ROWS FROM (json_to_recordset(p_rows::json) AS (
+          id text, popup_id text, data text, domain text, user_agent text, device text, status text, created_at bigint, event text))
+        WITH ORDINALITY AS r(id, popup_id, data, domain, user_agent, device, status, created_at, event, ord)),
+      fresh AS (
+        SELECT input.*, row_number() OVER (ORDER BY input.ord) AS n FROM input
+        LEFT JOIN LATERAL (SELECT true AS found FROM submissions s WHERE s.account_id = p_account AND s.id = input.id LIMIT 1) AS present ON true
+        WHERE present.found IS NULL),
+      head AS (
+        UPDATE event_heads h SET position = h.position + (SELECT COUNT(*) FROM fresh) WHERE h.account_id = p_account
+        RETURNING h.position - (SELECT COUNT(*) FROM fresh) AS first),
+      inserted AS (
+        INSERT INTO submissions (account_id, id, popup_id, data, domain, user_agent, device, status, created_at)
+        SELECT p_account, fresh.id, fresh.popup_id, fresh.data, fresh.domain, fresh.user_agent, fresh.device, fresh.status, fresh.created_at
+        FROM fresh ORDER BY fresh.n),
+      ${countRows("fresh")},
+      created AS (
+        INSERT INTO events (account_id, position, type, at, popup_id, submission_id, created_status, event)
+        SELECT p_account, head.first + fresh.n, 'submission.created', p_now, fresh.popup_id, fresh.id, fresh.status, fresh.event FROM head, fresh),
+      data_keys AS (
+        INSERT INTO submission_data_keys (account_id, popup_id, key)
+        SELECT p_account, k.popup_id, k.key FROM json_to_recordset(p_data_keys::json) AS k(popup_id text, key text) ORDER BY 2, 3 ON CONFLICT DO NOTHING),
+      identifiers AS (
+        INSERT INTO submission_identifiers (account_id, field, value_key, submission_id)
+        SELECT p_account, i.field, i.value_key, i.submission_id FROM json_to_recordset(p_identifiers::json) AS i(field text, value_key text, submission_id text)
+        WHERE i.submission_id IN (SELECT fresh.id FROM fresh) ON CONFLICT DO NOTHING)
+      SELECT fresh.id FROM fresh ORDER BY fresh.n;
+    RETURN;
+  END IF;
+
+  taken := json_array_length(p_rows::json);
+  UPDATE event_heads SET position = position + taken WHERE account_id = p_account RETURNING position - taken INTO base;
+  IF NOT FOUND THEN
+    -- The account's first write: of two racing, one inserts the head and the other waits for its commit.
+    INSERT INTO event_heads (account_id, position) VALUES (p_account, 0) ON CONFLICT (account_id) DO NOTHING;
+    UPDATE event_heads SET position = position + taken WHERE account_id = p_account RETURNING position - taken INTO base;
+  END IF;
+  RETURN QUERY WITH input AS (
+      SELECT * FROM ROWS FROM (json_to_recordset(p_rows::json) AS (
+        id text, popup_id text, data text, domain text, user_agent text, device text, status text, created_at bigint, event text))
+      WITH ORDINALITY AS r(id, popup_id, data, domain, user_agent, device, status, created_at, event, ord)),
+    inserted AS (
+      INSERT INTO submissions (account_id, id, popup_id, data, domain, user_agent, device, status, created_at)
+      SELECT p_account, input.id, input.popup_id, input.data, input.domain, input.user_agent, input.device, input.status, input.created_at
+      FROM input ORDER BY input.ord),
+    ${countRows("input")},
+    created AS (
+      INSERT INTO events (account_id, position, type, at, popup_id, submission_id, created_status, event)
+      SELECT p_account, base + input.ord, 'submission.created', p_now, input.popup_id, input.id, input.status, input.event FROM input),
+    data_keys AS (
+      INSERT INTO submission_data_keys (account_id, popup_id, key)
+      SELECT p_account, k.popup_id, k.key FROM json_to_recordset(p_data_keys::json) AS k(popup_id text, key text) ORDER BY 2, 3 ON CONFLICT DO NOTHING),
+    identifiers AS (
+      INSERT INTO submission_identifiers (account_id, field, value_key, submission_id)
+      SELECT p_account, i.field, i.value_key, i.submission_id FROM json_to_recordset(p_identifiers::json) AS i(field text, value_key text, submission_id text)
+      ON CONFLICT DO NOTHING)
+    SELECT input.id FROM input ORDER BY input.ord;
+END $$`;
+
+/** Migration 8: inserts count their rows' totals themselves; the insert trigger goes (INSERT_COUNTING). */
+export const COUNTING_MIGRATION: readonly string[] = [INSERT_COUNTING, "DROP TRIGGER submissions_counted_on_insert ON submissions"];
