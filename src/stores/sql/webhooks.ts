@@ -373,7 +373,8 @@ const LEASE_RELEASED = "lease_owner = NULL, lease_until = NULL, lease_claim = NU
 /**
  * Records attempts, each answered as alone (true when its owner held its lease), in one write:
  * a statement per endpoint, owner and kind of outcome (a statement each costs more than its row
- * does).
+ * does), then one per endpoint and owner moving the endpoint's place in the log past the first
+ * attempts recorded, once all of them are.
  */
 async function attemptsRecordedAlone(
   write: (statements: readonly SqlStatement[]) => Promise<SqlResult[]>,
@@ -381,6 +382,8 @@ async function attemptsRecordedAlone(
 ): Promise<boolean[]> {
   if (attempts.length === 0) return [];
   const groups = new Map<string, DeliveryAttempt[]>();
+  /** Per endpoint and owner, the newest position attempted. */
+  const through = new Map<string, DeliveryAttempt>();
   for (const attempt of attempts) {
     // Successes with one status code apart: most of a run's outcomes, each written from three numbers.
     const outcome = attempt.status === "succeeded" ? attempt.statusCode : "other";
@@ -388,32 +391,30 @@ async function attemptsRecordedAlone(
     const group = groups.get(key);
     if (group) group.push(attempt);
     else groups.set(key, [attempt]);
+    const leaseKey = `${attempt.accountId}\n${attempt.webhookId}\n${attempt.owner}`;
+    const newest = through.get(leaseKey);
+    if (newest === undefined || newest.position < attempt.position) through.set(leaseKey, attempt);
   }
-  const results = await write([...groups.values()].flatMap(attemptsRecorded));
+  const results = await write([...[...groups.values()].map(attemptsRecorded), ...[...through.values()].map(rangeMovedOn)]);
   const recorded = new Set<string>();
   [...groups.values()].forEach((group, i) => {
-    // Of each group's statements, the update of rows and the insert of first attempts say what they recorded.
-    for (const result of results.slice(i * 3, i * 3 + 2)) {
-      for (const row of result.rows) recorded.add(deliveryKey(group[0]!.accountId, group[0]!.webhookId, Number(row.position)));
-    }
+    for (const row of results[i]!.rows) recorded.add(deliveryKey(group[0]!.accountId, group[0]!.webhookId, Number(row.position)));
   });
   return attempts.map((attempt) => recorded.has(deliveryKey(attempt.accountId, attempt.webhookId, attempt.position)));
 }
 
 /**
- * Records several attempts of one endpoint by one owner, in three statements: the attempts on
- * delivery rows (retries, replays), each updated only when `owner` held its lease; the first
- * attempts of the endpoint's range lease, each inserted as a row with its outcome only when
- * `owner` holds that lease and no row is there (a retry asked meanwhile made one, and wins);
- * and the endpoint's place in the log moved past them, its lease released with the last. Each
- * of the first two returns a row per delivery recorded. The endpoint and the owner are bound
- * once, and each attempt's outcome is a short JSON array, each of whose fields SQLite reads by
- * parsing it again: for successes with one status code (given so), only where, when and how
- * long. The LIMIT keeps the attempts a table of their own, read first, each finding its delivery
- * by the unique key: with the endpoint bound as a constant, SQLite walks the endpoint's delivery
- * history instead.
+ * Records several attempts of one endpoint by one owner in one statement, returning a row per
+ * delivery recorded: an attempt on a delivery row (a retry, a replay) updates it when `owner`
+ * held its lease; a first attempt of the endpoint's range lease, held by `owner`, inserts its
+ * row with its outcome, unless a row is there already (a retry asked meanwhile made one, and
+ * wins). The endpoint and the owner are bound once, and each attempt's outcome is a short JSON
+ * array, each of whose fields SQLite reads by parsing it again: for successes with one status
+ * code (given so), only where, when and how long. The LIMIT keeps the attempts a table of their
+ * own, read first, each finding its delivery by the unique key: with the endpoint bound as a
+ * constant, SQLite walks the endpoint's delivery history instead.
  */
-function attemptsRecorded(attempts: readonly DeliveryAttempt[]): SqlStatement[] {
+function attemptsRecorded(attempts: readonly DeliveryAttempt[]): SqlStatement {
   const { accountId, webhookId, owner, status, statusCode } = attempts[0]!;
   const succeeded = status === "succeeded" && attempts.every((attempt) => attempt.status === "succeeded" && attempt.statusCode === statusCode);
   const [fields, rows] = succeeded
@@ -430,47 +431,51 @@ function attemptsRecorded(attempts: readonly DeliveryAttempt[]): SqlStatement[] 
         attempt.error, attempt.durationMs,
       ]),
     ];
-  const made = `(SELECT ?1 AS account_id, ?2 AS webhook_id, ${fields} FROM json_each(?4) LIMIT -1) AS made`;
-  const args = succeeded ? [accountId, webhookId, owner, JSON.stringify(rows), statusCode] : [accountId, webhookId, owner, JSON.stringify(rows)];
-  /** The endpoint, while `owner` holds its range lease. */
-  const leaseHeld = "webhooks.account_id = ?1 AND webhooks.id = ?2 AND webhooks.lease_owner = ?3";
-  return [
-    {
-      sql: `UPDATE webhook_deliveries SET
-              status = made.status, attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, made.at), last_attempt_at = made.at,
-              next_attempt_at = made.next_attempt_at, last_status_code = made.status_code, last_error = made.error, last_duration_ms = made.duration_ms,
-              ${LEASE_RELEASED}
-            FROM ${made}
-            WHERE webhook_deliveries.account_id = made.account_id AND webhook_deliveries.webhook_id = made.webhook_id
-              AND webhook_deliveries.position = made.position AND webhook_deliveries.lease_owner = ?3
-            RETURNING webhook_deliveries.position`,
-      args,
-    },
-    {
-      // A pruned event's outcome is dropped, as its row would have been.
-      sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, first_attempt_at,
-              last_attempt_at, next_attempt_at, last_status_code, last_error, last_duration_ms)
-            SELECT made.account_id, made.webhook_id, made.position, ${EVENT_ID}, events.type, made.status, 1, made.at, made.at,
-              made.next_attempt_at, made.status_code, made.error, made.duration_ms
-            FROM ${made} JOIN webhooks ON ${leaseHeld} AND made.position <= webhooks.lease_last
-              JOIN events ON events.position = made.position AND events.account_id = made.account_id
-            WHERE true
-            ON CONFLICT (account_id, webhook_id, position) DO NOTHING
-            RETURNING position`,
-      args,
-    },
-    {
-      sql: `UPDATE webhooks SET
-              log_position = MAX(log_position, recorded.through),
-              lease_owner = CASE WHEN recorded.through >= lease_last THEN NULL ELSE lease_owner END,
-              lease_until = CASE WHEN recorded.through >= lease_last THEN NULL ELSE lease_until END,
-              lease_claim = CASE WHEN recorded.through >= lease_last THEN NULL ELSE lease_claim END,
-              lease_last = CASE WHEN recorded.through >= lease_last THEN NULL ELSE lease_last END
-            FROM (SELECT MAX(made.position) AS through FROM ${made} JOIN webhooks ON ${leaseHeld} AND made.position <= webhooks.lease_last) AS recorded
-            WHERE ${leaseHeld} AND recorded.through IS NOT NULL`,
-      args,
-    },
-  ];
+  return {
+    sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, first_attempt_at,
+            last_attempt_at, next_attempt_at, last_status_code, last_error, last_duration_ms)
+          SELECT made.account_id, made.webhook_id, made.position, ${EVENT_ID}, events.type, made.status, 1, made.at, made.at,
+            made.next_attempt_at, made.status_code, made.error, made.duration_ms
+          FROM (SELECT ?1 AS account_id, ?2 AS webhook_id, ${fields} FROM json_each(?4) LIMIT -1) AS made
+            JOIN webhooks ON webhooks.account_id = made.account_id AND webhooks.id = made.webhook_id
+            JOIN events ON events.position = made.position AND events.account_id = made.account_id
+          WHERE (webhooks.lease_owner = ?3 AND made.position <= webhooks.lease_last)
+            OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_deliveries.account_id = made.account_id
+                       AND webhook_deliveries.webhook_id = made.webhook_id AND webhook_deliveries.position = made.position
+                       AND webhook_deliveries.lease_owner = ?3)
+          ON CONFLICT (account_id, webhook_id, position) DO UPDATE SET
+            status = excluded.status, attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, excluded.first_attempt_at),
+            last_attempt_at = excluded.last_attempt_at, next_attempt_at = excluded.next_attempt_at, last_status_code = excluded.last_status_code,
+            last_error = excluded.last_error, last_duration_ms = excluded.last_duration_ms, ${LEASE_RELEASED}
+          WHERE webhook_deliveries.lease_owner = ?3
+          RETURNING position`,
+    args: succeeded ? [accountId, webhookId, owner, JSON.stringify(rows), statusCode] : [accountId, webhookId, owner, JSON.stringify(rows)],
+  };
+}
+
+/**
+ * Moves an endpoint's place in the log on to `attempt`'s position, while `attempt.owner` holds
+ * its range lease, and releases the lease with the last of the range. Never past an event of
+ * the range that has no row yet (an outcome whose write failed): the lease then runs out and
+ * the range is claimed again from there, so no first attempt is lost. (Past an event whose
+ * outcome is the only one missing, the log would skip it for good.)
+ */
+function rangeMovedOn(attempt: DeliveryAttempt): SqlStatement {
+  const gap = `(SELECT MIN(events.position) - 1 FROM events WHERE events.account_id = webhooks.account_id
+      AND events.position > webhooks.log_position AND events.position <= ?4 AND ${MATCHES}
+      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_deliveries.account_id = webhooks.account_id
+                      AND webhook_deliveries.webhook_id = webhooks.id AND webhook_deliveries.position = events.position))`;
+  return {
+    sql: `UPDATE webhooks SET log_position = moved.position,
+            lease_owner = CASE WHEN moved.position >= lease_last THEN NULL ELSE lease_owner END,
+            lease_until = CASE WHEN moved.position >= lease_last THEN NULL ELSE lease_until END,
+            lease_claim = CASE WHEN moved.position >= lease_last THEN NULL ELSE lease_claim END,
+            lease_last = CASE WHEN moved.position >= lease_last THEN NULL ELSE lease_last END
+          FROM (SELECT MAX(log_position, COALESCE(${gap}, MIN(?4, lease_last))) AS position FROM webhooks
+                WHERE account_id = ?1 AND id = ?2 AND lease_owner = ?3) AS moved
+          WHERE webhooks.account_id = ?1 AND webhooks.id = ?2 AND webhooks.lease_owner = ?3`,
+    args: [attempt.accountId, attempt.webhookId, attempt.owner, attempt.position],
+  };
 }
 
 const deliveryKey = (accountId: string, webhookId: string, position: number) => `${accountId}\n${webhookId}\n${position}`;
