@@ -382,8 +382,8 @@ async function attemptsRecordedAlone(
 ): Promise<boolean[]> {
   if (attempts.length === 0) return [];
   const groups = new Map<string, DeliveryAttempt[]>();
-  /** Per endpoint and owner, the newest position attempted. */
-  const through = new Map<string, DeliveryAttempt>();
+  /** Per endpoint and owner, the positions attempted. */
+  const attempted = new Map<string, { attempt: DeliveryAttempt; positions: number[] }>();
   for (const attempt of attempts) {
     // Successes with one status code apart: most of a run's outcomes, each written from three numbers.
     const outcome = attempt.status === "succeeded" ? attempt.statusCode : "other";
@@ -392,10 +392,11 @@ async function attemptsRecordedAlone(
     if (group) group.push(attempt);
     else groups.set(key, [attempt]);
     const leaseKey = `${attempt.accountId}\n${attempt.webhookId}\n${attempt.owner}`;
-    const newest = through.get(leaseKey);
-    if (newest === undefined || newest.position < attempt.position) through.set(leaseKey, attempt);
+    const ofLease = attempted.get(leaseKey);
+    if (ofLease) ofLease.positions.push(attempt.position);
+    else attempted.set(leaseKey, { attempt, positions: [attempt.position] });
   }
-  const results = await write([...[...groups.values()].map(attemptsRecorded), ...[...through.values()].map(rangeMovedOn)]);
+  const results = await write([...[...groups.values()].map(attemptsRecorded), ...[...attempted.values()].map(({ attempt, positions }) => rangeMovedOn(attempt.accountId, attempt.webhookId, attempt.owner, positions))]);
   const recorded = new Set<string>();
   [...groups.values()].forEach((group, i) => {
     for (const row of results[i]!.rows) recorded.add(deliveryKey(group[0]!.accountId, group[0]!.webhookId, Number(row.position)));
@@ -405,10 +406,10 @@ async function attemptsRecordedAlone(
 
 /**
  * Records several attempts of one endpoint by one owner in one statement, returning a row per
- * delivery recorded: an attempt on a delivery row (a retry, a replay) updates it when `owner`
- * held its lease; a first attempt of the endpoint's range lease, held by `owner`, inserts its
- * row with its outcome, unless a row is there already (a retry asked meanwhile made one, and
- * wins). The endpoint and the owner are bound once, and each attempt's outcome is a short JSON
+ * delivery recorded: an attempt on a delivery row (a retry, a replay: before the endpoint's place
+ * in the log, which moves only past rows) updates it when `owner` held its lease; a first attempt
+ * of the endpoint's range lease, held by `owner`, inserts its row with its outcome, unless a row
+ * is there already (a retry asked meanwhile made one, and wins). The endpoint and the owner are bound once, and each attempt's outcome is a short JSON
  * array, each of whose fields SQLite reads by parsing it again: for successes with one status
  * code (given so), only where, when and how long. The LIMIT keeps the attempts a table of their
  * own, read first, each finding its delivery by the unique key: with the endpoint bound as a
@@ -439,10 +440,7 @@ function attemptsRecorded(attempts: readonly DeliveryAttempt[]): SqlStatement {
           FROM (SELECT ?1 AS account_id, ?2 AS webhook_id, ${fields} FROM json_each(?4) LIMIT -1) AS made
             JOIN webhooks ON webhooks.account_id = made.account_id AND webhooks.id = made.webhook_id
             JOIN events ON events.position = made.position AND events.account_id = made.account_id
-          WHERE (webhooks.lease_owner = ?3 AND made.position <= webhooks.lease_last)
-            OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_deliveries.account_id = made.account_id
-                       AND webhook_deliveries.webhook_id = made.webhook_id AND webhook_deliveries.position = made.position
-                       AND webhook_deliveries.lease_owner = ?3)
+          WHERE made.position <= webhooks.log_position OR (webhooks.lease_owner = ?3 AND made.position <= webhooks.lease_last)
           ON CONFLICT (account_id, webhook_id, position) DO UPDATE SET
             status = excluded.status, attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, excluded.first_attempt_at),
             last_attempt_at = excluded.last_attempt_at, next_attempt_at = excluded.next_attempt_at, last_status_code = excluded.last_status_code,
@@ -454,27 +452,28 @@ function attemptsRecorded(attempts: readonly DeliveryAttempt[]): SqlStatement {
 }
 
 /**
- * Moves an endpoint's place in the log on to `attempt`'s position, while `attempt.owner` holds
- * its range lease, and releases the lease with the last of the range. Never past an event of
- * the range that has no row yet (an outcome whose write failed): the lease then runs out and
- * the range is claimed again from there, so no first attempt is lost. (Past an event whose
- * outcome is the only one missing, the log would skip it for good.)
+ * Moves an endpoint's place in the log on to the newest of `positions` (an endpoint's attempts
+ * by one owner, recorded in the same write), while that owner holds its range lease, and
+ * releases the lease with the last of the range. Only when no event of the range before the
+ * first of them (past the place) lacks a row: the outcomes of an endpoint's first attempts are
+ * written in the order made, so such an event is one whose write failed, and moving past it
+ * would skip it for good. The lease then runs out and the range is claimed again from there.
+ * The check is one step into the log's index when nothing is missing.
  */
-function rangeMovedOn(attempt: DeliveryAttempt): SqlStatement {
-  const gap = `(SELECT MIN(events.position) - 1 FROM events WHERE events.account_id = webhooks.account_id
-      AND events.position > webhooks.log_position AND events.position <= ?4 AND ${MATCHES}
-      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_deliveries.account_id = webhooks.account_id
-                      AND webhook_deliveries.webhook_id = webhooks.id AND webhook_deliveries.position = events.position))`;
+function rangeMovedOn(accountId: string, webhookId: string, owner: string, positions: readonly number[]): SqlStatement {
+  const first = "(SELECT MIN(value) FROM json_each(?4) WHERE value > webhooks.log_position)";
   return {
-    sql: `UPDATE webhooks SET log_position = moved.position,
-            lease_owner = CASE WHEN moved.position >= lease_last THEN NULL ELSE lease_owner END,
-            lease_until = CASE WHEN moved.position >= lease_last THEN NULL ELSE lease_until END,
-            lease_claim = CASE WHEN moved.position >= lease_last THEN NULL ELSE lease_claim END,
-            lease_last = CASE WHEN moved.position >= lease_last THEN NULL ELSE lease_last END
-          FROM (SELECT MAX(log_position, COALESCE(${gap}, MIN(?4, lease_last))) AS position FROM webhooks
-                WHERE account_id = ?1 AND id = ?2 AND lease_owner = ?3) AS moved
-          WHERE webhooks.account_id = ?1 AND webhooks.id = ?2 AND webhooks.lease_owner = ?3`,
-    args: [attempt.accountId, attempt.webhookId, attempt.owner, attempt.position],
+    sql: `UPDATE webhooks SET log_position = MIN(?5, lease_last),
+            lease_owner = CASE WHEN ?5 >= lease_last THEN NULL ELSE lease_owner END,
+            lease_until = CASE WHEN ?5 >= lease_last THEN NULL ELSE lease_until END,
+            lease_claim = CASE WHEN ?5 >= lease_last THEN NULL ELSE lease_claim END,
+            lease_last = CASE WHEN ?5 >= lease_last THEN NULL ELSE lease_last END
+          WHERE account_id = ?1 AND id = ?2 AND lease_owner = ?3 AND ?5 > log_position
+            AND NOT EXISTS (SELECT 1 FROM events WHERE events.account_id = webhooks.account_id
+              AND events.position > webhooks.log_position AND events.position < ${first} AND ${MATCHES}
+              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_deliveries.account_id = webhooks.account_id
+                              AND webhook_deliveries.webhook_id = webhooks.id AND webhook_deliveries.position = events.position))`,
+    args: [accountId, webhookId, owner, JSON.stringify(positions), Math.max(...positions)],
   };
 }
 
