@@ -232,7 +232,10 @@ export type EventTextPage = { expired: false; events: string[]; cursor: number }
  * Webhook endpoints and their outbox (`/api/webhooks`, the dispatcher). The outbox is the change
  * log plus delivery state: a create writes no delivery row (creates cost the same with or
  * without endpoints); `claimDeliveries` takes each enabled endpoint's new events from the log
- * into its deliveries, then leases the due ones. `testWebhookStore` (formsink/testing) is the
+ * into its deliveries, then leases the due ones. How a store keeps a first attempt until its
+ * outcome is its own (the memory and PostgreSQL stores make a row per delivery at the claim, the
+ * SQL store leases a range of the endpoint's log and writes the row with the outcome), as long
+ * as what these methods answer is the same. `testWebhookStore` (formsink/testing) is the
  * contract as tests. Only a store that is also an `EventLog` can be one.
  */
 export interface WebhookStore {

@@ -202,6 +202,20 @@ export function testWebhookStore<S extends Store>(options: StoreSuiteOptions<S>)
     assert.equal(again.slice(0, first.length).map((d) => [d.eventId, d.attempts]), first.map((d) => [d.eventId, 0]), "the same events again, in order, still first attempts");
   });
 
+  test("webhooks: a first attempt whose outcome was never recorded is claimed again once its lease runs out, though later ones were", async (store) => {
+    await store.insertWebhook(ACCOUNT, endpoint());
+    for (const row of seedRows(3)) await store.insertSubmission(ACCOUNT, row);
+    const [lost, ...rest] = await claim(store, NOW);
+    assert.is(rest.length, 2, "all three are due");
+    // The write of the first outcome failed; the next ones were recorded.
+    for (const delivery of rest) assert.is(await record(store, delivery, NOW + 1), true);
+    assert.ok(!(await claim(store, NOW + 2, "dispatcher-b")).some((d) => d.eventId === lost!.eventId), "still leased");
+    const again = await claim(store, NOW + LEASE_MS + 1, "dispatcher-b");
+    const retaken = again.find((d) => d.eventId === lost!.eventId);
+    assert.is(retaken?.attempts, 0, "the lost outcome's delivery is claimed again, as a first attempt");
+    assert.is(await record(store, retaken!, NOW + LEASE_MS + 2, { owner: "dispatcher-b" }), true);
+  });
+
   test("webhooks: a lease keeps a delivery from a second owner until it runs out; the lost lease's outcome is not recorded", async (store) => {
     const hook = endpoint();
     await store.insertWebhook(ACCOUNT, hook);

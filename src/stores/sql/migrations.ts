@@ -391,6 +391,19 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
         WHERE data_field.type = 'text';
     END`,
   ],
+  // 13 (reserved for the webhook outbox; 12 is the submissions schema's): an endpoint's first
+  // attempts are leased as a range of its log, not row by row. A claim leases the endpoint
+  // (`lease_owner`, `lease_until`, `lease_claim` as a delivery's lease) for its events after
+  // `log_position` up to `lease_last`, taken at `lease_at`; a delivery row is written only once
+  // its first attempt has an outcome, with that outcome, and `log_position` moves past it. Rows
+  // written before keep their own leases (sql/webhooks.ts).
+  [
+    `ALTER TABLE webhooks ADD COLUMN lease_owner TEXT`,
+    `ALTER TABLE webhooks ADD COLUMN lease_until INTEGER`,
+    `ALTER TABLE webhooks ADD COLUMN lease_claim TEXT`,
+    `ALTER TABLE webhooks ADD COLUMN lease_last INTEGER`,
+    `ALTER TABLE webhooks ADD COLUMN lease_at INTEGER`,
+  ],
 ];
 
 /** One statement adding a row's values to their days (of `row`: NEW or OLD). */

@@ -1,9 +1,13 @@
 /**
- * Webhook endpoints and their outbox in SQL (`WebhookStore`, migration 8). The outbox is the
- * change log plus delivery state: a create writes nothing here, and a claim first moves each
- * enabled endpoint's new events into its deliveries. Every method is one statement or one
- * atomic batch, with no interactive transaction (D1 and libSQL over HTTP have none): a batch
- * is one write transaction and SQLite has one writer, so two claims never lease one delivery.
+ * Webhook endpoints and their outbox in SQL (`WebhookStore`, migrations 8 and 13). The outbox is
+ * the change log plus delivery state: a create writes nothing here. An endpoint's first attempts
+ * are leased as a range of its log (the endpoint's own lease, up to `lease_last`), and a delivery
+ * row is written once, with the outcome of its first attempt: the dispatcher's writes, which take
+ * the write lock the creates' commits need, are one small update per endpoint a claim and one
+ * insert per outcome. Retries, replays and a retry asked before a first attempt's outcome are
+ * rows with leases of their own. Every method is one statement or one atomic batch, with no
+ * interactive transaction (D1 and libSQL over HTTP have none): a batch is one write transaction
+ * and SQLite has one writer, so two claims never lease one delivery.
  */
 import type { EventType } from "../../events.ts";
 import { randomHex } from "../../hex.ts";
@@ -15,9 +19,16 @@ import { nullableNumber, toDelivery, toWebhook, WEBHOOK_CHANGES } from "./record
 /** The newest position of an endpoint's account's log (0 for an empty log). */
 const NEWEST_POSITION = "COALESCE((SELECT MAX(position) FROM events WHERE events.account_id = webhooks.account_id), 0)";
 
-/** True for an event of `events` the endpoint of `webhooks` subscribes to. */
-const MATCHES = `(webhooks.types IS NULL OR events.type IN (SELECT value FROM json_each(webhooks.types)))
-  AND (webhooks.popup_id IS NULL OR events.popup_id = webhooks.popup_id)`;
+/** True for an event of `events` the endpoint `endpoint` (a row of `webhooks`) subscribes to. */
+const matches = (endpoint: string) => `(${endpoint}.types IS NULL OR events.type IN (SELECT value FROM json_each(${endpoint}.types)))
+  AND (${endpoint}.popup_id IS NULL OR events.popup_id = ${endpoint}.popup_id)`;
+const MATCHES = matches("webhooks");
+
+/** The endpoint of `webhooks` holds no live lease on a range of its log at `?1`. */
+const UNLEASED = "(webhooks.lease_until IS NULL OR webhooks.lease_until <= ?1)";
+
+/** The last position of the log an endpoint has taken in: leased, recorded, or skipped. */
+const FRONTIER = "MAX(webhooks.log_position, COALESCE(webhooks.lease_last, 0))";
 
 /**
  * The event's id, read from its stored text: a created event keeps only the text before its
@@ -48,7 +59,7 @@ const RUNS = `SELECT webhooks.account_id AS account_id, webhooks.id AS webhook_i
     COALESCE((SELECT stop FROM held_back WHERE held_back.account_id = webhooks.account_id AND held_back.webhook_id = webhooks.id), ${NO_POSITION}),
     COALESCE((SELECT position + 1 FROM webhook_deliveries WHERE account_id = webhooks.account_id AND webhook_id = webhooks.id
                 AND status = 'pending' AND attempts = 0 ORDER BY position LIMIT 1 OFFSET ?2 - 1), ${NO_POSITION})) AS bound
-  FROM webhooks WHERE disabled_at IS NULL`;
+  FROM webhooks WHERE disabled_at IS NULL AND ${UNLEASED}`;
 
 /**
  * The deliveries a claim at `?1` leases, at most `?2`: each enabled endpoint's run of
@@ -77,22 +88,71 @@ const CLAIMABLE = `WITH held_back AS (${HELD_BACK}), runs AS MATERIALIZED (${RUN
   ORDER BY kind, since, position LIMIT ?2`;
 
 /**
- * True when a claim at `?1` may find work: an enabled endpoint's log has events it has not
- * taken in, or its oldest never-attempted delivery is due and not leased (a run starts there,
- * and stops before any leased or not-yet-due one: when that one is leased or not yet due, none
- * of the endpoint's first attempts is claimable), or a retry is due and not leased. So when
- * this is false a claim would lease nothing: a read answers it without the write lock, which
- * creates need. Each endpoint's oldest is one step into the index by position, where all due
- * never-attempted deliveries would each be read to see their lease, those in flight included.
+ * True when a claim at `?1` may find work: an enabled endpoint without a live lease on its log
+ * has events it has not taken in, or its oldest never-attempted delivery row is due and not
+ * leased (a run starts there, and stops before any leased or not-yet-due one: when that one is
+ * leased or not yet due, none of the endpoint's first attempts is claimable), or a retry is due
+ * and not leased. So when this is false a claim would lease nothing: a read answers it without
+ * the write lock, which creates need. Each endpoint's oldest is one step into the index by
+ * position, where all due never-attempted deliveries would each be read to see their lease,
+ * those in flight included.
  */
-const MAYBE_CLAIMABLE = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL AND log_position < ${NEWEST_POSITION})
+const MAYBE_CLAIMABLE = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL AND ${UNLEASED} AND log_position < ${NEWEST_POSITION})
   OR EXISTS (SELECT 1 FROM webhooks CROSS JOIN webhook_deliveries ON webhook_deliveries.rowid = (
       SELECT rowid FROM webhook_deliveries WHERE account_id = webhooks.account_id AND webhook_id = webhooks.id AND status = 'pending' AND attempts = 0
       ORDER BY position LIMIT 1)
-    WHERE webhooks.disabled_at IS NULL AND webhook_deliveries.next_attempt_at <= ?1
+    WHERE webhooks.disabled_at IS NULL AND ${UNLEASED} AND webhook_deliveries.next_attempt_at <= ?1
       AND (webhook_deliveries.lease_until IS NULL OR webhook_deliveries.lease_until <= ?1))
   OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND attempts > 0 AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1))
   AS maybe`;
+
+/**
+ * Moves each enabled, unleased endpoint none of whose events after its place in the log it
+ * subscribes to past them, so that those are not read again (and a claim's first read finds
+ * nothing to do). A lease run out on such an endpoint (its events pruned) goes with it.
+ */
+const NOTHING_TO_TAKE = `UPDATE webhooks SET log_position = ${NEWEST_POSITION}, lease_owner = NULL, lease_until = NULL, lease_claim = NULL, lease_last = NULL
+  WHERE disabled_at IS NULL AND ${UNLEASED} AND log_position < ${NEWEST_POSITION}
+    AND NOT EXISTS (SELECT 1 FROM events WHERE events.account_id = webhooks.account_id AND events.position > webhooks.log_position AND ${MATCHES})`;
+
+/**
+ * The range leases a claim at `?1` takes (args as CLAIMABLE's leasing statement's): of each
+ * enabled endpoint without a live lease on its log and without never-attempted delivery rows
+ * (a replay's or a retry's, which go first), its next events after its place in the log, in
+ * commit order across endpoints, as many as the claim has room for after the rows it leased
+ * (`lease_claim = ?5`). Each endpoint leases through the last of its events taken. Each
+ * endpoint's events are read up to its `?2`-th at most: never a whole backlog.
+ */
+const RANGES_LEASED = `UPDATE webhooks SET lease_owner = ?3, lease_until = ?4, lease_claim = ?5, lease_at = ?1, lease_last = taken.last
+  FROM (
+    WITH open AS MATERIALIZED (
+      SELECT account_id, id, log_position, types, popup_id,
+        COALESCE((SELECT position FROM events WHERE events.account_id = webhooks.account_id AND events.position > webhooks.log_position AND ${MATCHES}
+          ORDER BY position LIMIT 1 OFFSET ?2 - 1), ${NO_POSITION}) AS bound
+      FROM webhooks WHERE disabled_at IS NULL AND ${UNLEASED} AND log_position < ${NEWEST_POSITION}
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE account_id = webhooks.account_id AND webhook_id = webhooks.id
+                        AND status = 'pending' AND attempts = 0))
+    SELECT account_id, id, MAX(position) AS last FROM (
+      SELECT open.account_id AS account_id, open.id AS id, events.position AS position
+      FROM open CROSS JOIN events ON events.account_id = open.account_id AND events.position > open.log_position AND events.position <= open.bound
+      WHERE ${matches("open")}
+      ORDER BY events.position, open.account_id, open.id
+      LIMIT ?2 - (SELECT COUNT(*) FROM webhook_deliveries WHERE lease_until = ?4 AND lease_claim = ?5))
+    GROUP BY account_id, id) AS taken
+  WHERE webhooks.account_id = taken.account_id AND webhooks.id = taken.id`;
+
+/**
+ * The first attempts an endpoint's range lease covers, as rows of `webhook_deliveries` read:
+ * its events after its place in the log through `lease_last` that it subscribes to, and that
+ * have no delivery row (a retry asked meanwhile made one, which goes its own way).
+ */
+const RANGE_DELIVERIES = `SELECT webhooks.account_id AS account_id, webhooks.id AS webhook_id, events.position AS position, ${EVENT_ID} AS event_id,
+    events.type AS event_type, 'pending' AS status, 0 AS attempts, NULL AS first_attempt_at, NULL AS last_attempt_at,
+    webhooks.lease_at AS next_attempt_at, NULL AS last_status_code, NULL AS last_error, NULL AS last_duration_ms
+  FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.position > webhooks.log_position
+    AND events.position <= webhooks.lease_last
+  WHERE ${MATCHES} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_deliveries.account_id = webhooks.account_id
+    AND webhook_deliveries.webhook_id = webhooks.id AND webhook_deliveries.position = events.position)`;
 
 /**
  * Deletes the deliveries of the events at or before the position `through` gives (for
@@ -172,44 +232,38 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       const { rows: found } = await driver.execute({ sql: MAYBE_CLAIMABLE, args: [now] });
       if (!found[0]?.maybe) return [];
       const claim = randomHex(16);
-      await write(
-        [
-          {
-            sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, next_attempt_at)
-                  SELECT webhooks.account_id, webhooks.id, events.position, ${EVENT_ID}, events.type, 'pending', 0, ?
-                  FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.position > webhooks.log_position
-                  WHERE webhooks.disabled_at IS NULL AND ${MATCHES}
-                  ON CONFLICT (account_id, webhook_id, position) DO NOTHING`,
-            args: [now],
-          },
-          {
-            sql: `UPDATE webhooks SET log_position = ${NEWEST_POSITION} WHERE disabled_at IS NULL AND log_position < ${NEWEST_POSITION}`,
-          },
-          {
-            sql: `UPDATE webhook_deliveries SET lease_owner = ?3, lease_until = ?4, lease_claim = ?5 WHERE rowid IN (${CLAIMABLE})`,
-            args: [now, limit, owner, now + leaseMs, claim],
-          },
-        ],
-      );
+      const args = [now, limit, owner, now + leaseMs, claim];
+      await write([
+        { sql: NOTHING_TO_TAKE, args: [now] },
+        { sql: `UPDATE webhook_deliveries SET lease_owner = ?3, lease_until = ?4, lease_claim = ?5 WHERE rowid IN (${CLAIMABLE})`, args },
+        { sql: RANGES_LEASED, args },
+      ]);
       // Read after the commit, not inside it: building each event's text is much of a claim's
       // work, and the write lock is the creates' too. The claim's leases keep these deliveries
       // this dispatcher's meanwhile. Each event's text is built once and each endpoint read once,
       // however many of the claim's deliveries share them (an event goes to every endpoint).
-      const LEASED = "SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2";
+      const ROWS_LEASED = "SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2";
+      const RANGES = `${RANGE_DELIVERIES} AND webhooks.lease_until = ?1 AND webhooks.lease_claim = ?2`;
       const leased = [now + leaseMs, claim];
       const [deliveries, endpoints, texts] = await driver.batch(
         [
           {
-            sql: `SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM webhook_deliveries
-                  WHERE lease_until = ?1 AND lease_claim = ?2 ORDER BY attempts > 0, first_attempt_at, position`,
+            sql: `SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM (
+                    SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM webhook_deliveries
+                    WHERE lease_until = ?1 AND lease_claim = ?2
+                    UNION ALL
+                    SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM (${RANGES}))
+                  ORDER BY attempts > 0, first_attempt_at, position`,
             args: leased,
           },
           {
-            sql: `SELECT * FROM webhooks WHERE (account_id, id) IN (SELECT account_id, webhook_id FROM (${LEASED}))`,
+            sql: `SELECT * FROM webhooks WHERE (lease_until = ?1 AND lease_claim = ?2)
+                    OR (account_id, id) IN (SELECT account_id, webhook_id FROM (${ROWS_LEASED}))`,
             args: leased,
           },
           {
-            sql: `SELECT events.position, ${EVENT_JSON} FROM events WHERE events.position IN (SELECT position FROM (${LEASED}))`,
+            sql: `SELECT events.position, ${EVENT_JSON} FROM events
+                  WHERE events.position IN (SELECT position FROM (${ROWS_LEASED}) UNION ALL SELECT position FROM (${RANGES}))`,
             args: leased,
             asArrays: true,
           },
@@ -234,91 +288,132 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       return claimed;
     },
     async recordDeliveryAttempt(attempt) {
-      const [recorded] = await write([attemptRecorded(attempt)]);
-      return recorded!.rows.length > 0;
+      const [recorded] = await attemptsRecordedAlone(write, [attempt]);
+      return recorded!;
     },
-    async recordDeliveryAttempts(attempts) {
-      if (attempts.length === 0) return [];
-      const groups = new Map<string, DeliveryAttempt[]>();
-      for (const attempt of attempts) {
-        // Successes with one status code apart: most of a run's outcomes, each written from three numbers.
-        const outcome = attempt.status === "succeeded" ? attempt.statusCode : "other";
-        const key = `${attempt.accountId}\n${attempt.webhookId}\n${attempt.owner}\n${outcome}`;
-        const group = groups.get(key);
-        if (group) group.push(attempt);
-        else groups.set(key, [attempt]);
-      }
-      const results = await write([...groups.values()].map(attemptsRecorded));
-      const recorded = new Set<string>();
-      [...groups.values()].forEach((group, i) => {
-        for (const row of results[i]!.rows) recorded.add(deliveryKey(group[0]!.accountId, group[0]!.webhookId, Number(row.position)));
-      });
-      return attempts.map((attempt) => recorded.has(deliveryKey(attempt.accountId, attempt.webhookId, attempt.position)));
-    },
+    recordDeliveryAttempts: (attempts) => attemptsRecordedAlone(write, attempts),
     async listDeliveries(accountId, webhookId, query) {
-      const statusFilter = query.status === undefined ? "" : "AND status = ?";
+      // The first attempts of a leased range have no row yet: listed as pending, due when leased.
+      const statusFilter = query.status === undefined ? "" : "AND status = ?4";
       const { rows } = await driver.execute({
-        sql: `SELECT * FROM webhook_deliveries WHERE account_id = ? AND webhook_id = ? AND position < ? ${statusFilter}
-              ORDER BY position DESC LIMIT ?`,
-        args: [accountId, webhookId, query.after ?? Number.MAX_SAFE_INTEGER, ...(query.status === undefined ? [] : [query.status]), query.limit + 1],
+        sql: `SELECT * FROM (
+                SELECT position, event_id, event_type, status, attempts, last_attempt_at, next_attempt_at, last_status_code, last_error,
+                  last_duration_ms
+                FROM webhook_deliveries WHERE account_id = ?1 AND webhook_id = ?2 AND position < ?3 ${statusFilter}
+                UNION ALL
+                SELECT position, event_id, event_type, status, attempts, last_attempt_at, next_attempt_at, last_status_code, last_error,
+                  last_duration_ms
+                FROM (${RANGE_DELIVERIES} AND webhooks.account_id = ?1 AND webhooks.id = ?2 AND webhooks.lease_owner IS NOT NULL)
+                WHERE position < ?3 ${statusFilter})
+              ORDER BY position DESC LIMIT ?5`,
+        args: [accountId, webhookId, query.after ?? Number.MAX_SAFE_INTEGER, query.status ?? null, query.limit + 1],
       });
       const deliveries = rows.slice(0, query.limit).map(toDelivery);
       return { deliveries, cursor: rows.length > query.limit ? deliveries.at(-1)!.position : null };
     },
     async retryDelivery(accountId, webhookId, eventId, now) {
-      const { rows } = await driver.execute({
-        sql: `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, ${LEASE_RELEASED}
-              WHERE account_id = ? AND webhook_id = ? AND event_id = ? RETURNING 1 AS retried`,
-        args: [now, accountId, webhookId, eventId],
-      });
-      return rows.length > 0;
+      // A first attempt in flight has no row: the retry makes it one, which its outcome then
+      // leaves alone (the insert of an outcome never overwrites a row).
+      const [updated, inserted] = await driver.batch(
+        [
+          {
+            sql: `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, ${LEASE_RELEASED}
+                  WHERE account_id = ? AND webhook_id = ? AND event_id = ? RETURNING 1 AS retried`,
+            args: [now, accountId, webhookId, eventId],
+          },
+          {
+            sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, next_attempt_at)
+                  SELECT account_id, webhook_id, position, event_id, event_type, 'pending', 0, ?1 FROM (${RANGE_DELIVERIES}
+                    AND webhooks.account_id = ?2 AND webhooks.id = ?3 AND webhooks.lease_owner IS NOT NULL)
+                  WHERE event_id = ?4
+                  ON CONFLICT (account_id, webhook_id, position) DO NOTHING
+                  RETURNING 1 AS retried`,
+            args: [now, accountId, webhookId, eventId],
+          },
+        ],
+        "write",
+      );
+      return updated!.rows.length + inserted!.rows.length > 0;
     },
     async hasEnabledWebhooks() {
       const { rows } = await driver.execute({ sql: "SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL) AS enabled", args: [] });
       return Number(rows[0]!.enabled) === 1;
     },
     async replayDeliveries(accountId, webhookId, since, now) {
-      const { rows } = await driver.execute({
-        sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, next_attempt_at)
-              SELECT webhooks.account_id, webhooks.id, events.position, ${EVENT_ID}, events.type, 'pending', 0, ?
-              FROM webhooks JOIN events ON events.account_id = webhooks.account_id
-              WHERE webhooks.account_id = ? AND webhooks.id = ? AND events.at >= ? AND ${MATCHES}
-              ON CONFLICT (account_id, webhook_id, position) DO UPDATE SET status = 'pending', next_attempt_at = excluded.next_attempt_at, ${LEASE_RELEASED}
-              RETURNING 1 AS replayed`,
-        args: [now, accountId, webhookId, since],
-      });
-      return rows.length;
+      // The events after what an enabled endpoint has taken in are first attempts to come
+      // already: counted, and left to its range leases. A disabled endpoint takes nothing in
+      // (enabled again, it skips what came meanwhile), so its replay makes rows of them all.
+      const upTo = `CASE WHEN webhooks.disabled_at IS NULL THEN ${FRONTIER} ELSE ${NO_POSITION} END`;
+      const [replayed, coming] = await driver.batch(
+        [
+          {
+            sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, next_attempt_at)
+                  SELECT webhooks.account_id, webhooks.id, events.position, ${EVENT_ID}, events.type, 'pending', 0, ?
+                  FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.position <= ${upTo}
+                  WHERE webhooks.account_id = ? AND webhooks.id = ? AND events.at >= ? AND ${MATCHES}
+                  ON CONFLICT (account_id, webhook_id, position) DO UPDATE SET status = 'pending', next_attempt_at = excluded.next_attempt_at, ${LEASE_RELEASED}
+                  RETURNING 1 AS replayed`,
+            args: [now, accountId, webhookId, since],
+          },
+          {
+            sql: `SELECT COUNT(*) AS coming FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.position > ${upTo}
+                  WHERE webhooks.account_id = ? AND webhooks.id = ? AND events.at >= ? AND ${MATCHES}`,
+            args: [accountId, webhookId, since],
+          },
+        ],
+        "write",
+      );
+      return replayed!.rows.length + Number(coming!.rows[0]?.coming ?? 0);
     },
   };
 }
 
 const LEASE_RELEASED = "lease_owner = NULL, lease_until = NULL, lease_claim = NULL";
 
-/** Records an attempt and releases its lease; returns a row only when `attempt.owner` held the lease. */
-function attemptRecorded(attempt: DeliveryAttempt): SqlStatement {
-  return {
-    sql: `UPDATE webhook_deliveries SET
-            status = ?, attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, ?), last_attempt_at = ?,
-            next_attempt_at = ?, last_status_code = ?, last_error = ?, last_duration_ms = ?,
-            ${LEASE_RELEASED}
-          WHERE account_id = ? AND webhook_id = ? AND position = ? AND lease_owner = ?
-          RETURNING 1 AS recorded`,
-    args: [
-      attempt.status, attempt.at, attempt.at, attempt.status === "pending" ? attempt.nextAttemptAt : null, attempt.statusCode, attempt.error,
-      attempt.durationMs, attempt.accountId, attempt.webhookId, attempt.position, attempt.owner,
-    ],
-  };
+/**
+ * Records attempts, each answered as alone (true when its owner held its lease), in one write:
+ * a statement per endpoint, owner and kind of outcome (a statement each costs more than its row
+ * does), then one per endpoint and owner moving the endpoint's place in the log past the first
+ * attempts recorded, once all of them are.
+ */
+async function attemptsRecordedAlone(
+  write: (statements: readonly SqlStatement[]) => Promise<SqlResult[]>,
+  attempts: readonly DeliveryAttempt[],
+): Promise<boolean[]> {
+  if (attempts.length === 0) return [];
+  const groups = new Map<string, DeliveryAttempt[]>();
+  /** Per endpoint and owner, the positions attempted. */
+  const attempted = new Map<string, { attempt: DeliveryAttempt; positions: number[] }>();
+  for (const attempt of attempts) {
+    // Successes with one status code apart: most of a run's outcomes, each written from three numbers.
+    const outcome = attempt.status === "succeeded" ? attempt.statusCode : "other";
+    const key = `${attempt.accountId}\n${attempt.webhookId}\n${attempt.owner}\n${outcome}`;
+    const group = groups.get(key);
+    if (group) group.push(attempt);
+    else groups.set(key, [attempt]);
+    const leaseKey = `${attempt.accountId}\n${attempt.webhookId}\n${attempt.owner}`;
+    const ofLease = attempted.get(leaseKey);
+    if (ofLease) ofLease.positions.push(attempt.position);
+    else attempted.set(leaseKey, { attempt, positions: [attempt.position] });
+  }
+  const results = await write([...[...groups.values()].map(attemptsRecorded), ...[...attempted.values()].map(({ attempt, positions }) => rangeMovedOn(attempt.accountId, attempt.webhookId, attempt.owner, positions))]);
+  const recorded = new Set<string>();
+  [...groups.values()].forEach((group, i) => {
+    for (const row of results[i]!.rows) recorded.add(deliveryKey(group[0]!.accountId, group[0]!.webhookId, Number(row.position)));
+  });
+  return attempts.map((attempt) => recorded.has(deliveryKey(attempt.accountId, attempt.webhookId, attempt.position)));
 }
 
 /**
- * Records several attempts of one endpoint by one owner in one statement (a statement each
- * costs more than its row does), each delivery updated only when `owner` held its lease;
- * returns a row per delivery recorded. The endpoint and the owner are bound once, and each
- * attempt's outcome is a short JSON array, each of whose fields SQLite reads by parsing it
- * again: for successes with one status code (given so), only where, when and how long. The
- * LIMIT keeps the attempts a table of their own, read first, each finding its delivery by the
- * unique key: with the endpoint bound as a constant, SQLite walks the endpoint's delivery
- * history instead.
+ * Records several attempts of one endpoint by one owner in one statement, returning a row per
+ * delivery recorded: an attempt on a delivery row (a retry, a replay: before the endpoint's place
+ * in the log, which moves only past rows) updates it when `owner` held its lease; a first attempt
+ * of the endpoint's range lease, held by `owner`, inserts its row with its outcome, unless a row
+ * is there already (a retry asked meanwhile made one, and wins). The endpoint and the owner are bound once, and each attempt's outcome is a short JSON
+ * array, each of whose fields SQLite reads by parsing it again: for successes with one status
+ * code (given so), only where, when and how long. The LIMIT keeps the attempts a table of their
+ * own, read first, each finding its delivery by the unique key: with the endpoint bound as a
+ * constant, SQLite walks the endpoint's delivery history instead.
  */
 function attemptsRecorded(attempts: readonly DeliveryAttempt[]): SqlStatement {
   const { accountId, webhookId, owner, status, statusCode } = attempts[0]!;
@@ -338,15 +433,47 @@ function attemptsRecorded(attempts: readonly DeliveryAttempt[]): SqlStatement {
       ]),
     ];
   return {
-    sql: `UPDATE webhook_deliveries SET
-            status = made.status, attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, made.at), last_attempt_at = made.at,
-            next_attempt_at = made.next_attempt_at, last_status_code = made.status_code, last_error = made.error, last_duration_ms = made.duration_ms,
-            ${LEASE_RELEASED}
+    sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, first_attempt_at,
+            last_attempt_at, next_attempt_at, last_status_code, last_error, last_duration_ms)
+          SELECT made.account_id, made.webhook_id, made.position, ${EVENT_ID}, events.type, made.status, 1, made.at, made.at,
+            made.next_attempt_at, made.status_code, made.error, made.duration_ms
           FROM (SELECT ?1 AS account_id, ?2 AS webhook_id, ${fields} FROM json_each(?4) LIMIT -1) AS made
-          WHERE webhook_deliveries.account_id = made.account_id AND webhook_deliveries.webhook_id = made.webhook_id
-            AND webhook_deliveries.position = made.position AND webhook_deliveries.lease_owner = ?3
-          RETURNING webhook_deliveries.position`,
+            JOIN webhooks ON webhooks.account_id = made.account_id AND webhooks.id = made.webhook_id
+            JOIN events ON events.position = made.position AND events.account_id = made.account_id
+          WHERE made.position <= webhooks.log_position OR (webhooks.lease_owner = ?3 AND made.position <= webhooks.lease_last)
+          ON CONFLICT (account_id, webhook_id, position) DO UPDATE SET
+            status = excluded.status, attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, excluded.first_attempt_at),
+            last_attempt_at = excluded.last_attempt_at, next_attempt_at = excluded.next_attempt_at, last_status_code = excluded.last_status_code,
+            last_error = excluded.last_error, last_duration_ms = excluded.last_duration_ms, ${LEASE_RELEASED}
+          WHERE webhook_deliveries.lease_owner = ?3
+          RETURNING position`,
     args: succeeded ? [accountId, webhookId, owner, JSON.stringify(rows), statusCode] : [accountId, webhookId, owner, JSON.stringify(rows)],
+  };
+}
+
+/**
+ * Moves an endpoint's place in the log on to the newest of `positions` (an endpoint's attempts
+ * by one owner, recorded in the same write), while that owner holds its range lease, and
+ * releases the lease with the last of the range. Only when no event of the range before the
+ * first of them (past the place) lacks a row: the outcomes of an endpoint's first attempts are
+ * written in the order made, so such an event is one whose write failed, and moving past it
+ * would skip it for good. The lease then runs out and the range is claimed again from there.
+ * The check is one step into the log's index when nothing is missing.
+ */
+function rangeMovedOn(accountId: string, webhookId: string, owner: string, positions: readonly number[]): SqlStatement {
+  const first = "(SELECT MIN(value) FROM json_each(?4) WHERE value > webhooks.log_position)";
+  return {
+    sql: `UPDATE webhooks SET log_position = MIN(?5, lease_last),
+            lease_owner = CASE WHEN ?5 >= lease_last THEN NULL ELSE lease_owner END,
+            lease_until = CASE WHEN ?5 >= lease_last THEN NULL ELSE lease_until END,
+            lease_claim = CASE WHEN ?5 >= lease_last THEN NULL ELSE lease_claim END,
+            lease_last = CASE WHEN ?5 >= lease_last THEN NULL ELSE lease_last END
+          WHERE account_id = ?1 AND id = ?2 AND lease_owner = ?3 AND ?5 > log_position
+            AND NOT EXISTS (SELECT 1 FROM events WHERE events.account_id = webhooks.account_id
+              AND events.position > webhooks.log_position AND events.position < ${first} AND ${MATCHES}
+              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_deliveries.account_id = webhooks.account_id
+                              AND webhook_deliveries.webhook_id = webhooks.id AND webhook_deliveries.position = events.position))`,
+    args: [accountId, webhookId, owner, JSON.stringify(positions), Math.max(...positions)],
   };
 }
 
