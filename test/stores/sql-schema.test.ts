@@ -82,9 +82,7 @@ plans("a deep offset with at most one equality filter reads counts per day by ke
         const { rows } = await client.execute({ sql: `EXPLAIN QUERY PLAN ${page.sql}`, args: [...page.args!] });
         const plan = rows.map((row) => String(row.detail));
         const context = `${JSON.stringify(query)}: ${plan.join(" | ")}`;
-        const days = column === undefined
-          ? /^SEARCH submission_account_days USING PRIMARY KEY \(account_id=\?\)$/
-          : /^SEARCH submission_value_days USING PRIMARY KEY \(account_id=\? AND field=\?\)$/;
+        const days = /^SEARCH submission_value_days USING PRIMARY KEY \(account_id=\? AND field=\?\)$/;
         assert.ok(plan.some((step) => days.test(step)), context);
         const read = plan.filter((step) => step.startsWith("SEARCH submissions") || step.startsWith("SCAN submissions"));
         assert.equal(read, [`SEARCH submissions USING INDEX submissions_by_time (account_id=? AND created_at${order === "asc" ? ">" : "<"}?)`], context);
@@ -119,9 +117,9 @@ function assertIndexWalks(steps: string[], query: SubmissionQuery, what: string,
       assert.match(parts[0]![0]!, /^SEARCH c USING PRIMARY KEY \(account_id=\?/, context);
       assert.match(parts[0]![1]!, /^SEARCH d USING PRIMARY KEY \(account_id=\? AND popup_id=\? AND domain=\? AND device=\? AND status=\? AND day[<>]/, context);
     } else {
-      // without equality filters, the account's own counts per day
+      // without equality filters, the account's own counts per day (its statuses')
       assert.equal(parts[0]!.length, 1, context);
-      assert.match(parts[0]![0]!, /^SEARCH d USING PRIMARY KEY \(account_id=\? AND day[<>]/, context);
+      assert.match(parts[0]![0]!, /^SEARCH d USING PRIMARY KEY \(account_id=\? AND field=\? AND day[<>]/, context);
     }
     assert.ok(parts.length >= 2, context);
     for (const part of parts.slice(1)) assertIndexWalks(part, query, what, depth, context);
@@ -393,6 +391,35 @@ migrations("migration 10 counts per day each filter value's rows an older databa
     await store.deleteSubmission("acct", "id-2252");
     assert.equal(await ids({ status: "pending", offset: 1500 }), ["id-2254", "id-2255", "id-2257"]);
     assert.equal(await ids({ status: "completed", offset: 1000 }), ["id-2997"]);
+  } finally {
+    await store.close();
+  }
+});
+
+migrations("migration 12: without the per-filter indexes and the account's day counts, dated totals and deep offsets still follow the rows and every later write", async ({ url }) => {
+  // 1,200 rows over 12 days; popups in turn, every third row completed
+  await version1WithRows(url, 1200, 100, { popup: "'popup_' || (i % 2)", status: "CASE WHEN i % 3 = 0 THEN 'completed' ELSE 'pending' END" });
+  const store = await createLibsqlStore({ url });
+  try {
+    const list = (query: Partial<SubmissionQuery>) => store.listSubmissions("acct", { order: "asc", limit: 3, offset: 0, ...query });
+    const ids = async (query: Partial<SubmissionQuery>) => (await list(query)).items.map((s) => s.submissionId);
+    const week = { createdAfter: 20_002 * DAY_MS - 1, createdBefore: 20_009 * DAY_MS };
+    assert.is((await list(week)).total, 700);
+    assert.is((await list({ ...week, popupId: "popup_1" })).total, 350);
+    assert.equal(await ids({ offset: 1105 }), ["id-1105", "id-1106", "id-1107"]);
+    assert.equal(await ids({ popupId: "popup_1", order: "desc", offset: 100 }), ["id-0999", "id-0997", "id-0995"]);
+    // later writes: a create inside the week, a status change, a delete
+    await store.insertSubmission("acct", {
+      submissionId: "id-new", popupId: "popup_1", data: {}, domain: "", userAgent: "", device: "unknown", status: "pending",
+      createdAt: new Date(20_003 * DAY_MS + 5).toISOString(),
+    });
+    await store.setSubmissionStatus("acct", "id-0300", "pending");
+    await store.deleteSubmission("acct", "id-0000");
+    assert.is((await list(week)).total, 701);
+    assert.is((await list({ ...week, status: "pending" })).total, 469);
+    // (one row fewer and one more before it)
+    assert.equal(await ids({ offset: 1105 }), ["id-1105", "id-1106", "id-1107"]);
+    assert.equal(await ids({ order: "desc", offset: 1197 }), ["id-0003", "id-0002", "id-0001"]);
   } finally {
     await store.close();
   }

@@ -98,19 +98,25 @@ const MIN_DAY_SKIP = 1000;
 /**
  * A deep page (`offset=500000`) with at most one equality filter: SQLite's OFFSET steps over
  * every skipped entry of the index, as its B-trees keep no subtree counts. Instead, counts per
- * UTC day (the account's, migration 9, or the filter value's, migration 10) give the day the
+ * UTC day (the account's, `ACCOUNT_DAYS`, or the filter value's, migration 10) give the day the
  * offset falls in, counted from the end the list starts at, and how many matches the days
  * before it hold; the page is read from that day's boundary in the same index, skipping only
  * the rest of the offset. A day's rows all lie on one side of its boundary, ties of created_at
  * included, and the counts and the rows are read in one statement, so one snapshot: the page
  * is exactly the one OFFSET would give.
  */
+/**
+ * The account's counts per UTC day, as (day, n) in day order: every row has one status, so a
+ * day's are the sum of its statuses' (migration 12).
+ */
+const ACCOUNT_DAYS = "SELECT day, SUM(n) AS n FROM submission_value_days WHERE account_id = ? AND field = 'status' GROUP BY day";
+
 function daySkippingPage(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
   const ascending = order === "asc";
   const direction = ascending ? "ASC" : "DESC";
   const [field] = equalityFields(filter);
   const days = field === undefined
-    ? { sql: "submission_account_days WHERE account_id = ?", args: [accountId] }
+    ? { sql: `(${ACCOUNT_DAYS})`, args: [accountId] }
     : { sql: "submission_value_days WHERE account_id = ? AND field = ? AND value = ?", args: [accountId, EQUALITY_COLUMNS[field], filter[field]!] };
   const rows = field === undefined
     ? { sql: "submissions WHERE account_id = ?", args: [accountId] }
@@ -268,7 +274,7 @@ function timeIndexWalk(
 
 /**
  * The total: a sum of the maintained counts (migration 4) when only equality filters apply.
- * With dates, the counts per day (migrations 7 and 9) of the days the range covers, and of a
+ * With dates, the counts per day (migrations 7 and 10) of the days the range covers, and of a
  * day at its ends, the rows on the smaller side of the bound counted: added when they are
  * inside the range, else taken from that day's count. So a month costs about what a day does,
  * and a range from midnight to midnight counts next to no rows (bench/correlated.ts's
@@ -316,7 +322,7 @@ function countStatement(accountId: string, filter: SubmissionFilter): SqlStateme
 
 /**
  * The rows of days `first` to `last` (either undefined: unbounded) matching the filter's
- * equality fields: the account's counts per day without any, the value's with one, else each
+ * equality fields: the account's counts per day (its statuses') without any, the value's with one, else each
  * matching tuple's (from the totals, as a merge takes them).
  */
 function dayCounts(accountId: string, filter: SubmissionFilter, first: number | undefined, last: number | undefined): SqlStatement {
@@ -324,7 +330,7 @@ function dayCounts(accountId: string, filter: SubmissionFilter, first: number | 
   const rangeArgs = [...(first === undefined ? [] : [first]), ...(last === undefined ? [] : [last])];
   const fields = equalityFields(filter);
   if (fields.length === 0) {
-    return { sql: `SELECT COALESCE(SUM(d.n), 0) FROM submission_account_days d WHERE d.account_id = ?${range}`, args: [accountId, ...rangeArgs] };
+    return { sql: `SELECT COALESCE(SUM(d.n), 0) FROM submission_value_days d WHERE d.account_id = ? AND d.field = 'status'${range}`, args: [accountId, ...rangeArgs] };
   }
   if (fields.length === 1) {
     const [field] = fields as [keyof typeof EQUALITY_COLUMNS];

@@ -391,16 +391,31 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
         WHERE data_field.type = 'text';
     END`,
   ],
-  // 12: a row costs fewer index entries to write. The index per equality filter (migration 1)
-  // is no longer read: a list with any equality filter chooses by the counts between walking
-  // the time index and merging the matching tuples' ranges of submissions_by_tuple (migration
-  // 7), as lists with two or more filters did already (list-query.ts). Every create and import
-  // wrote an entry in each of them.
+  // 12: a row costs less to write. The index per equality filter (migration 1) is no longer
+  // read: a list with any equality filter chooses by the counts between walking the time index
+  // and merging the matching tuples' ranges of submissions_by_tuple (migration 7), as lists
+  // with two or more filters did already (list-query.ts). Every create and import wrote an
+  // entry in each of them. And the account's counts per day (migration 9) are no longer kept:
+  // every row has one status, so they are the sum of its statuses' counts per day (migration
+  // 10), two rows a day, which list-query.ts reads instead; a create updated a row of them.
   [
     `DROP INDEX submissions_by_popup`,
     `DROP INDEX submissions_by_domain`,
     `DROP INDEX submissions_by_device`,
     `DROP INDEX submissions_by_status`,
+    `DROP TRIGGER submissions_account_day_counted_on_delete`,
+    `DROP TRIGGER submissions_account_day_counted_on_update`,
+    `DROP TABLE submission_account_days`,
+    `DROP TRIGGER submissions_counted_on_insert`,
+    `CREATE TRIGGER submissions_counted_on_insert AFTER INSERT ON submissions WHEN ${NOT_IMPORTING} BEGIN
+      INSERT INTO submission_counts (account_id, popup_id, domain, device, status, n)
+        VALUES (NEW.account_id, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
+        ON CONFLICT DO UPDATE SET n = n + 1;
+      INSERT INTO submission_day_counts (account_id, day, popup_id, domain, device, status, n)
+        VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
+        ON CONFLICT DO UPDATE SET n = n + 1;
+      ${valueDaysAdded("NEW")};
+    END`,
   ],
 ];
 
