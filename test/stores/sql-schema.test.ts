@@ -71,7 +71,7 @@ plans("every filter combination, date bound and order is an index walk: no table
   }
 });
 
-plans("a deep offset with at most one equality filter reads counts per day by key and the time index from a day's boundary: no step over every skipped row", async () => {
+plans("a deep offset with at most one equality filter reads counts per day by key and the popup's or the time index from a day's boundary: no step over every skipped row", async () => {
   const client = createClient({ url: ":memory:" });
   try {
     await migrate(libsqlDriver(client));
@@ -85,7 +85,8 @@ plans("a deep offset with at most one equality filter reads counts per day by ke
         const days = /^SEARCH submission_value_days USING PRIMARY KEY \(account_id=\? AND field=\?\)$/;
         assert.ok(plan.some((step) => days.test(step)), context);
         const read = plan.filter((step) => step.startsWith("SEARCH submissions") || step.startsWith("SCAN submissions"));
-        assert.equal(read, [`SEARCH submissions USING INDEX submissions_by_time (account_id=? AND created_at${order === "asc" ? ">" : "<"}?)`], context);
+        const index = column === "popup_id" ? "submissions_by_popup (account_id=? AND popup_id=?" : "submissions_by_time (account_id=?";
+        assert.equal(read, [`SEARCH submissions USING INDEX ${index} AND created_at${order === "asc" ? ">" : "<"}?)`], context);
       }
     }
   } finally {
@@ -137,23 +138,25 @@ function assertIndexWalks(steps: string[], query: SubmissionQuery, what: string,
   }
   let plan = steps;
   if (reading === "walk or merge" || reading === "deep walk or merge") {
-    // the counts choose between walking the time index (bounded for a page, read once) and
-    // the merge: in one statement, or for a list page the walk alone (its merge apart)
+    // the counts choose between walking the popup's or the time index (bounded for a page, read
+    // once) and the merge: in one statement, or for a list page the walk alone (its merge apart)
     const union = what === "page" ? steps.length : steps.indexOf("UNION ALL");
     assert.ok(union > 0, context);
     const choice = /^(COMPOUND QUERY|LEFT-MOST SUBQUERY|CO-ROUTINE .*|SCALAR SUBQUERY \d+|MATERIALIZE (walk_pays|walked)|SCAN CONSTANT ROW|SCAN (walk_pays|walked)|SCAN \(subquery-\d+\))$/;
     const walk = steps.slice(0, union).filter((step) => !choice.test(step));
-    const counts = walk.filter((step) => /^SEARCH f USING PRIMARY KEY \(account_id=\?\)$/.test(step));
+    const counts = walk.filter((step) => /^SEARCH f USING PRIMARY KEY \(account_id=\?( AND popup_id=\?)?\)$/.test(step));
     assert.is(counts.length, 1, context);
     if (what !== "page") assertTupleMerge(steps.slice(union + 1), query, what, context);
     plan = walk.filter((step) => !counts.includes(step));
     assert.is(plan.length, 1, context);
   }
+  // The walk is narrowed by the popup (its index, when the list has a popup filter, else the
+  // time index's) and every date bound, part of the index lookup.
+  const index = "popupId" in query ? "submissions_by_popup \\(account_id=\\? AND popup_id=\\?" : "submissions_by_time \\(account_id=\\?";
   for (const step of plan) {
-    assert.match(step, /^SEARCH submissions USING (COVERING )?INDEX submissions_by_time \(account_id=\?/, context);
+    assert.match(step, new RegExp(`^SEARCH submissions USING (COVERING )?INDEX ${index}`), context);
     assert.not.match(step, /TEMP B-TREE/, context);
   }
-  // The walk is narrowed by every date bound, part of the index lookup.
   const lookup = /\((.*)\)$/.exec(plan[0]!)?.[1] ?? "";
   // (past its first page, a walk's cursor takes the place of the bound on its side)
   const cursorSide = what === "walk" ? (query.order === "asc" ? "createdAfter" : "createdBefore") : undefined;

@@ -31,9 +31,9 @@ export function listStatements(
   const bounds = { limit: query.limit, offset: query.offset };
   const count = countStatement(accountId, query);
   if (readsWalkOrMerge(query, bounds)) {
-    const pays = timeWalkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
+    const pays = walkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
     return {
-      page: { ...timeIndexWalk(accountId, query, query.order, bounds, select, pays, MAX_WALK_ROWS_READ), asArrays: true },
+      page: { ...indexWalk(accountId, query, query.order, bounds, select, pays, MAX_WALK_ROWS_READ), asArrays: true },
       count,
       merge: () => ({ ...mergedPage(accountId, query, query.order, bounds, select), asArrays: true }),
     };
@@ -67,18 +67,18 @@ function pageStatement(accountId: string, filter: SubmissionFilter, order: "asc"
   if (reading === "index") return indexPage(accountId, filter, order, page, select);
   const deep = reading === "deep walk or merge";
   const depth = page.offset + page.limit;
-  const walkPays = timeWalkPays(accountId, filter, depth, deep ? undefined : MAX_WALK_ROWS);
-  const pays = { sql: "(SELECT pays FROM walk_pays)", args: [] };
-  const walk = timeIndexWalk(accountId, filter, order, page, select, pays, deep ? undefined : MAX_WALK_ROWS_READ);
+  const pays = walkPays(accountId, filter, depth, deep ? undefined : MAX_WALK_ROWS);
+  const chosen = { sql: "(SELECT pays FROM walk_pays)", args: [] };
+  const walk = indexWalk(accountId, filter, order, page, select, chosen, deep ? undefined : MAX_WALK_ROWS_READ);
   // An unbounded walk finds the page whenever it runs (or the list's end, where the merge finds no more).
-  const walkFound = deep ? pays : { sql: "((SELECT pays FROM walk_pays) AND (SELECT COUNT(*) FROM walked) = ?)", args: [page.limit] };
+  const walkFound = deep ? chosen : { sql: "((SELECT pays FROM walk_pays) AND (SELECT COUNT(*) FROM walked) = ?)", args: [page.limit] };
   const merge = mergedPage(accountId, filter, order, page, select, walkFound);
   // The merge reads rows only when the walk was not chosen or did not find the page; either
   // side is in the list order (`walked` is kept in the order its rows were found).
   return {
-    sql: `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${walkPays.sql}), walked AS MATERIALIZED (${walk.sql})
+    sql: `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql}), walked AS MATERIALIZED (${walk.sql})
           SELECT * FROM walked WHERE ${walkFound.sql} UNION ALL SELECT * FROM (${merge.sql})`,
-    args: [...walkPays.args, ...walk.args!, ...walkFound.args, ...merge.args!],
+    args: [...pays.args, ...walk.args!, ...walkFound.args, ...merge.args!],
   };
 }
 
@@ -120,7 +120,7 @@ function daySkippingPage(accountId: string, filter: SubmissionFilter, order: "as
     : { sql: "submission_value_days WHERE account_id = ? AND field = ? AND value = ?", args: [accountId, EQUALITY_COLUMNS[field], filter[field]!] };
   const rows = field === undefined
     ? { sql: "submissions WHERE account_id = ?", args: [accountId] }
-    : { sql: `submissions INDEXED BY submissions_by_time WHERE account_id = ? AND ${EQUALITY_COLUMNS[field]} = ?`, args: [accountId, filter[field]!] };
+    : { sql: `submissions INDEXED BY ${walkIndex(filter).index} WHERE account_id = ? AND ${EQUALITY_COLUMNS[field]} = ?`, args: [accountId, filter[field]!] };
   // The day the offset falls in is the last, in the list order, whose preceding days hold no
   // more than the offset; past the end, the list's last day, and the rest of the offset skips
   // all of it.
@@ -138,29 +138,40 @@ function daySkippingPage(accountId: string, filter: SubmissionFilter, order: "as
 
 /**
  * How a page is read. Without equality filters, the time index holds exactly the account's
- * rows in the list order: reading it is reading the page. With any, no index does (a row's
+ * rows in the list order, and with only a popup filter the popup's index (migration 1) holds
+ * exactly its matches: reading it is reading the page. With any other, no index does (a row's
  * index entries are few on purpose: each costs every create and import, migration 12).
- * Walking the time index and skipping what the filters reject costs as much as the filters
- * are selective or correlated (a popup whose leads are all completed walks the whole account
- * to find nothing); a merge instead takes, of each tuple (popup, domain, device, status) that
- * matches and holds rows by the maintained counts, its range of `submissions_by_tuple` up to
- * `depth` rows, so its cost follows the number of matching tuples and the depth, never how
- * many rows the filters skip. The counts also say how many rows of the time index a walk
- * reads for a page, so the statement holds both and those counts choose (`timeWalkPays`):
- * plentiful matches are a walk of a few steps, sparse and empty ones a merge. The counts are
- * the whole account's, so a walk is bounded (matches that cluster in time, or lie outside a
- * date window, are found by the merge once the walk stops short). Deeper
- * than MAX_MERGE_DEPTH (an export's pages, a deep offset), the counts choose the same way
- * between an unbounded walk and a merge (`deep walk or merge`): an export of plentiful
- * matches passes over the time index once in all, where a merge would read a page's depth of
- * every tuple for every page; one of sparse matches reads only its tuples.
+ * Walking the popup's index (or, without a popup filter, the time index) and skipping what
+ * the other filters reject costs as much as they are selective or correlated (a popup whose
+ * leads are all completed walks the whole popup to find nothing); a merge instead takes, of
+ * each tuple (popup, domain, device, status) that matches and holds rows by the maintained
+ * counts, its range of `submissions_by_tuple` up to `depth` rows, so its cost follows the
+ * number of matching tuples and the depth, never how many rows the filters skip. The counts
+ * also say how many rows a walk reads for a page, so the statement holds both and those
+ * counts choose (`walkPays`): plentiful matches are a walk of a few steps, sparse and empty
+ * ones a merge. The counts are undated, so a walk is bounded (matches that cluster in time, or
+ * lie outside a date window, are found by the merge once the walk stops short). Deeper than
+ * MAX_MERGE_DEPTH (an export's pages, a deep offset), the counts choose the same way between
+ * an unbounded walk and a merge (`deep walk or merge`): an export of plentiful matches passes
+ * over the walked index once in all, where a merge would read a page's depth of every tuple
+ * for every page; one of sparse matches reads only its tuples.
  *
  * bench/correlated.ts (every filter combination, the worst one reported) and bench/http.ts's
  * list (two filters whose matches are plentiful) need this.
  */
 export function pageReading(filter: SubmissionFilter, depth: number): "index" | "walk or merge" | "deep walk or merge" {
-  if (equalityCount(filter) === 0) return "index";
+  const fields = equalityFields(filter);
+  if (fields.length === 0 || (fields.length === 1 && walkIndex(filter).field !== undefined)) return "index";
   return depth > MAX_MERGE_DEPTH ? "deep walk or merge" : "walk or merge";
+}
+
+/**
+ * The index a list walks: the popup's when it has a popup filter (its matches are one range
+ * of it, in the list order, and popups are what lists are filtered by most), else the time
+ * index. The other filters have none (migration 12).
+ */
+function walkIndex(filter: SubmissionFilter): { index: string; field?: "popupId" } {
+  return filter.popupId === undefined ? { index: "submissions_by_time" } : { index: "submissions_by_popup", field: "popupId" };
 }
 
 function isDated(filter: SubmissionFilter): boolean {
@@ -168,32 +179,36 @@ function isDated(filter: SubmissionFilter): boolean {
 }
 
 /**
- * Rows of the time index a walk may read for a page before a merge is cheaper: a walk reads
+ * Rows of the walked index a walk may read for a page before a merge is cheaper: a walk reads
  * a table row for each index entry, a merge reads index entries only.
  */
 const MAX_WALK_ROWS = 100;
-/** Rows of the time index a walk reads at most, where the counts said MAX_WALK_ROWS. */
+/** Rows of the walked index a walk reads at most, where the counts said MAX_WALK_ROWS. */
 const MAX_WALK_ROWS_READ = 3 * MAX_WALK_ROWS;
 /** What a merge's seek into one tuple's range costs, in index rows. */
 const MERGE_SEEK_ROWS = 2;
 
 /**
- * A constant condition, true when walking the time index (`depth` rows deep) reads fewer rows
- * than merging the matching tuples' ranges, and no more than `maxWalk` when given: the walk
- * reads about depth * (the account's rows) / (rows matching the filters), the merge (depth +
- * a seek) for each matching tuple. From the maintained counts: one range of submission_counts,
- * the account's.
+ * A constant condition, true when walking the list's index (`walkIndex`, `depth` rows deep)
+ * reads fewer rows than merging the matching tuples' ranges, and no more than `maxWalk` when
+ * given: the walk reads about depth * (rows of the index's range) / (rows matching the
+ * filters), the merge (depth + a seek) for each matching tuple. From the maintained counts:
+ * one range of submission_counts, the popup's or the account's.
  */
-function timeWalkPays(accountId: string, filter: SubmissionFilter, depth: number, maxWalk?: number): { sql: string; args: (string | number)[] } {
-  const fields = equalityFields(filter);
-  const matching = fields.map((field) => `f.${EQUALITY_COLUMNS[field]} = ?`).join(" AND ");
-  const values = fields.map((field) => filter[field]!);
+function walkPays(accountId: string, filter: SubmissionFilter, depth: number, maxWalk?: number): { sql: string; args: (string | number)[] } {
+  const { field } = walkIndex(filter);
+  const others = equalityFields(filter).filter((other) => other !== field);
+  const matching = others.map((other) => `f.${EQUALITY_COLUMNS[other]} = ?`).join(" AND ");
+  const values = others.map((other) => filter[other]!);
   const merge = `COUNT(*) FILTER (WHERE ${matching} AND f.n > 0) * ?`;
   return {
     sql: `(SELECT ? * COALESCE(SUM(f.n), 0) <= COALESCE(SUM(f.n) FILTER (WHERE ${matching}), 0)
             * ${maxWalk === undefined ? merge : `min(?, ${merge})`}
-          FROM submission_counts f WHERE f.account_id = ?)`,
-    args: [depth, ...values, ...(maxWalk === undefined ? [] : [maxWalk]), ...values, depth + MERGE_SEEK_ROWS, accountId],
+          FROM submission_counts f WHERE f.account_id = ?${field === undefined ? "" : " AND f.popup_id = ?"})`,
+    args: [
+      depth, ...values, ...(maxWalk === undefined ? [] : [maxWalk]), ...values, depth + MERGE_SEEK_ROWS, accountId,
+      ...(field === undefined ? [] : [filter[field]!]),
+    ],
   };
 }
 
@@ -208,13 +223,13 @@ function equalityCount(filter: SubmissionFilter): number {
   return equalityFields(filter).length;
 }
 
-/** A page of a list without equality filters, read from the time index. */
+/** A page of a list without equality filters, or with only a popup filter, read from the index that holds exactly its rows. */
 function indexPage(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
   const { where, args } = whereClause(accountId, filter);
   const after = cursorCondition(order, page.after);
   const direction = order === "asc" ? "ASC" : "DESC";
   return {
-    sql: `SELECT ${select} FROM submissions INDEXED BY submissions_by_time WHERE ${where}${after.sql} ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ?`,
+    sql: `SELECT ${select} FROM submissions INDEXED BY ${walkIndex(filter).index} WHERE ${where}${after.sql} ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ?`,
     args: [...args, ...after.args, page.limit, page.offset],
   };
 }
@@ -235,13 +250,13 @@ function cursorCondition(order: "asc" | "desc", after: SubmissionCursor | undefi
 }
 
 /**
- * A page read by walking the time index, its rows' filter columns read from the table, when
- * `pays` holds (`walk_pays` of the statement that holds it, or `timeWalkPays` itself): at most
- * `maxRead` of its rows when given, so that matches the undated counts placed evenly but which
- * cluster in time (a popup whose older leads are all completed, listed oldest first) cost a
- * bounded walk before the merge reads the page.
+ * A page read by walking the list's index (`walkIndex`), the other filters' columns read from
+ * the table, when `pays` holds (`walk_pays` of the statement that holds it, or `walkPays`
+ * itself): at most `maxRead` of its rows when given, so that matches the undated counts placed
+ * evenly but which cluster in time (a popup whose older leads are all completed, listed oldest
+ * first) cost a bounded walk before the merge reads the page.
  */
-function timeIndexWalk(
+function indexWalk(
   accountId: string,
   filter: SubmissionFilter,
   order: "asc" | "desc",
@@ -251,24 +266,28 @@ function timeIndexWalk(
   maxRead?: number,
 ): SqlStatement {
   const direction = order === "asc" ? "ASC" : "DESC";
+  const { index, field } = walkIndex(filter);
   if (maxRead === undefined) {
     const { where, args } = whereClause(accountId, filter);
     const after = cursorCondition(order, page.after);
     return {
-      sql: `SELECT ${select} FROM submissions INDEXED BY submissions_by_time WHERE ${where}${after.sql}
+      sql: `SELECT ${select} FROM submissions INDEXED BY ${index} WHERE ${where}${after.sql}
             ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf(pays, "?")} OFFSET ?`,
       args: [...args, ...after.args, ...pays.args, page.limit, page.offset],
     };
   }
-  const fields = equalityFields(filter);
+  const others = equalityFields(filter).filter((other) => other !== field);
   const range = rangeOf("submissions", filter, order, page.after);
   // No ORDER BY outside: the walk's rows come in its order, and a sort would read them all.
   return {
     sql: `SELECT ${select} FROM (
-            SELECT * FROM submissions INDEXED BY submissions_by_time WHERE account_id = ?${range.sql}
+            SELECT * FROM submissions INDEXED BY ${index} WHERE account_id = ?${field === undefined ? "" : " AND popup_id = ?"}${range.sql}
               ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf(pays, "?")})
-          WHERE ${fields.map((field) => `${EQUALITY_COLUMNS[field]} = ?`).join(" AND ")} LIMIT ? OFFSET ?`,
-    args: [accountId, ...range.args, ...pays.args, maxRead, ...fields.map((field) => filter[field]!), page.limit, page.offset],
+          WHERE ${others.map((other) => `${EQUALITY_COLUMNS[other]} = ?`).join(" AND ")} LIMIT ? OFFSET ?`,
+    args: [
+      accountId, ...(field === undefined ? [] : [filter[field]!]), ...range.args, ...pays.args, maxRead,
+      ...others.map((other) => filter[other]!), page.limit, page.offset,
+    ],
   };
 }
 
@@ -365,13 +384,13 @@ function wholeDays(filter: SubmissionFilter): { first?: number; last?: number } 
 
 /**
  * The rows in the filter's range, counted: over the matching tuples' ranges when two or more
- * equality filters apply (see `pageReading`), else over the time index (at most half a day's
- * rows, where one filter's tuples may be many).
+ * equality filters apply (see `pageReading`), else over the popup's index or the time index
+ * (at most half a day's rows, where one filter's tuples may be many).
  */
 function rowCount(accountId: string, filter: SubmissionFilter): SqlStatement {
   if (equalityCount(filter) < 2) {
     const { where, args } = whereClause(accountId, filter);
-    return { sql: `SELECT COUNT(*) AS total FROM submissions INDEXED BY submissions_by_time WHERE ${where}`, args };
+    return { sql: `SELECT COUNT(*) AS total FROM submissions INDEXED BY ${walkIndex(filter).index} WHERE ${where}`, args };
   }
   const range = rangeOf("s", filter);
   const tuples = matchingTuples(accountId, filter);

@@ -391,15 +391,16 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
         WHERE data_field.type = 'text';
     END`,
   ],
-  // 12: a row costs less to write. The index per equality filter (migration 1) is no longer
-  // read: a list with any equality filter chooses by the counts between walking the time index
-  // and merging the matching tuples' ranges of submissions_by_tuple (migration 7), as lists
-  // with two or more filters did already (list-query.ts). Every create and import wrote an
-  // entry in each of them. And the account's counts per day (migration 9) are no longer kept:
+  // 12: a row costs less to write. The indexes of the domain, the device and the status
+  // (migration 1) are no longer read: a list with one of them chooses by the counts between
+  // walking the popup's index (with a popup filter) or the time index and merging the matching
+  // tuples' ranges of submissions_by_tuple (migration 7), as lists with two or more filters did
+  // already (list-query.ts). Every create and import wrote an entry in each of them. The
+  // popup's stays: lists are filtered by popup most. And the account's counts per day
+  // (migration 9) are no longer kept:
   // every row has one status, so they are the sum of its statuses' counts per day (migration
   // 10), two rows a day, which list-query.ts reads instead; a create updated a row of them.
   [
-    `DROP INDEX submissions_by_popup`,
     `DROP INDEX submissions_by_domain`,
     `DROP INDEX submissions_by_device`,
     `DROP INDEX submissions_by_status`,
