@@ -96,6 +96,12 @@ interface PageBounds {
 const MIN_DAY_SKIP = 1000;
 
 /**
+ * The account's counts per UTC day, as (day, n) in day order: every row has one status, so a
+ * day's are the sum of its statuses' (migration 12).
+ */
+const ACCOUNT_DAYS = "SELECT day, SUM(n) AS n FROM submission_value_days WHERE account_id = ? AND field = 'status' GROUP BY day";
+
+/**
  * A deep page (`offset=500000`) with at most one equality filter: SQLite's OFFSET steps over
  * every skipped entry of the index, as its B-trees keep no subtree counts. Instead, counts per
  * UTC day (the account's, `ACCOUNT_DAYS`, or the filter value's, migration 10) give the day the
@@ -105,12 +111,6 @@ const MIN_DAY_SKIP = 1000;
  * included, and the counts and the rows are read in one statement, so one snapshot: the page
  * is exactly the one OFFSET would give.
  */
-/**
- * The account's counts per UTC day, as (day, n) in day order: every row has one status, so a
- * day's are the sum of its statuses' (migration 12).
- */
-const ACCOUNT_DAYS = "SELECT day, SUM(n) AS n FROM submission_value_days WHERE account_id = ? AND field = 'status' GROUP BY day";
-
 function daySkippingPage(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
   const ascending = order === "asc";
   const direction = ascending ? "ASC" : "DESC";
