@@ -5,14 +5,14 @@
  */
 import type { SqlStatement } from "./driver.ts";
 import type { SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
-import { SUBMISSION_COLUMNS, SUBMISSION_JSON } from "./submission-row.ts";
+import { SUBMISSION_COLUMNS, SUBMISSION_JSON, SUBMISSION_JSON_AROUND_TIME } from "./submission-row.ts";
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 
 /**
  * A list page and its total. The page's rows, as arrays: SUBMISSION_COLUMNS (for
- * `rowToSubmission`), or `as` "json" the submission's JSON text (SUBMISSION_JSON), its
- * created_at and id.
+ * `rowToSubmission`), or `as` "json" the submission's JSON text around its time
+ * (SUBMISSION_JSON_AROUND_TIME's head), its created_at, id, and the text's tail.
  *
  * When the counts choose between a walk and a merge (`pageReading`), `page` is only the walk,
  * and `merge` makes the page read by merging the matching tuples (made only when it is read):
@@ -27,9 +27,9 @@ export function listStatements(
   query: SubmissionQuery,
   as: "rows" | "json" = "rows",
 ): { page: SqlStatement; count: SqlStatement; merge?: () => SqlStatement } {
-  const select = as === "json" ? `${SUBMISSION_JSON} AS submission, created_at, id` : SUBMISSION_COLUMNS;
+  const select = as === "json" ? `${SUBMISSION_JSON_AROUND_TIME.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME.tail} AS tail` : SUBMISSION_COLUMNS;
   const bounds = { limit: query.limit, offset: query.offset };
-  const count = countStatement(accountId, query);
+  const count = { ...countStatement(accountId, query), oneRow: true } as const;
   if (readsWalkOrMerge(query, bounds)) {
     const pays = firstIndexWalkPays(accountId, query, bounds.offset + bounds.limit);
     return {

@@ -19,7 +19,9 @@ import { migrate } from "./migrate.ts";
 import { deliveriesOfPrunedEvents, sqlWebhookStore } from "./webhooks.ts";
 import { randomHex } from "../../hex.ts";
 import { compareByCodePoint } from "../../text-order.ts";
-import { rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON, submissionToRow } from "./submission-row.ts";
+import {
+  joinAroundTime, rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, submissionToRow,
+} from "./submission-row.ts";
 
 /** What every SQL-backed store (libSQL, D1) takes beside its connection. */
 export interface SqlStoreOptions {
@@ -90,8 +92,8 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       return row && rowToSubmission(row);
     },
     async getSubmissionAsJson(accountId, submissionId) {
-      const row = await readSubmission(SUBMISSION_JSON, accountId, submissionId);
-      return row && String(row[0]);
+      const row = await readSubmission(GET_AS_JSON, accountId, submissionId);
+      return row && joinAroundTime(row[0], row[1], row[2]);
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
       const { rows, total } = await readList(listStatements(accountId, query), query);
@@ -101,7 +103,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       const { rows: items, total } = await readList(listStatements(accountId, query, "json"), query);
       const last = items.at(-1);
       return {
-        items: items.map((row) => String(row[0])),
+        items: items.map((row) => joinAroundTime(row[0], row[1], row[3])),
         total,
         ...(last === undefined ? {} : { last: { createdAt: Number(last[1]), submissionId: String(last[2]) } }),
       };
@@ -377,6 +379,9 @@ async function readOrMakeHashKey(driver: SqlDriver): Promise<string> {
   );
   return String(selected!.rows[0]!.value);
 }
+
+/** A submission's JSON text in the parts `joinAroundTime` joins: head, created_at, tail. */
+const GET_AS_JSON = `${SUBMISSION_JSON_AROUND_TIME.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME.tail}`;
 
 const PLACEHOLDERS = Array(SUBMISSION_COLUMN_COUNT + 1).fill("?").join(", ");
 
