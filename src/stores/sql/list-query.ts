@@ -451,6 +451,22 @@ function rangeOf(table: string, filter: SubmissionFilter, order?: "asc" | "desc"
   return { sql, args };
 }
 
+// bench/http.ts (list): the binding converts each value of each row on its own, at a cost per value.
+/**
+ * A list page (`page` of `listStatements` as "json", or its `merge()`) and its total as one
+ * row of one statement, so one snapshot without a transaction: `total`; `heads` and `tails`,
+ * the rows' texts around their time joined by char(30), which no JSON text holds raw; and the
+ * rows' `times` and `ids` as JSON arrays, in the order SQLite aggregated them (see `wholePage`).
+ */
+export function pageWithTotal(page: SqlStatement, count: SqlStatement): SqlStatement {
+  return {
+    sql: `SELECT (${count.sql}) AS total, group_concat(head, char(30)) AS heads, group_concat(tail, char(30)) AS tails,
+          json_group_array(created_at) AS times, json_group_array(id) AS ids FROM (${page.sql})`,
+    args: [...(count.args ?? []), ...(page.args ?? [])],
+    oneRow: true,
+  };
+}
+
 // bench/export.ts: CSV and NDJSON >= 200k rows/s need a page read as one text, not a row at a time from the driver.
 /**
  * A walk page as one row: `page`, the rows' values joined by `separator` (NULL for no rows),

@@ -14,7 +14,7 @@ import { readPerTurn } from "./per-turn.ts";
 import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
-import { dataKeysStatement, listStatements, walkFoundPage, walkStatement, wholePage } from "./list-query.ts";
+import { dataKeysStatement, listStatements, pageWithTotal, walkFoundPage, walkStatement, wholePage } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
 import { deliveriesOfPrunedEvents, sqlWebhookStore } from "./webhooks.ts";
 import { randomHex } from "../../hex.ts";
@@ -64,6 +64,25 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     }
     return { rows: arrayRows(rows!), total: Number(total!.rows[0]!.total) };
   };
+  // The page and its total in one statement (pageWithTotal); a walk that did not find the page
+  // is followed by the merge, with the total read again.
+  const readTextList = async (statements: ReturnType<typeof listStatements>, query: SubmissionQuery) => {
+    const { page, count, merge } = statements;
+    let read = await readPageWithTotal(page, count, query.order);
+    if (merge !== undefined && !walkFoundPage(query, read.items.length, read.total)) read = await readPageWithTotal(merge(), count, query.order);
+    return read;
+  };
+  const readPageWithTotal = async (page: SqlStatement, count: SqlStatement, order: "asc" | "desc") => {
+    const row = (await driver.execute(pageWithTotal(page, count))).rows[0]!;
+    const total = Number(row.total);
+    if (row.heads === null || row.heads === undefined) return { items: [], total };
+    const [heads, tails] = [String(row.heads).split("\x1e"), String(row.tails).split("\x1e")];
+    const [times, ids] = [JSON.parse(String(row.times)) as number[], JSON.parse(String(row.ids)) as string[]];
+    if (heads.length !== times.length || tails.length !== times.length) throw new Error("the database returned a page whose texts do not split into its rows");
+    checkOrder(times, ids, order);
+    const items = heads.map((head, i) => joinAroundTime(head, times[i], tails[i]));
+    return { items, total, last: { createdAt: times.at(-1)!, submissionId: ids.at(-1)! } };
+  };
   // One submission's row, as `select` makes it; undefined when the account has no such id.
   const readSubmission = async (select: string, accountId: string, submissionId: string) => {
     const result = await driver.execute({
@@ -100,13 +119,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       return { items: rows.map(rowToSubmission), total };
     },
     async listSubmissionsAsJson(accountId, query) {
-      const { rows: items, total } = await readList(listStatements(accountId, query, "json"), query);
-      const last = items.at(-1);
-      return {
-        items: items.map((row) => joinAroundTime(row[0], row[1], row[3])),
-        total,
-        ...(last === undefined ? {} : { last: { createdAt: Number(last[1]), submissionId: String(last[2]) } }),
-      };
+      return readTextList(listStatements(accountId, query, "json"), query);
     },
     async walkSubmissions(accountId, walk) {
       const page = await readWholePage(walkStatement(accountId, walk, "rows"), ",", walk.order);
