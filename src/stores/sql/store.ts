@@ -97,14 +97,16 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   const writeGrouped = groupCommit(driver);
   // Made once per database and never changed: read once per store.
   let hashKey: Promise<string> | undefined;
+  const storedKeys = storedDataKeys();
   return {
     async insertSubmission(accountId, s) {
       // One transaction: the row, its data keys (for CSV columns) and its event go in together or not at all.
       await writeGrouped([
         { sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (${PLACEHOLDERS})`, args: submissionValues(accountId, s) },
-        keepDataKeys(accountId, s),
+        ...(storedKeys.holds(accountId, s) ? [] : [keepDataKeys(accountId, s)]),
         createdEvent(accountId, s, Date.now()),
       ]);
+      storedKeys.add(accountId, s);
     },
     async getSubmission(accountId, submissionId) {
       const row = await readSubmission(SUBMISSION_COLUMNS, accountId, submissionId);
@@ -214,13 +216,16 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
             sql: "SELECT fingerprint, submission_id, submission FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ?",
             args: [...record],
           },
-          keepDataKeys(accountId, s, heldBySubmission),
+          ...(storedKeys.holds(accountId, s) ? [] : [keepDataKeys(accountId, s, heldBySubmission)]),
           createdEvent(accountId, s, now, heldBySubmission),
         ],
       );
       const holder = results[3]!.rows[0]!;
-      if (String(holder.submission_id) === s.submissionId) return { inserted: true };
-      return { inserted: false, fingerprint: String(holder.fingerprint), submission: JSON.parse(String(holder.submission)) as Submission };
+      if (String(holder.submission_id) !== s.submissionId) {
+        return { inserted: false, fingerprint: String(holder.fingerprint), submission: JSON.parse(String(holder.submission)) as Submission };
+      }
+      storedKeys.add(accountId, s);
+      return { inserted: true };
     },
 
     async countRateLimitHit(bucket, windowStart, windowEnd) {
@@ -370,6 +375,47 @@ function keepDataKeys(accountId: string, s: Submission, when?: { sql: string; ar
   return {
     sql: `INSERT OR IGNORE INTO submission_data_keys (account_id, popup_id, key) SELECT ?, ?, key FROM json_each(?)${when ? ` WHERE ${when.sql}` : ""}`,
     args: [accountId, s.popupId, JSON.stringify(s.data), ...(when?.args ?? [])],
+  };
+}
+
+/** Data keys remembered as stored, at most; past it, the memory starts over. */
+const MAX_STORED_KEYS = 10_000;
+
+// bench/http.ts (create): the key list's statement is a sixth of a create's statements, for
+// keys that are nearly always there already.
+/**
+ * The data keys (account, popup, key) this store has seen committed to the key list, so that a
+ * create whose keys are all there skips `keepDataKeys`. Nothing deletes from the list (it may
+ * hold more keys than the rows have: src/store.ts, listDataKeys), so a key once committed stays;
+ * a key is remembered only after the commit that holds it, and only one JSON keeps (a value
+ * JSON.stringify drops is no key of the stored data).
+ */
+function storedDataKeys() {
+  let count = 0;
+  const byPopup = new Map<string, Set<string>>();
+  const keysOf = (accountId: string, s: Submission) => byPopup.get(`${accountId.length}:${accountId}${s.popupId}`);
+  return {
+    holds(accountId: string, s: Submission): boolean {
+      const known = keysOf(accountId, s);
+      if (known === undefined) return false;
+      for (const key in s.data) if (!known.has(key)) return false;
+      return true;
+    },
+    add(accountId: string, s: Submission): void {
+      let known = keysOf(accountId, s);
+      for (const key in s.data) {
+        const value = (s.data as Record<string, unknown>)[key];
+        if (known?.has(key) || value === undefined || typeof value === "function" || typeof value === "symbol") continue;
+        if (count >= MAX_STORED_KEYS) {
+          byPopup.clear();
+          count = 0;
+          known = undefined;
+        }
+        if (known === undefined) byPopup.set(`${accountId.length}:${accountId}${s.popupId}`, (known = new Set()));
+        known.add(key);
+        count++;
+      }
+    },
   };
 }
 
