@@ -83,10 +83,10 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     const items = heads.map((head, i) => joinAroundTime(head, times[i], tails[i]));
     return { items, total, last: { createdAt: times.at(-1)!, submissionId: ids.at(-1)! } };
   };
-  // One submission's row, as `select` makes it; undefined when the account has no such id.
-  const readSubmission = async (select: string, accountId: string, submissionId: string) => {
+  // One submission's row, as `sql` selects it; undefined when the account has no such id.
+  const readSubmission = async (sql: string, accountId: string, submissionId: string) => {
     const result = await driver.execute({
-      sql: `SELECT ${select} FROM submissions WHERE account_id = ? AND id = ?`,
+      sql,
       args: [accountId, submissionId],
       asArrays: true,
       oneRow: true,
@@ -109,7 +109,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       storedKeys.add(accountId, s);
     },
     async getSubmission(accountId, submissionId) {
-      const row = await readSubmission(SUBMISSION_COLUMNS, accountId, submissionId);
+      const row = await readSubmission(GET_AS_COLUMNS, accountId, submissionId);
       return row && rowToSubmission(row);
     },
     async getSubmissionAsJson(accountId, submissionId) {
@@ -439,8 +439,11 @@ async function readOrMakeHashKey(driver: SqlDriver): Promise<string> {
   return String(selected!.rows[0]!.value);
 }
 
+// Made once: a statement's text is its key in the driver's cache of prepared statements, and a
+// string made anew for each call is hashed anew.
+const GET_AS_COLUMNS = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = ? AND id = ?`;
 /** A submission's JSON text in the parts `joinAroundTime` joins: head, created_at, tail. */
-const GET_AS_JSON = `${SUBMISSION_JSON_AROUND_TIME.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME.tail}`;
+const GET_AS_JSON = `SELECT ${SUBMISSION_JSON_AROUND_TIME.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME.tail} FROM submissions WHERE account_id = ? AND id = ?`;
 
 const PLACEHOLDERS = Array(SUBMISSION_COLUMN_COUNT + 1).fill("?").join(", ");
 
