@@ -18,6 +18,7 @@ import { dataKeysStatement, listStatements, pageWithTotal, walkFoundPage, walkSt
 import { migrate } from "./migrate.ts";
 import { deliveriesOfPrunedEvents, sqlWebhookStore } from "./webhooks.ts";
 import { randomHex } from "../../hex.ts";
+import { type StoredDataKeys, storedDataKeys } from "../stored-data-keys.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import {
   joinAroundTime, rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, submissionToRow,
@@ -103,10 +104,10 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       // One transaction: the row, its data keys (for CSV columns) and its event go in together or not at all.
       await writeGrouped([
         { sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (${PLACEHOLDERS})`, args: submissionValues(accountId, s) },
-        ...(storedKeys.holds(accountId, s) ? [] : [keepDataKeys(accountId, s)]),
+        ...(holdsEveryKey(storedKeys, accountId, s) ? [] : [keepDataKeys(accountId, s)]),
         createdEvent(accountId, s, Date.now()),
       ]);
-      storedKeys.add(accountId, s);
+      storedKeys.add(accountId, writtenKeys(s));
     },
     async getSubmission(accountId, submissionId) {
       const row = await readSubmission(GET_AS_COLUMNS, accountId, submissionId);
@@ -216,7 +217,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
             sql: "SELECT fingerprint, submission_id, submission FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ?",
             args: [...record],
           },
-          ...(storedKeys.holds(accountId, s) ? [] : [keepDataKeys(accountId, s, heldBySubmission)]),
+          ...(holdsEveryKey(storedKeys, accountId, s) ? [] : [keepDataKeys(accountId, s, heldBySubmission)]),
           createdEvent(accountId, s, now, heldBySubmission),
         ],
       );
@@ -224,7 +225,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       if (String(holder.submission_id) !== s.submissionId) {
         return { inserted: false, fingerprint: String(holder.fingerprint), submission: JSON.parse(String(holder.submission)) as Submission };
       }
-      storedKeys.add(accountId, s);
+      storedKeys.add(accountId, writtenKeys(s));
       return { inserted: true };
     },
 
@@ -378,45 +379,23 @@ function keepDataKeys(accountId: string, s: Submission, when?: { sql: string; ar
   };
 }
 
-/** Data keys remembered as stored, at most; past it, the memory starts over. */
-const MAX_STORED_KEYS = 10_000;
-
-// bench/http.ts (create): the key list's statement is a sixth of a create's statements, for
-// keys that are nearly always there already.
 /**
- * The data keys (account, popup, key) this store has seen committed to the key list, so that a
- * create whose keys are all there skips `keepDataKeys`. Nothing deletes from the list (it may
- * hold more keys than the rows have: src/store.ts, listDataKeys), so a key once committed stays;
- * a key is remembered only after the commit that holds it, and only one JSON keeps (a value
- * JSON.stringify drops is no key of the stored data).
+ * Whether the store has seen every data key of `s` committed for its account and popup; then a
+ * create leaves out `keepDataKeys` (../stored-data-keys.ts).
  */
-function storedDataKeys() {
-  let count = 0;
-  const byPopup = new Map<string, Set<string>>();
-  const keysOf = (accountId: string, s: Submission) => byPopup.get(`${accountId.length}:${accountId}${s.popupId}`);
-  return {
-    holds(accountId: string, s: Submission): boolean {
-      const known = keysOf(accountId, s);
-      if (known === undefined) return false;
-      for (const key in s.data) if (!known.has(key)) return false;
-      return true;
-    },
-    add(accountId: string, s: Submission): void {
-      let known = keysOf(accountId, s);
-      for (const key in s.data) {
-        const value = (s.data as Record<string, unknown>)[key];
-        if (known?.has(key) || value === undefined || typeof value === "function" || typeof value === "symbol") continue;
-        if (count >= MAX_STORED_KEYS) {
-          byPopup.clear();
-          count = 0;
-          known = undefined;
-        }
-        if (known === undefined) byPopup.set(`${accountId.length}:${accountId}${s.popupId}`, (known = new Set()));
-        known.add(key);
-        count++;
-      }
-    },
-  };
+function holdsEveryKey(storedKeys: StoredDataKeys, accountId: string, s: Submission): boolean {
+  for (const key in s.data) if (!storedKeys.has(accountId, s.popupId, key)) return false;
+  return true;
+}
+
+/** The data keys of `s` a commit of it wrote: those JSON keeps (a value JSON.stringify drops is no key of the stored data). */
+function writtenKeys(s: Submission): ReadonlyMap<string, string[]> {
+  const keys: string[] = [];
+  for (const key in s.data) {
+    const value = (s.data as Record<string, unknown>)[key];
+    if (value !== undefined && typeof value !== "function" && typeof value !== "symbol") keys.push(key);
+  }
+  return new Map([[s.popupId, keys]]);
 }
 
 /** The values of an INSERT INTO submissions (account_id, SUBMISSION_COLUMNS). */
