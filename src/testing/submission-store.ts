@@ -717,4 +717,15 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     const pendingA = await listDataKeys(store, ACCOUNT, { popupId: "popup_a", status: base.status }, 100);
     assert.ok(popupA.every((key) => pendingA.includes(key)) && pendingA.every((key) => popupA.includes(key)));
   });
+
+  test("listDataKeys (or its fallback): a key already stored for one popup or account is stored for another that gets it later", async (store) => {
+    const base = seedRows(1)[0]!;
+    const row = (popupId: string, data: Submission["data"]): Submission => ({ ...base, submissionId: crypto.randomUUID(), popupId, data });
+    await store.insertSubmission(ACCOUNT, row("popup_a", { email: "a@x" }));
+    await store.insertSubmission(ACCOUNT, row("popup_a", { email: "b@x" }));
+    await store.insertSubmission(ACCOUNT, row("popup_b", { email: "c@x" }));
+    await store.insertSubmission(OTHER_ACCOUNT, row("popup_a", { email: "d@x" }));
+    assert.equal(await listDataKeys(store, ACCOUNT, { popupId: "popup_b" }, 100), ["email"]);
+    assert.equal(await listDataKeys(store, OTHER_ACCOUNT, { popupId: "popup_a" }, 100), ["email"]);
+  });
 }

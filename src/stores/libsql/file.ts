@@ -172,16 +172,20 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
 
 /** A prepare that keeps each statement, asking the binding once whether it returns rows. */
 function statementCache<S extends { readonly reader: boolean; raw(toggle?: boolean): S }>(prepareNew: (sql: string) => S) {
-  // Raw mode (rows as arrays) is a state of the prepared statement, so each mode has its own.
-  const prepared = new Map<string, { statement: S; reader: boolean }>();
+  // Raw mode (rows as arrays) is a state of the prepared statement, so each mode has its own;
+  // keyed by the SQL text itself, whose hash V8 keeps with a string the caller keeps.
+  const prepared = { rows: new Map<string, { statement: S; reader: boolean }>(), arrays: new Map<string, { statement: S; reader: boolean }>() };
   return (sql: string, asArrays = false) => {
-    const key = asArrays ? `raw:${sql}` : sql;
-    let entry = prepared.get(key);
+    const cache = asArrays ? prepared.arrays : prepared.rows;
+    let entry = cache.get(sql);
     if (entry === undefined) {
-      if (prepared.size >= MAX_PREPARED) prepared.clear();
+      if (prepared.rows.size + prepared.arrays.size >= MAX_PREPARED) {
+        prepared.rows.clear();
+        prepared.arrays.clear();
+      }
       const statement = prepareNew(sql);
       entry = { statement: asArrays ? statement.raw(true) : statement, reader: statement.reader };
-      prepared.set(key, entry);
+      cache.set(sql, entry);
     }
     return entry;
   };

@@ -15,6 +15,7 @@ import { batchedInserts } from "./batched-inserts.ts";
 import { lookupRounds } from "./lookup-rounds.ts";
 import { storageFault, withinTime } from "./faults.ts";
 import { postgresWebhookStore } from "./webhooks.ts";
+import { storedDataKeys } from "../stored-data-keys.ts";
 import {
   derivedRecords, listStatement, rowToJson, rowToSubmission, SUBMISSION_COLUMNS, submissionRecord, type SubmissionRow, walkStatement,
 } from "./rows.ts";
@@ -274,33 +275,6 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
     close: settings.close,
   };
   return withTimeLimits(store, timeoutMs);
-}
-
-/** How many data keys `storedDataKeys` remembers before it starts again from none. */
-const REMEMBERED_DATA_KEYS = 50_000;
-
-/**
- * The data keys (account, popup, key) this store has seen committed to `submission_data_keys`,
- * which is never shrunk: a create leaves them out of its call, so that most creates, whose keys
- * their popup has used before, send none and PostgreSQL probes none (bench/postgres.ts, durable
- * create). Remembered only after the commit that wrote them; a key another server wrote is sent
- * once more and skipped by the table's primary key, as before. Bounded: a store that has seen
- * more forgets them all and learns them again.
- */
-function storedDataKeys() {
-  let remembered = new Set<string>();
-  const name = (accountId: string, popupId: string, key: string) => `${accountId}\u0000${popupId}\u0000${key}`;
-  return {
-    has: (accountId: string, popupId: string, key: string) => remembered.has(name(accountId, popupId, key)),
-    add(accountId: string, keys: ReadonlyMap<string, ReadonlySet<string>>) {
-      for (const [popupId, popupKeys] of keys) {
-        for (const key of popupKeys) {
-          if (remembered.size >= REMEMBERED_DATA_KEYS) remembered = new Set();
-          remembered.add(name(accountId, popupId, key));
-        }
-      }
-    },
-  };
 }
 
 /** Methods that may run long by design: a prune works through every old event, a statement at a time. */

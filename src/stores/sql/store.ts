@@ -14,12 +14,15 @@ import { readPerTurn } from "./per-turn.ts";
 import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
-import { dataKeysStatement, listStatements, walkFoundPage, walkStatement, wholePage } from "./list-query.ts";
+import { dataKeysStatement, listStatements, pageWithTotal, walkFoundPage, walkStatement, wholePage } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
 import { deliveriesOfPrunedEvents, sqlWebhookStore } from "./webhooks.ts";
 import { randomHex } from "../../hex.ts";
+import { type StoredDataKeys, storedDataKeys } from "../stored-data-keys.ts";
 import { compareByCodePoint } from "../../text-order.ts";
-import { rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON, submissionToRow } from "./submission-row.ts";
+import {
+  joinAroundTime, rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, submissionToRow,
+} from "./submission-row.ts";
 
 /** What every SQL-backed store (libSQL, D1) takes beside its connection. */
 export interface SqlStoreOptions {
@@ -62,10 +65,29 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     }
     return { rows: arrayRows(rows!), total: Number(total!.rows[0]!.total) };
   };
-  // One submission's row, as `select` makes it; undefined when the account has no such id.
-  const readSubmission = async (select: string, accountId: string, submissionId: string) => {
+  // The page and its total in one statement (pageWithTotal); a walk that did not find the page
+  // is followed by the merge, with the total read again.
+  const readTextList = async (statements: ReturnType<typeof listStatements>, query: SubmissionQuery) => {
+    const { page, count, merge } = statements;
+    let read = await readPageWithTotal(page, count, query.order);
+    if (merge !== undefined && !walkFoundPage(query, read.items.length, read.total)) read = await readPageWithTotal(merge(), count, query.order);
+    return read;
+  };
+  const readPageWithTotal = async (page: SqlStatement, count: SqlStatement, order: "asc" | "desc") => {
+    const row = (await driver.execute(pageWithTotal(page, count))).rows[0]!;
+    const total = Number(row.total);
+    if (row.heads === null || row.heads === undefined) return { items: [], total };
+    const [heads, tails] = [String(row.heads).split("\x1e"), String(row.tails).split("\x1e")];
+    const [times, ids] = [JSON.parse(String(row.times)) as number[], JSON.parse(String(row.ids)) as string[]];
+    if (heads.length !== times.length || tails.length !== times.length) throw new Error("the database returned a page whose texts do not split into its rows");
+    checkOrder(times, ids, order);
+    const items = heads.map((head, i) => joinAroundTime(head, times[i], tails[i]));
+    return { items, total, last: { createdAt: times.at(-1)!, submissionId: ids.at(-1)! } };
+  };
+  // One submission's row, as `sql` selects it; undefined when the account has no such id.
+  const readSubmission = async (sql: string, accountId: string, submissionId: string) => {
     const result = await driver.execute({
-      sql: `SELECT ${select} FROM submissions WHERE account_id = ? AND id = ?`,
+      sql,
       args: [accountId, submissionId],
       asArrays: true,
       oneRow: true,
@@ -76,35 +98,31 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   const writeGrouped = groupCommit(driver);
   // Made once per database and never changed: read once per store.
   let hashKey: Promise<string> | undefined;
+  const storedKeys = storedDataKeys();
   return {
     async insertSubmission(accountId, s) {
       // One transaction: the row, its data keys (for CSV columns) and its event go in together or not at all.
       await writeGrouped([
         { sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (${PLACEHOLDERS})`, args: submissionValues(accountId, s) },
-        keepDataKeys(accountId, s),
+        ...(holdsEveryKey(storedKeys, accountId, s) ? [] : [keepDataKeys(accountId, s)]),
         createdEvent(accountId, s, Date.now()),
       ]);
+      storedKeys.add(accountId, writtenKeys(s));
     },
     async getSubmission(accountId, submissionId) {
-      const row = await readSubmission(SUBMISSION_COLUMNS, accountId, submissionId);
+      const row = await readSubmission(GET_AS_COLUMNS, accountId, submissionId);
       return row && rowToSubmission(row);
     },
     async getSubmissionAsJson(accountId, submissionId) {
-      const row = await readSubmission(SUBMISSION_JSON, accountId, submissionId);
-      return row && String(row[0]);
+      const row = await readSubmission(GET_AS_JSON, accountId, submissionId);
+      return row && joinAroundTime(row[0], row[1], row[2]);
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
       const { rows, total } = await readList(listStatements(accountId, query), query);
       return { items: rows.map(rowToSubmission), total };
     },
     async listSubmissionsAsJson(accountId, query) {
-      const { rows: items, total } = await readList(listStatements(accountId, query, "json"), query);
-      const last = items.at(-1);
-      return {
-        items: items.map((row) => String(row[0])),
-        total,
-        ...(last === undefined ? {} : { last: { createdAt: Number(last[1]), submissionId: String(last[2]) } }),
-      };
+      return readTextList(listStatements(accountId, query, "json"), query);
     },
     async walkSubmissions(accountId, walk) {
       const page = await readWholePage(walkStatement(accountId, walk, "rows"), ",", walk.order);
@@ -199,13 +217,16 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
             sql: "SELECT fingerprint, submission_id, submission FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ?",
             args: [...record],
           },
-          keepDataKeys(accountId, s, heldBySubmission),
+          ...(holdsEveryKey(storedKeys, accountId, s) ? [] : [keepDataKeys(accountId, s, heldBySubmission)]),
           createdEvent(accountId, s, now, heldBySubmission),
         ],
       );
       const holder = results[3]!.rows[0]!;
-      if (String(holder.submission_id) === s.submissionId) return { inserted: true };
-      return { inserted: false, fingerprint: String(holder.fingerprint), submission: JSON.parse(String(holder.submission)) as Submission };
+      if (String(holder.submission_id) !== s.submissionId) {
+        return { inserted: false, fingerprint: String(holder.fingerprint), submission: JSON.parse(String(holder.submission)) as Submission };
+      }
+      storedKeys.add(accountId, writtenKeys(s));
+      return { inserted: true };
     },
 
     async countRateLimitHit(bucket, windowStart, windowEnd) {
@@ -358,6 +379,25 @@ function keepDataKeys(accountId: string, s: Submission, when?: { sql: string; ar
   };
 }
 
+/**
+ * Whether the store has seen every data key of `s` committed for its account and popup; then a
+ * create leaves out `keepDataKeys` (../stored-data-keys.ts).
+ */
+function holdsEveryKey(storedKeys: StoredDataKeys, accountId: string, s: Submission): boolean {
+  for (const key in s.data) if (!storedKeys.has(accountId, s.popupId, key)) return false;
+  return true;
+}
+
+/** The data keys of `s` a commit of it wrote: those JSON keeps (a value JSON.stringify drops is no key of the stored data). */
+function writtenKeys(s: Submission): ReadonlyMap<string, string[]> {
+  const keys: string[] = [];
+  for (const key in s.data) {
+    const value = (s.data as Record<string, unknown>)[key];
+    if (value !== undefined && typeof value !== "function" && typeof value !== "symbol") keys.push(key);
+  }
+  return new Map([[s.popupId, keys]]);
+}
+
 /** The values of an INSERT INTO submissions (account_id, SUBMISSION_COLUMNS). */
 function submissionValues(accountId: string, s: Submission): SqlValue[] {
   return [accountId, ...submissionToRow(s)];
@@ -377,6 +417,12 @@ async function readOrMakeHashKey(driver: SqlDriver): Promise<string> {
   );
   return String(selected!.rows[0]!.value);
 }
+
+// Made once: a statement's text is its key in the driver's cache of prepared statements, and a
+// string made anew for each call is hashed anew.
+const GET_AS_COLUMNS = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = ? AND id = ?`;
+/** A submission's JSON text in the parts `joinAroundTime` joins: head, created_at, tail. */
+const GET_AS_JSON = `SELECT ${SUBMISSION_JSON_AROUND_TIME.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME.tail} FROM submissions WHERE account_id = ? AND id = ?`;
 
 const PLACEHOLDERS = Array(SUBMISSION_COLUMN_COUNT + 1).fill("?").join(", ");
 
