@@ -170,8 +170,11 @@ DECLARE
   base bigint;
 BEGIN`;
 
-/** How `formsink_insert` of migrations 3 and 4 inserts a call that must insert every row (INSERT_TAKING_POSITIONS). */
-const INSERT_EVERY_ROW = `  taken := json_array_length(p_rows::json);
+/**
+ * How `formsink_insert` inserts a call that must insert every row (INSERT_TAKING_POSITIONS);
+ * `counting` is a CTE (with its trailing comma) that counts the rows' totals, from migration 8.
+ */
+const insertEveryRow = (counting = "") => `  taken := json_array_length(p_rows::json);
   UPDATE event_heads SET position = position + taken WHERE account_id = p_account RETURNING position - taken INTO base;
   IF NOT FOUND THEN
     -- The account's first write: of two racing, one inserts the head and the other waits for its commit.
@@ -186,7 +189,7 @@ const INSERT_EVERY_ROW = `  taken := json_array_length(p_rows::json);
       INSERT INTO submissions (account_id, id, popup_id, data, domain, user_agent, device, status, created_at)
       SELECT p_account, input.id, input.popup_id, input.data, input.domain, input.user_agent, input.device, input.status, input.created_at
       FROM input ORDER BY input.ord),
-    created AS (
+    ${counting}created AS (
       INSERT INTO events (account_id, position, type, at, popup_id, submission_id, created_status, event)
       SELECT p_account, base + input.ord, 'submission.created', p_now, input.popup_id, input.id, input.status, input.event FROM input),
     data_keys AS (
@@ -213,7 +216,7 @@ const INSERT_TAKING_POSITIONS = `${REPLACE_INSERT}
   END IF;
 
   PERFORM set_config('lock_timeout', p_lock_timeout, true);
-${INSERT_EVERY_ROW}
+${insertEveryRow()}
 END $$`;
 
 /** Migration 3: creates take their log positions with the lock (INSERT_TAKING_POSITIONS). */
@@ -226,9 +229,10 @@ export const INSERT_MIGRATION: readonly string[] = [INSERT_TAKING_POSITIONS];
  * of its ids: the lookup is exact, and each row is a plain insert (ON CONFLICT's speculative
  * insertion writes more per row). Knowing its new rows first, it takes their positions and
  * writes their events without reading back what it inserted. `findFresh` keeps the input rows
- * whose id the account does not have: how migrations 4 and 6 differ.
+ * whose id the account does not have: how migrations 4 and 6 differ; `counting` makes the
+ * CTE that counts the totals of the rows it is given (`countRows`, from migration 8).
  */
-const insertSkippingPresent = (findFresh: string) => `${REPLACE_INSERT}
+const insertSkippingPresent = (findFresh: string, counting?: (rows: string) => string) => `${REPLACE_INSERT}
   PERFORM set_config('lock_timeout', p_lock_timeout, true);
   IF p_skip_present THEN
     PERFORM formsink_lock_head(p_account, p_lock_timeout);
@@ -246,7 +250,7 @@ const insertSkippingPresent = (findFresh: string) => `${REPLACE_INSERT}
         INSERT INTO submissions (account_id, id, popup_id, data, domain, user_agent, device, status, created_at)
         SELECT p_account, fresh.id, fresh.popup_id, fresh.data, fresh.domain, fresh.user_agent, fresh.device, fresh.status, fresh.created_at
         FROM fresh ORDER BY fresh.n),
-      created AS (
+      ${counting ? `${counting("fresh")},\n      ` : ""}created AS (
         INSERT INTO events (account_id, position, type, at, popup_id, submission_id, created_status, event)
         SELECT p_account, head.first + fresh.n, 'submission.created', p_now, fresh.popup_id, fresh.id, fresh.status, fresh.event FROM head, fresh),
       data_keys AS (
@@ -260,7 +264,7 @@ const insertSkippingPresent = (findFresh: string) => `${REPLACE_INSERT}
     RETURN;
   END IF;
 
-${INSERT_EVERY_ROW}
+${insertEveryRow(counting && `${counting("input")},\n    `)}
 END $$`;
 
 const INSERT_SKIPPING_PRESENT = insertSkippingPresent("WHERE NOT EXISTS (SELECT 1 FROM submissions s WHERE s.account_id = p_account AND s.id = input.id)");
@@ -276,8 +280,9 @@ export const IMPORT_MIGRATION: readonly string[] = [INSERT_SKIPPING_PRESENT];
  * import slowed as the account grew. A LATERAL subquery with LIMIT cannot be turned into a
  * join: the probe is a nested loop over the batch whatever the plan. Otherwise as migration 4.
  */
-const INSERT_PROBING_PRESENT = insertSkippingPresent(`LEFT JOIN LATERAL (SELECT true AS found FROM submissions s WHERE s.account_id = p_account AND s.id = input.id LIMIT 1) AS present ON true
-        WHERE present.found IS NULL`);
+const PROBE_FOR_PRESENT = `LEFT JOIN LATERAL (SELECT true AS found FROM submissions s WHERE s.account_id = p_account AND s.id = input.id LIMIT 1) AS present ON true
+        WHERE present.found IS NULL`;
+const INSERT_PROBING_PRESENT = insertSkippingPresent(PROBE_FOR_PRESENT);
 
 /** Migration 6: imports probe for present ids row by row (INSERT_PROBING_PRESENT). */
 export const PROBE_MIGRATION: readonly string[] = [INSERT_PROBING_PRESENT];
@@ -299,68 +304,7 @@ const countRows = (source: string) => `counted AS (
  * `submissions` is made here; deletes and status changes keep their triggers. Otherwise as
  * migration 6.
  */
-const INSERT_COUNTING = `${REPLACE_INSERT}
-  PERFORM set_config('lock_timeout', p_lock_timeout, true);
-  IF p_skip_present THEN
-    PERFORM formsink_lock_head(p_account, p_lock_timeout);
-    RETURN QUERY WITH input AS (
-        SELECT * FROM ROWS FROM (json_to_recordset(p_rows::json) AS (
-          id text, popup_id text, data text, domain text, user_agent text, device text, status text, created_at bigint, event text))
-        WITH ORDINALITY AS r(id, popup_id, data, domain, user_agent, device, status, created_at, event, ord)),
-      fresh AS (
-        SELECT input.*, row_number() OVER (ORDER BY input.ord) AS n FROM input
-        LEFT JOIN LATERAL (SELECT true AS found FROM submissions s WHERE s.account_id = p_account AND s.id = input.id LIMIT 1) AS present ON true
-        WHERE present.found IS NULL),
-      head AS (
-        UPDATE event_heads h SET position = h.position + (SELECT COUNT(*) FROM fresh) WHERE h.account_id = p_account
-        RETURNING h.position - (SELECT COUNT(*) FROM fresh) AS first),
-      inserted AS (
-        INSERT INTO submissions (account_id, id, popup_id, data, domain, user_agent, device, status, created_at)
-        SELECT p_account, fresh.id, fresh.popup_id, fresh.data, fresh.domain, fresh.user_agent, fresh.device, fresh.status, fresh.created_at
-        FROM fresh ORDER BY fresh.n),
-      ${countRows("fresh")},
-      created AS (
-        INSERT INTO events (account_id, position, type, at, popup_id, submission_id, created_status, event)
-        SELECT p_account, head.first + fresh.n, 'submission.created', p_now, fresh.popup_id, fresh.id, fresh.status, fresh.event FROM head, fresh),
-      data_keys AS (
-        INSERT INTO submission_data_keys (account_id, popup_id, key)
-        SELECT p_account, k.popup_id, k.key FROM json_to_recordset(p_data_keys::json) AS k(popup_id text, key text) ORDER BY 2, 3 ON CONFLICT DO NOTHING),
-      identifiers AS (
-        INSERT INTO submission_identifiers (account_id, field, value_key, submission_id)
-        SELECT p_account, i.field, i.value_key, i.submission_id FROM json_to_recordset(p_identifiers::json) AS i(field text, value_key text, submission_id text)
-        WHERE i.submission_id IN (SELECT fresh.id FROM fresh) ON CONFLICT DO NOTHING)
-      SELECT fresh.id FROM fresh ORDER BY fresh.n;
-    RETURN;
-  END IF;
-
-  taken := json_array_length(p_rows::json);
-  UPDATE event_heads SET position = position + taken WHERE account_id = p_account RETURNING position - taken INTO base;
-  IF NOT FOUND THEN
-    -- The account's first write: of two racing, one inserts the head and the other waits for its commit.
-    INSERT INTO event_heads (account_id, position) VALUES (p_account, 0) ON CONFLICT (account_id) DO NOTHING;
-    UPDATE event_heads SET position = position + taken WHERE account_id = p_account RETURNING position - taken INTO base;
-  END IF;
-  RETURN QUERY WITH input AS (
-      SELECT * FROM ROWS FROM (json_to_recordset(p_rows::json) AS (
-        id text, popup_id text, data text, domain text, user_agent text, device text, status text, created_at bigint, event text))
-      WITH ORDINALITY AS r(id, popup_id, data, domain, user_agent, device, status, created_at, event, ord)),
-    inserted AS (
-      INSERT INTO submissions (account_id, id, popup_id, data, domain, user_agent, device, status, created_at)
-      SELECT p_account, input.id, input.popup_id, input.data, input.domain, input.user_agent, input.device, input.status, input.created_at
-      FROM input ORDER BY input.ord),
-    ${countRows("input")},
-    created AS (
-      INSERT INTO events (account_id, position, type, at, popup_id, submission_id, created_status, event)
-      SELECT p_account, base + input.ord, 'submission.created', p_now, input.popup_id, input.id, input.status, input.event FROM input),
-    data_keys AS (
-      INSERT INTO submission_data_keys (account_id, popup_id, key)
-      SELECT p_account, k.popup_id, k.key FROM json_to_recordset(p_data_keys::json) AS k(popup_id text, key text) ORDER BY 2, 3 ON CONFLICT DO NOTHING),
-    identifiers AS (
-      INSERT INTO submission_identifiers (account_id, field, value_key, submission_id)
-      SELECT p_account, i.field, i.value_key, i.submission_id FROM json_to_recordset(p_identifiers::json) AS i(field text, value_key text, submission_id text)
-      ON CONFLICT DO NOTHING)
-    SELECT input.id FROM input ORDER BY input.ord;
-END $$`;
+const INSERT_COUNTING = insertSkippingPresent(PROBE_FOR_PRESENT, countRows);
 
 /** Migration 8: inserts count their rows' totals themselves; the insert trigger goes (INSERT_COUNTING). */
 export const COUNTING_MIGRATION: readonly string[] = [INSERT_COUNTING, "DROP TRIGGER submissions_counted_on_insert ON submissions"];
