@@ -9,8 +9,8 @@ import * as assert from "uvu/assert";
 import { within } from "../support/within.ts";
 import type { Serve } from "./over-socket.ts";
 
-/** A handler held at a gate: `entered` resolves when a request reaches it. */
-function gatedHandler() {
+/** A handler held at a gate until `release`: `reached` resolves when a request reaches it. */
+export function gatedHandler() {
   const events: string[] = [];
   let entered!: () => void;
   const reached = new Promise<void>((resolve) => (entered = resolve));

@@ -18,7 +18,7 @@ import { overSocket } from "./over-socket.ts";
 import { type FetchHandler, httpSuite } from "./suite.ts";
 import { webhookDeliverySuite } from "./webhook-delivery-suite.ts";
 import { within } from "../support/within.ts";
-import { gracefulCloseSuite } from "./close-suite.ts";
+import { gatedHandler, gracefulCloseSuite } from "./close-suite.ts";
 
 httpSuite("node server, libSQL :memory:", overSocket(serve), { createStore: () => createLibsqlStore({ url: ":memory:" }) });
 webhookDeliverySuite("node server, libSQL :memory:", overSocket(serve), () => createLibsqlStore({ url: ":memory:" }), createWebhookTransport);
@@ -328,26 +328,14 @@ t("graceful close: an in-flight request finishes, new connections are refused, c
 });
 
 t("close() waits for the handler of a request whose client went away: what it writes is done before the caller closes the store", async () => {
-  let entered!: () => void;
-  const inFlight = new Promise<void>((resolve) => (entered = resolve));
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  const events: string[] = [];
-  const server = await serve(
-    async () => {
-      entered();
-      await gate;
-      events.push("handler finished");
-      return new Response("created", { status: 201 });
-    },
-    { port: 0 },
-  );
+  const { events, reached, release, handler } = gatedHandler();
+  const server = await serve(handler, { port: 0 });
   const serverSideClosed = new Promise<void>((resolve) => server.server.once("connection", (socket: Socket) => socket.once("close", resolve)));
   try {
     const client = httpRequest(`${server.url}/`, { method: "POST" });
     client.on("error", () => {});
     client.end("{}");
-    await within(inFlight, 5_000, "the request reaching the handler");
+    await within(reached, 5_000, "the request reaching the handler");
     client.destroy();
     await within(serverSideClosed, 5_000, "the server seeing the client go");
 
