@@ -55,25 +55,23 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     checkOrder(JSON.parse(String(row.times)) as number[], JSON.parse(String(row.ids)) as string[], order);
     return String(row.page);
   };
-  // One read transaction per batch, so a page and its total come from the same snapshot; a
-  // walk that did not find the page is followed by the merge, with the total read again.
-  const readList = async (statements: ReturnType<typeof listStatements>, query: SubmissionQuery) => {
-    const { page, count, merge } = statements;
-    let [rows, total] = await driver.batch([page, count], "read");
-    if (merge !== undefined && !walkFoundPage(query, rows!.rows.length, Number(total!.rows[0]!.total))) {
-      [rows, total] = await driver.batch([merge(), count], "read");
-    }
-    return { rows: arrayRows(rows!), total: Number(total!.rows[0]!.total) };
+  // A list's page and its total from one snapshot, read by `read`; a walk that did not find the
+  // page (walkFoundPage) is followed by the merge, read the same way, with the total again.
+  const readList = async <Read extends { items: readonly unknown[]; total: number }>(
+    { page, count, merge }: ReturnType<typeof listStatements>,
+    query: SubmissionQuery,
+    read: (page: SqlStatement, count: SqlStatement) => Promise<Read>,
+  ): Promise<Read> => {
+    const walked = await read(page, count);
+    return merge === undefined || walkFoundPage(query, walked.items.length, walked.total) ? walked : read(merge(), count);
   };
-  // The page and its total in one statement (pageWithTotal); a walk that did not find the page
-  // is followed by the merge, with the total read again.
-  const readTextList = async (statements: ReturnType<typeof listStatements>, query: SubmissionQuery) => {
-    const { page, count, merge } = statements;
-    let read = await readPageWithTotal(page, count, query.order);
-    if (merge !== undefined && !walkFoundPage(query, read.items.length, read.total)) read = await readPageWithTotal(merge(), count, query.order);
-    return read;
+  // The page's rows and its total in one read transaction.
+  const readRowsWithTotal = async (page: SqlStatement, count: SqlStatement) => {
+    const [rows, total] = await driver.batch([page, count], "read");
+    return { items: arrayRows(rows!), total: Number(total!.rows[0]!.total) };
   };
-  const readPageWithTotal = async (page: SqlStatement, count: SqlStatement, order: "asc" | "desc") => {
+  // The page's JSON texts and its total in one statement (pageWithTotal).
+  const readTextsWithTotal = (order: "asc" | "desc") => async (page: SqlStatement, count: SqlStatement) => {
     const row = (await driver.execute(pageWithTotal(page, count))).rows[0]!;
     const total = Number(row.total);
     if (row.heads === null || row.heads === undefined) return { items: [], total };
@@ -118,11 +116,11 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       return row && joinAroundTime(row[0], row[1], row[2]);
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
-      const { rows, total } = await readList(listStatements(accountId, query), query);
-      return { items: rows.map(rowToSubmission), total };
+      const { items, total } = await readList(listStatements(accountId, query), query, readRowsWithTotal);
+      return { items: items.map(rowToSubmission), total };
     },
     async listSubmissionsAsJson(accountId, query) {
-      return readTextList(listStatements(accountId, query, "json"), query);
+      return readList(listStatements(accountId, query, "json"), query, readTextsWithTotal(query.order));
     },
     async walkSubmissions(accountId, walk) {
       const page = await readWholePage(walkStatement(accountId, walk, "rows"), ",", walk.order);
