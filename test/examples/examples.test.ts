@@ -16,6 +16,7 @@ import { createD1Store } from "../../src/stores/d1/index.ts";
 import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { bundleWorker } from "../support/bundle-worker.ts";
 import { collect, waitForOutput } from "../support/process.ts";
+import { roomInWindow } from "../support/rate-window.ts";
 
 const BIN = "node_modules/.bin";
 const DENO_PERMISSIONS = ["--allow-net", "--allow-env", "--allow-sys", "--allow-ffi", "--allow-read", "--allow-write"];
@@ -89,11 +90,6 @@ function createFrom(url: string, key: string, localAddress: string): Promise<{ s
  * The limit counts in fixed windows of a minute on the clock: creates that straddle a window's
  * end are counted in two budgets. Starts a test's creates early in a window.
  */
-async function intoFreshWindow(): Promise<void> {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
-}
-
 /**
  * The default publishable limit (30 a minute) holds per client address: one address is
  * refused once over it, another still creates. Linux answers on all of 127/8, so each loopback
@@ -103,7 +99,7 @@ async function expectABucketPerAddress(url: string, db: string): Promise<void> {
   const store = await createLibsqlStore({ url: db });
   const { key } = await createApiKey(store, { account: "example", kind: "publishable", domains: ["shop.example"] });
   await store.close();
-  await intoFreshWindow();
+  await roomInWindow(60, 10_000);
   for (let i = 0; i < 30; i++) assert.is((await createFrom(url, key, "127.0.0.2")).status, 201);
   const refused = await createFrom(url, key, "127.0.0.2");
   assert.is(refused.status, 429, refused.body);
@@ -151,7 +147,7 @@ examples("Next.js route handler: the exported methods answer under /forms, a rat
         headers: { "x-api-key": publishable, origin: SHOP, "content-type": "application/json", "x-forwarded-for": forwardedFor },
         body: JSON.stringify({ popupId: "newsletter", data: {} }),
       }));
-    await intoFreshWindow();
+    await roomInWindow(60, 10_000);
     for (let i = 0; i < 30; i++) assert.is((await createFrom("198.51.100.7")).status, 201);
     assert.is((await createFrom("203.0.113.9, 198.51.100.7")).status, 429, "an entry the client wrote does not buy a new budget");
     assert.is((await createFrom("198.51.100.8")).status, 201, "another client has its own budget");

@@ -17,6 +17,7 @@ import { createMemoryStore } from "../../src/stores/memory.ts";
 import { overSocket } from "./over-socket.ts";
 import { type FetchHandler, httpSuite } from "./suite.ts";
 import { webhookDeliverySuite } from "./webhook-delivery-suite.ts";
+import { roomInWindow } from "../support/rate-window.ts";
 import { within } from "../support/within.ts";
 import { gatedHandler, gracefulCloseSuite } from "./close-suite.ts";
 
@@ -421,6 +422,7 @@ t("the handler gets the socket's address as the client address, and rate limits 
         },
         body: JSON.stringify({ popupId: "p", data: {} }),
       });
+    await roomInWindow(60, 5_000);
     assert.is((await send("198.51.100.1")).status, 201);
     // another X-Forwarded-For is not another client: the socket's address is
     assert.is((await send("198.51.100.2")).status, 429);
