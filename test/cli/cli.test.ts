@@ -79,8 +79,8 @@ cli("an upgrade that fails leaves the database at the version it started from, u
   try {
     await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
     await client.batch([{ sql: "INSERT INTO formsink_migrations VALUES (1, 'earlier')" }, ...MIGRATIONS[0]!], "write");
-    // In the way of the newest table a migration creates: every migration after 1 must roll back.
-    const lastTable = /CREATE TABLE (\w+)/.exec(MIGRATIONS.flat().findLast((statement) => /^CREATE TABLE/.test(statement))!)![1]!;
+    // In the way of the last table the migrations create: every migration after 1 must roll back.
+    const lastTable = MIGRATIONS.flat().flatMap((sql) => /CREATE TABLE (\w+)/.exec(sql)?.[1] ?? []).at(-1)!;
     await client.execute(`CREATE TABLE ${lastTable} (x)`);
   } finally {
     client.close();

@@ -31,9 +31,9 @@ export function listStatements(
   const bounds = { limit: query.limit, offset: query.offset };
   const count = { ...countStatement(accountId, query), oneRow: true } as const;
   if (readsWalkOrMerge(query, bounds)) {
-    const pays = firstIndexWalkPays(accountId, query, bounds.offset + bounds.limit);
+    const pays = walkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
     return {
-      page: { ...firstIndexWalk(accountId, query, query.order, bounds, select, pays), asArrays: true },
+      page: { ...indexWalk(accountId, query, query.order, bounds, select, pays, MAX_WALK_ROWS_READ), asArrays: true },
       count,
       merge: () => ({ ...mergedPage(accountId, query, query.order, bounds, select), asArrays: true }),
     };
@@ -64,18 +64,21 @@ function skipsDays(filter: SubmissionFilter, page: PageBounds): boolean {
 function pageStatement(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
   if (skipsDays(filter, page)) return daySkippingPage(accountId, filter, order, page, select);
   const reading = pageReading(filter, page.offset + page.limit);
-  if (reading === "tuple merge") return mergedPage(accountId, filter, order, page, select);
   if (reading === "index") return indexPage(accountId, filter, order, page, select);
-  const walkPays = firstIndexWalkPays(accountId, filter, page.offset + page.limit);
-  const walk = firstIndexWalk(accountId, filter, order, page, select, { sql: "(SELECT pays FROM walk_pays)", args: [] });
-  const walkFound = { sql: "((SELECT pays FROM walk_pays) AND (SELECT COUNT(*) FROM walked) = ?)", args: [page.limit] };
+  const deep = reading === "deep walk or merge";
+  const depth = page.offset + page.limit;
+  const pays = walkPays(accountId, filter, depth, deep ? undefined : MAX_WALK_ROWS);
+  const chosen = { sql: "(SELECT pays FROM walk_pays)", args: [] };
+  const walk = indexWalk(accountId, filter, order, page, select, chosen, deep ? undefined : MAX_WALK_ROWS_READ);
+  // An unbounded walk finds the page whenever it runs (or the list's end, where the merge finds no more).
+  const walkFound = deep ? chosen : { sql: "((SELECT pays FROM walk_pays) AND (SELECT COUNT(*) FROM walked) = ?)", args: [page.limit] };
   const merge = mergedPage(accountId, filter, order, page, select, walkFound);
   // The merge reads rows only when the walk was not chosen or did not find the page; either
   // side is in the list order (`walked` is kept in the order its rows were found).
   return {
-    sql: `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${walkPays.sql}), walked AS MATERIALIZED (${walk.sql})
+    sql: `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql}), walked AS MATERIALIZED (${walk.sql})
           SELECT * FROM walked WHERE ${walkFound.sql} UNION ALL SELECT * FROM (${merge.sql})`,
-    args: [...walkPays.args, ...walk.args!, ...walkFound.args, ...merge.args!],
+    args: [...pays.args, ...walk.args!, ...walkFound.args, ...merge.args!],
   };
 }
 
@@ -93,9 +96,15 @@ interface PageBounds {
 const MIN_DAY_SKIP = 1000;
 
 /**
+ * The account's counts per UTC day, as (day, n) in day order: every row has one status, so a
+ * day's are the sum of its statuses' (migration 12).
+ */
+const ACCOUNT_DAYS = "SELECT day, SUM(n) AS n FROM submission_value_days WHERE account_id = ? AND field = 'status' GROUP BY day";
+
+/**
  * A deep page (`offset=500000`) with at most one equality filter: SQLite's OFFSET steps over
  * every skipped entry of the index, as its B-trees keep no subtree counts. Instead, counts per
- * UTC day (the account's, migration 9, or the filter value's, migration 10) give the day the
+ * UTC day (the account's, `ACCOUNT_DAYS`, or the filter value's, migration 10) give the day the
  * offset falls in, counted from the end the list starts at, and how many matches the days
  * before it hold; the page is read from that day's boundary in the same index, skipping only
  * the rest of the offset. A day's rows all lie on one side of its boundary, ties of created_at
@@ -107,11 +116,11 @@ function daySkippingPage(accountId: string, filter: SubmissionFilter, order: "as
   const direction = ascending ? "ASC" : "DESC";
   const [field] = equalityFields(filter);
   const days = field === undefined
-    ? { sql: "submission_account_days WHERE account_id = ?", args: [accountId] }
+    ? { sql: `(${ACCOUNT_DAYS})`, args: [accountId] }
     : { sql: "submission_value_days WHERE account_id = ? AND field = ? AND value = ?", args: [accountId, EQUALITY_COLUMNS[field], filter[field]!] };
   const rows = field === undefined
     ? { sql: "submissions WHERE account_id = ?", args: [accountId] }
-    : { sql: `submissions INDEXED BY ${FIRST_FILTER_INDEXES[field]} WHERE account_id = ? AND ${EQUALITY_COLUMNS[field]} = ?`, args: [accountId, filter[field]!] };
+    : { sql: `submissions INDEXED BY ${walkIndex(filter).index} WHERE account_id = ? AND ${EQUALITY_COLUMNS[field]} = ?`, args: [accountId, filter[field]!] };
   // The day the offset falls in is the last, in the list order, whose preceding days hold no
   // more than the offset; past the end, the list's last day, and the rest of the offset skips
   // all of it.
@@ -128,67 +137,78 @@ function daySkippingPage(accountId: string, filter: SubmissionFilter, order: "as
 }
 
 /**
- * How a page is read. With at most one equality filter, the index of that filter (or the time
- * index) holds exactly the matches in the list order: reading it is reading the page. With
- * two or more, no index does. Walking the first filter's index and skipping what the others
- * reject costs as much as the filters are correlated (a popup whose leads are all completed
- * walks the whole popup to find nothing); a merge instead takes, of each tuple (popup,
- * domain, device, status) that matches and holds rows by the maintained counts, its range of
- * `submissions_by_tuple` up to `depth` rows, so its cost follows the number of matching tuples
- * and the depth, never how many rows the filters skip. Without dates the counts also say how
- * many rows of the first filter's index a walk reads for a page, so the statement holds both
- * and those counts choose (`firstIndexWalkPays`): plentiful matches are a walk of a few steps,
- * sparse and empty ones a merge. With dates the undated counts say nothing of the window, so
- * it is a merge. Deeper than MAX_MERGE_DEPTH (an export's pages, a deep offset), SQLite's own
- * plan reads the rows, once the counts say any match: an export passes over the filter's index
- * once in all, where a merge would read a page's depth of every tuple for every page.
+ * How a page is read. Without equality filters, the time index holds exactly the account's
+ * rows in the list order, and with only a popup filter the popup's index (migration 1) holds
+ * exactly its matches: reading it is reading the page. With any other, no index does (a row's
+ * index entries are few on purpose: each costs every create and import, migration 12).
+ * Walking the popup's index (or, without a popup filter, the time index) and skipping what
+ * the other filters reject costs as much as they are selective or correlated (a popup whose
+ * leads are all completed walks the whole popup to find nothing); a merge instead takes, of
+ * each tuple (popup, domain, device, status) that matches and holds rows by the maintained
+ * counts, its range of `submissions_by_tuple` up to `depth` rows, so its cost follows the
+ * number of matching tuples and the depth, never how many rows the filters skip. The counts
+ * also say how many rows a walk reads for a page, so the statement holds both and those
+ * counts choose (`walkPays`): plentiful matches are a walk of a few steps, sparse and empty
+ * ones a merge. The counts are undated, so a walk is bounded (matches that cluster in time, or
+ * lie outside a date window, are found by the merge once the walk stops short). Deeper than
+ * MAX_MERGE_DEPTH (an export's pages, a deep offset), the counts choose the same way between
+ * an unbounded walk and a merge (`deep walk or merge`): an export of plentiful matches passes
+ * over the walked index once in all, where a merge would read a page's depth of every tuple
+ * for every page; one of sparse matches reads only its tuples.
  *
  * bench/correlated.ts (every filter combination, the worst one reported) and bench/http.ts's
  * list (two filters whose matches are plentiful) need this.
  */
-export function pageReading(filter: SubmissionFilter, depth: number): "index" | "tuple merge" | "walk or merge" {
-  if (equalityCount(filter) < 2 || depth > MAX_MERGE_DEPTH) return "index";
-  return isDated(filter) ? "tuple merge" : "walk or merge";
+export function pageReading(filter: SubmissionFilter, depth: number): "index" | "walk or merge" | "deep walk or merge" {
+  const fields = equalityFields(filter);
+  if (fields.length === 0 || (fields.length === 1 && walkIndex(filter).field !== undefined)) return "index";
+  return depth > MAX_MERGE_DEPTH ? "deep walk or merge" : "walk or merge";
+}
+
+/**
+ * The index a list walks: the popup's when it has a popup filter (its matches are one range
+ * of it, in the list order, and popups are what lists are filtered by most), else the time
+ * index. The other filters have none (migration 12).
+ */
+function walkIndex(filter: SubmissionFilter): { index: string; field?: "popupId" } {
+  return filter.popupId === undefined ? { index: "submissions_by_time" } : { index: "submissions_by_popup", field: "popupId" };
 }
 
 function isDated(filter: SubmissionFilter): boolean {
   return filter.createdAfter !== undefined || filter.createdBefore !== undefined;
 }
 
-/** The equality filters in the order of submission_counts' key: the first one's counts are one range of it. */
-const FIRST_FILTER_INDEXES = {
-  popupId: "submissions_by_popup",
-  domain: "submissions_by_domain",
-  device: "submissions_by_device",
-  status: "submissions_by_status",
-} as const;
-
 /**
- * Rows of the first filter's index a walk may read for a page before a merge is cheaper:
- * a walk reads a table row for each index entry, a merge reads index entries only.
+ * Rows of the walked index a walk may read for a page before a merge is cheaper: a walk reads
+ * a table row for each index entry, a merge reads index entries only.
  */
 const MAX_WALK_ROWS = 100;
-/** Rows of the first filter's index a walk reads at most, where the counts said MAX_WALK_ROWS. */
+/** Rows of the walked index a walk reads at most, where the counts said MAX_WALK_ROWS. */
 const MAX_WALK_ROWS_READ = 3 * MAX_WALK_ROWS;
 /** What a merge's seek into one tuple's range costs, in index rows. */
 const MERGE_SEEK_ROWS = 2;
 
 /**
- * A constant condition, true when walking the first equality filter's index (`depth` rows
- * deep, without dates) reads fewer rows than merging the matching tuples' ranges: the walk
- * reads about depth * (rows of the first filter) / (rows matching every filter), the merge
- * (depth + a seek) for each matching tuple. From the maintained counts of the first filter's
- * tuples: one range of submission_counts for a popup.
+ * A constant condition, true when walking the list's index (`walkIndex`, `depth` rows deep)
+ * reads fewer rows than merging the matching tuples' ranges, and no more than `maxWalk` when
+ * given: the walk reads about depth * (rows of the index's range) / (rows matching the
+ * filters), the merge (depth + a seek) for each matching tuple. From the maintained counts:
+ * one range of submission_counts, the popup's or the account's.
  */
-function firstIndexWalkPays(accountId: string, filter: SubmissionFilter, depth: number): { sql: string; args: (string | number)[] } {
-  const [first, ...rest] = equalityFields(filter);
-  const others = rest.map((field) => `f.${EQUALITY_COLUMNS[field]} = ?`).join(" AND ");
-  const otherArgs = rest.map((field) => filter[field]!);
+function walkPays(accountId: string, filter: SubmissionFilter, depth: number, maxWalk?: number): { sql: string; args: (string | number)[] } {
+  const { field } = walkIndex(filter);
+  const others = equalityFields(filter).filter((other) => other !== field);
+  const matching = others.map((other) => `f.${EQUALITY_COLUMNS[other]} = ?`).join(" AND ");
+  const values = others.map((other) => filter[other]!);
+  const merge = `COUNT(*) FILTER (WHERE ${matching} AND f.n > 0) * ?`;
   return {
-    sql: `(SELECT ? * COALESCE(SUM(f.n), 0) <= COALESCE(SUM(f.n) FILTER (WHERE ${others}), 0)
-            * min(?, COUNT(*) FILTER (WHERE ${others} AND f.n > 0) * ?)
-          FROM submission_counts f WHERE f.account_id = ? AND f.${EQUALITY_COLUMNS[first!]} = ?)`,
-    args: [depth, ...otherArgs, MAX_WALK_ROWS, ...otherArgs, depth + MERGE_SEEK_ROWS, accountId, filter[first!]!],
+    sql: `(SELECT ? * COALESCE(SUM(f.n), 0) <= COALESCE(SUM(f.n) FILTER (WHERE ${matching}), 0)
+            * ${maxWalk === undefined ? merge : `min(?, ${merge})`}
+          FROM submission_counts f WHERE f.account_id = ?${field === undefined ? "" : " AND f.popup_id = ?"})`,
+    args: [
+      depth, ...values, ...(maxWalk === undefined ? [] : [maxWalk]), ...values, depth + MERGE_SEEK_ROWS, accountId,
+      ...(field === undefined ? [] : [filter[field]!]),
+    ],
   };
 }
 
@@ -196,26 +216,21 @@ function firstIndexWalkPays(accountId: string, filter: SubmissionFilter, depth: 
 const MAX_MERGE_DEPTH = 200;
 
 function equalityFields(filter: SubmissionFilter): (keyof typeof EQUALITY_COLUMNS)[] {
-  return (Object.keys(FIRST_FILTER_INDEXES) as (keyof typeof EQUALITY_COLUMNS)[]).filter((field) => filter[field] !== undefined);
+  return (Object.keys(EQUALITY_COLUMNS) as (keyof typeof EQUALITY_COLUMNS)[]).filter((field) => filter[field] !== undefined);
 }
 
 function equalityCount(filter: SubmissionFilter): number {
   return equalityFields(filter).length;
 }
 
-/**
- * A page read from the index SQLite picks, which with two or more equality filters first asks
- * the counts whether any tuple matches (more than the offset's rows, without dates), once,
- * before it walks anything.
- */
+/** A page of a list without equality filters, or with only a popup filter, read from the index that holds exactly its rows. */
 function indexPage(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
   const { where, args } = whereClause(accountId, filter);
-  const guard = equalityCount(filter) < 2 ? undefined : anyMatch(accountId, filter, isDated(filter) ? 0 : page.offset);
   const after = cursorCondition(order, page.after);
   const direction = order === "asc" ? "ASC" : "DESC";
   return {
-    sql: `SELECT ${select} FROM submissions WHERE ${where}${after.sql} ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf(guard, "?")} OFFSET ?`,
-    args: [...args, ...after.args, ...(guard?.args ?? []), page.limit, page.offset],
+    sql: `SELECT ${select} FROM submissions INDEXED BY ${walkIndex(filter).index} WHERE ${where}${after.sql} ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ?`,
+    args: [...args, ...after.args, page.limit, page.offset],
   };
 }
 
@@ -235,44 +250,50 @@ function cursorCondition(order: "asc" | "desc", after: SubmissionCursor | undefi
 }
 
 /**
- * A page read by walking the first equality filter's index, when `pays` holds (`walk_pays` of
- * the statement that holds it, or `firstIndexWalkPays` itself): at most MAX_WALK_ROWS_READ of
- * its rows, so that matches the undated counts placed evenly but which cluster in time (a popup
- * whose older leads are all completed, listed oldest first) cost a bounded walk before the
- * merge reads the page.
+ * A page read by walking the list's index (`walkIndex`), the other filters' columns read from
+ * the table, when `pays` holds (`walk_pays` of the statement that holds it, or `walkPays`
+ * itself): at most `maxRead` of its rows when given, so that matches the undated counts placed
+ * evenly but which cluster in time (a popup whose older leads are all completed, listed oldest
+ * first) cost a bounded walk before the merge reads the page.
  */
-function firstIndexWalk(
+function indexWalk(
   accountId: string,
   filter: SubmissionFilter,
   order: "asc" | "desc",
   page: PageBounds,
   select: string,
   pays: { sql: string; args: (string | number)[] },
+  maxRead?: number,
 ): SqlStatement {
-  const [first, ...rest] = equalityFields(filter);
-  const after = cursorCondition(order, page.after);
   const direction = order === "asc" ? "ASC" : "DESC";
+  const { index, field } = walkIndex(filter);
+  if (maxRead === undefined) {
+    const { where, args } = whereClause(accountId, filter);
+    const after = cursorCondition(order, page.after);
+    return {
+      sql: `SELECT ${select} FROM submissions INDEXED BY ${index} WHERE ${where}${after.sql}
+            ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf(pays, "?")} OFFSET ?`,
+      args: [...args, ...after.args, ...pays.args, page.limit, page.offset],
+    };
+  }
+  const others = equalityFields(filter).filter((other) => other !== field);
+  const range = rangeOf("submissions", filter, order, page.after);
   // No ORDER BY outside: the walk's rows come in its order, and a sort would read them all.
   return {
     sql: `SELECT ${select} FROM (
-            SELECT * FROM submissions INDEXED BY ${FIRST_FILTER_INDEXES[first!]} WHERE account_id = ? AND ${EQUALITY_COLUMNS[first!]} = ?${after.sql}
+            SELECT * FROM submissions INDEXED BY ${index} WHERE account_id = ?${field === undefined ? "" : " AND popup_id = ?"}${range.sql}
               ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf(pays, "?")})
-          WHERE ${rest.map((field) => `${EQUALITY_COLUMNS[field]} = ?`).join(" AND ")} LIMIT ? OFFSET ?`,
+          WHERE ${others.map((other) => `${EQUALITY_COLUMNS[other]} = ?`).join(" AND ")} LIMIT ? OFFSET ?`,
     args: [
-      accountId, filter[first!]!, ...after.args, ...pays.args, MAX_WALK_ROWS_READ, ...rest.map((field) => filter[field]!), page.limit, page.offset,
+      accountId, ...(field === undefined ? [] : [filter[field]!]), ...range.args, ...pays.args, maxRead,
+      ...others.map((other) => filter[other]!), page.limit, page.offset,
     ],
   };
 }
 
-/** A constant condition: the tuples matching the filter's equality fields hold more than `rows` rows. */
-function anyMatch(accountId: string, filter: SubmissionFilter, rows: number): { sql: string; args: (string | number)[] } {
-  const tuples = matchingTuples(accountId, filter);
-  return { sql: `(SELECT COALESCE(SUM(c.n), 0) FROM submission_counts c WHERE ${tuples.where}) > ?`, args: [...tuples.args, rows] };
-}
-
 /**
  * The total: a sum of the maintained counts (migration 4) when only equality filters apply.
- * With dates, the counts per day (migrations 7 and 9) of the days the range covers, and of a
+ * With dates, the counts per day (migrations 7 and 10) of the days the range covers, and of a
  * day at its ends, the rows on the smaller side of the bound counted: added when they are
  * inside the range, else taken from that day's count. So a month costs about what a day does,
  * and a range from midnight to midnight counts next to no rows (bench/correlated.ts's
@@ -320,14 +341,22 @@ function countStatement(accountId: string, filter: SubmissionFilter): SqlStateme
 
 /**
  * The rows of days `first` to `last` (either undefined: unbounded) matching the filter's
- * equality fields: the account's counts per day without any, else each matching tuple's
- * (from the totals, as a merge takes them).
+ * equality fields: the account's counts per day (its statuses') without any, the value's with one, else each
+ * matching tuple's (from the totals, as a merge takes them).
  */
 function dayCounts(accountId: string, filter: SubmissionFilter, first: number | undefined, last: number | undefined): SqlStatement {
   const range = `${first === undefined ? "" : " AND d.day >= ?"}${last === undefined ? "" : " AND d.day <= ?"}`;
   const rangeArgs = [...(first === undefined ? [] : [first]), ...(last === undefined ? [] : [last])];
-  if (equalityCount(filter) === 0) {
-    return { sql: `SELECT COALESCE(SUM(d.n), 0) FROM submission_account_days d WHERE d.account_id = ?${range}`, args: [accountId, ...rangeArgs] };
+  const fields = equalityFields(filter);
+  if (fields.length === 0) {
+    return { sql: `SELECT COALESCE(SUM(d.n), 0) FROM submission_value_days d WHERE d.account_id = ? AND d.field = 'status'${range}`, args: [accountId, ...rangeArgs] };
+  }
+  if (fields.length === 1) {
+    const [field] = fields as [keyof typeof EQUALITY_COLUMNS];
+    return {
+      sql: `SELECT COALESCE(SUM(d.n), 0) FROM submission_value_days d WHERE d.account_id = ? AND d.field = ?${range} AND d.value = ?`,
+      args: [accountId, EQUALITY_COLUMNS[field], ...rangeArgs, filter[field]!],
+    };
   }
   const tuples = matchingTuples(accountId, filter);
   return {
@@ -354,13 +383,14 @@ function wholeDays(filter: SubmissionFilter): { first?: number; last?: number } 
 }
 
 /**
- * The rows in the filter's range, counted: over the tuples' ranges when two or more equality
- * filters apply (see `pageReading`), else over the one index that holds the matches.
+ * The rows in the filter's range, counted: over the matching tuples' ranges when two or more
+ * equality filters apply (see `pageReading`), else over the popup's index or the time index
+ * (at most half a day's rows, where one filter's tuples may be many).
  */
 function rowCount(accountId: string, filter: SubmissionFilter): SqlStatement {
   if (equalityCount(filter) < 2) {
     const { where, args } = whereClause(accountId, filter);
-    return { sql: `SELECT COUNT(*) AS total FROM submissions WHERE ${where}`, args };
+    return { sql: `SELECT COUNT(*) AS total FROM submissions INDEXED BY ${walkIndex(filter).index} WHERE ${where}`, args };
   }
   const range = rangeOf("s", filter);
   const tuples = matchingTuples(accountId, filter);
