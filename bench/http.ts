@@ -3,7 +3,7 @@
  * `formsink/node` on a libSQL file of 100,000 submissions, each as a share of a raw node:http
  * server measured in the same run (a fixed 2 KB JSON for the reads; reading and parsing a JSON
  * body, answering 201, for the create). Each server runs alone in its own process on core 0;
- * autocannon runs here on core 1, 10 keep-alive connections, a 1 s warm-up before each run.
+ * autocannon runs here on core 1, 10 keep-alive connections, a 5 s warm-up before each run.
  *
  *   node --import tsx bench/http.ts [--quick] [--only=list|get|create] [--metrics] [--profile=<dir>] [--threads]
  *

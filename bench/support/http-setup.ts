@@ -100,8 +100,17 @@ export interface Measured extends LoadResult {
 }
 
 /**
- * A 1 s warm-up (JIT, connections, pages), then `seconds` of load; fails on any error or answer
- * not 2xx. `databaseCpuSeconds`, when given, is read around the same window.
+ * Load before the measured window. V8 keeps compiling a workload's path on its helper threads
+ * for the first seconds that workload runs (http.ts `--threads` shows them), and on the one
+ * core a server is pinned to they take the event loop's time: a shorter warm-up measures that
+ * compilation, which a server that has been up for a while no longer does, as if every request
+ * paid for it.
+ */
+export const WARM_UP_SECONDS = 5;
+
+/**
+ * A warm-up of WARM_UP_SECONDS (JIT, connections, pages), then `seconds` of load; fails on any
+ * error or answer not 2xx. `databaseCpuSeconds`, when given, is read around the same window.
  */
 export async function measure(
   name: string,
@@ -111,7 +120,7 @@ export async function measure(
   seconds: number,
   databaseCpuSeconds?: () => number,
 ): Promise<Measured> {
-  await runLoad({ url, ...load, durationSeconds: 1 });
+  await runLoad({ url, ...load, durationSeconds: WARM_UP_SECONDS });
   const cpuBefore = cpuSeconds(serverPid);
   const threadsBefore = threadCpuSeconds(serverPid);
   const databaseBefore = databaseCpuSeconds?.();
