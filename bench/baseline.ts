@@ -4,7 +4,7 @@
  * a durable insert per create) on the same submissions, formsink through `formsink/node`, and a
  * raw node:http server (a fixed 2 KB JSON; reading, parsing and answering 201 to a JSON body),
  * all measured in one run. Each server runs alone in its own process on core 0; autocannon
- * runs here on core 1, 10 keep-alive connections, a 1 s warm-up before each run.
+ * runs here on core 1, 10 keep-alive connections, a 5 s warm-up before each run.
  *
  *   node --import tsx bench/baseline.ts [--quick]
  *

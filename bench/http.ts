@@ -3,14 +3,16 @@
  * `formsink/node` on a libSQL file of 100,000 submissions, each as a share of a raw node:http
  * server measured in the same run (a fixed 2 KB JSON for the reads; reading and parsing a JSON
  * body, answering 201, for the create). Each server runs alone in its own process on core 0;
- * autocannon runs here on core 1, 10 keep-alive connections, a 1 s warm-up before each run.
+ * autocannon runs here on core 1, 10 keep-alive connections, a 5 s warm-up before each run.
  *
- *   node --import tsx bench/http.ts [--quick] [--only=list|get|create] [--metrics] [--profile=<dir>]
+ *   node --import tsx bench/http.ts [--quick] [--only=list|get|create] [--metrics] [--profile=<dir>] [--threads]
  *
  * `--quick`: 3 s runs on 20,000 submissions. `--only=<text>`: the raw servers and the formsink
  * workloads whose name contains <text>. `--metrics`: the formsink server counts what
  * `formsink serve --metrics` counts (run with and without it to see what metrics cost). `--profile=<dir>`: the formsink server writes a V8 CPU
- * profile (`--cpu-prof`) there when it stops (read it with bench/support/profile-top.ts). The database is made once through
+ * profile (`--cpu-prof`) there when it stops (read it with bench/support/profile-top.ts). `--threads`: each
+ * workload's server CPU per request split by thread (the event loop, libSQL's threads where commits
+ * and their fsyncs run, V8's and Node's helpers: compilation and GC). The database is made once through
  * `importSubmissions` and kept in bench/.data/; each run works on a copy, so the creates of one
  * run do not change the next one's data.
  */
@@ -21,6 +23,7 @@ import { reportTargets, type TargetFigure } from "./support/targets.ts";
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
 const withMetrics = process.argv.includes("--metrics");
+const byThread = process.argv.includes("--threads");
 const profileDir = process.argv.find((arg) => arg.startsWith("--profile="))?.slice("--profile=".length);
 const ROWS = quick ? 20_000 : 100_000;
 const SECONDS = quick ? 3 : 10;
@@ -105,6 +108,16 @@ console.log(
     }),
   )}`,
 );
+
+if (byThread) {
+  const kinds = ["event loop", "libSQL", "V8 and Node", "exited"];
+  console.log(
+    `\nserver CPU us/req by thread\n${formatTable(
+      ["workload", ...kinds],
+      WORKLOADS.map((workload) => [workload.name, ...kinds.map((kind) => (results.get(workload.name)!.threadMicros[kind] ?? 0).toFixed(1))]),
+    )}`,
+  );
+}
 
 const measured = (name: string) => WORKLOADS.find((w) => w.name === name);
 const figures: TargetFigure[] = [];

@@ -10,7 +10,7 @@ import { createApiKey } from "../../src/auth/keys.ts";
 import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import type { Submission } from "../../src/submission.ts";
 import { generateSubmissions, POPUPS, STATUSES } from "./dataset.ts";
-import { cpuSeconds, type LoadOptions, type LoadResult, runLoad } from "./load.ts";
+import { cpuSeconds, type LoadOptions, type LoadResult, runLoad, threadCpuSeconds } from "./load.ts";
 
 export const DATA_DIR = fileURLToPath(new URL("../.data/", import.meta.url));
 const IMPORT_BATCH = 5000;
@@ -93,13 +93,24 @@ export function createRequest(key: string) {
 export interface Measured extends LoadResult {
   /** The server's CPU time per request: what a request costs, however fast the load came. */
   serverMicros: number;
+  /** `serverMicros` split by the server's threads (threadCpuSeconds). */
+  threadMicros: Record<string, number>;
   /** The CPU time per request of what `databaseCpuSeconds` counts (a database server's processes), when given. */
   databaseMicros?: number;
 }
 
 /**
- * A 1 s warm-up (JIT, connections, pages), then `seconds` of load; fails on any error or answer
- * not 2xx. `databaseCpuSeconds`, when given, is read around the same window.
+ * Load before the measured window. V8 keeps compiling a workload's path on its helper threads
+ * for the first seconds that workload runs (http.ts `--threads` shows them), and on the one
+ * core a server is pinned to they take the event loop's time: a shorter warm-up measures that
+ * compilation, which a server that has been up for a while no longer does, as if every request
+ * paid for it.
+ */
+export const WARM_UP_SECONDS = 5;
+
+/**
+ * A warm-up of WARM_UP_SECONDS (JIT, connections, pages), then `seconds` of load; fails on any
+ * error or answer not 2xx. `databaseCpuSeconds`, when given, is read around the same window.
  */
 export async function measure(
   name: string,
@@ -109,13 +120,17 @@ export async function measure(
   seconds: number,
   databaseCpuSeconds?: () => number,
 ): Promise<Measured> {
-  await runLoad({ url, ...load, durationSeconds: 1 });
+  await runLoad({ url, ...load, durationSeconds: WARM_UP_SECONDS });
   const cpuBefore = cpuSeconds(serverPid);
+  const threadsBefore = threadCpuSeconds(serverPid);
   const databaseBefore = databaseCpuSeconds?.();
   const result = await runLoad({ url, ...load, durationSeconds: seconds });
   const requests = result.requestsPerSecond * seconds;
   const serverMicros = ((cpuSeconds(serverPid) - cpuBefore) * 1e6) / requests;
+  const threadMicros = Object.fromEntries(
+    Object.entries(threadCpuSeconds(serverPid)).map(([kind, seconds]) => [kind, ((seconds - (threadsBefore[kind] ?? 0)) * 1e6) / requests]),
+  );
   const databaseMicros = databaseCpuSeconds && ((databaseCpuSeconds() - databaseBefore!) * 1e6) / requests;
   if (result.errors + result.non2xx > 0) throw new Error(`${name}: ${result.errors} errors, ${result.non2xx} answers not 2xx`);
-  return databaseMicros === undefined ? { ...result, serverMicros } : { ...result, serverMicros, databaseMicros };
+  return databaseMicros === undefined ? { ...result, serverMicros, threadMicros } : { ...result, serverMicros, threadMicros, databaseMicros };
 }

@@ -1,6 +1,6 @@
 /** Load generation for the benchmarks: autocannon, pinned to its own core when taskset exists. */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 
@@ -104,6 +104,33 @@ export function stopServerProcess(child: ChildProcess): Promise<void> {
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
+}
+
+/**
+ * CPU seconds a process has used, split by thread: `event loop` (the main thread), `libSQL`
+ * (the binding's threads, where the commits and their fsyncs run), `V8 and Node` (compilation,
+ * GC and Node's other helpers), and `exited` (threads gone by now). Read from
+ * /proc/<pid>/task/<tid>/stat.
+ */
+export function threadCpuSeconds(pid: number): Record<string, number> {
+  const split: Record<string, number> = { "event loop": 0, libSQL: 0, "V8 and Node": 0 };
+  let live = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    } catch {
+      continue; // the thread exited meanwhile: counted in `exited`
+    }
+    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+    const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
+    const kind = tid === String(pid) ? "event loop" : name.startsWith("tokio") ? "libSQL" : "V8 and Node";
+    split[kind]! += seconds;
+    live += seconds;
+  }
+  split.exited = cpuSeconds(pid) - live;
+  return split;
 }
 
 export function formatTable(header: string[], rows: string[][]): string {

@@ -100,12 +100,13 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   return {
     async insertSubmission(accountId, s) {
       // One transaction: the row, its data keys (for CSV columns) and its event go in together or not at all.
+      const keysHeld = holdsEveryKey(storedKeys, accountId, s);
       await writeGrouped([
         { sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (${PLACEHOLDERS})`, args: submissionValues(accountId, s) },
-        ...(holdsEveryKey(storedKeys, accountId, s) ? [] : [keepDataKeys(accountId, s)]),
+        ...(keysHeld ? [] : [keepDataKeys(accountId, s)]),
         createdEvent(accountId, s, Date.now()),
       ]);
-      storedKeys.add(accountId, writtenKeys(s));
+      if (!keysHeld) storedKeys.add(accountId, writtenKeys(s));
     },
     async getSubmission(accountId, submissionId) {
       const row = await readSubmission(GET_AS_COLUMNS, accountId, submissionId);
@@ -198,6 +199,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       };
       // One atomic batch, no interactive transaction: the record is inserted unless the key is
       // taken, and the submission only if the record that now holds the key is its own.
+      const keysHeld = holdsEveryKey(storedKeys, accountId, s);
       const results = await writeGrouped(
         [
           { sql: "DELETE FROM idempotency_keys WHERE expires_at <= ?", args: [now] },
@@ -215,7 +217,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
             sql: "SELECT fingerprint, submission_id, submission FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ?",
             args: [...record],
           },
-          ...(holdsEveryKey(storedKeys, accountId, s) ? [] : [keepDataKeys(accountId, s, heldBySubmission)]),
+          ...(keysHeld ? [] : [keepDataKeys(accountId, s, heldBySubmission)]),
           createdEvent(accountId, s, now, heldBySubmission),
         ],
       );
@@ -223,7 +225,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       if (String(holder.submission_id) !== s.submissionId) {
         return { inserted: false, fingerprint: String(holder.fingerprint), submission: JSON.parse(String(holder.submission)) as Submission };
       }
-      storedKeys.add(accountId, writtenKeys(s));
+      if (!keysHeld) storedKeys.add(accountId, writtenKeys(s));
       return { inserted: true };
     },
 
