@@ -201,14 +201,6 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
   // 8 in this round's numbering (7 is the webhook helper's; renumber at merge): inserts count
   // their rows' totals in their own statement, and the insert trigger is dropped (writes.ts).
   COUNTING_MIGRATION,
-  // 9 in this round's numbering (the pgbulk helper's; renumber at merge): one index of the
-  // (popup, domain, device, status) tuple in place of the domain, device and status indexes (rows.ts).
-  [
-    `DROP INDEX submissions_by_domain`,
-    `DROP INDEX submissions_by_device`,
-    `DROP INDEX submissions_by_status`,
-    `CREATE INDEX submissions_by_tuple ON submissions (account_id, popup_id, domain, device, status, created_at, id)`,
-  ],
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.length;

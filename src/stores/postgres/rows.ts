@@ -91,169 +91,69 @@ function withoutBoundBehind(walk: SubmissionWalk): SubmissionFilter {
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 
 type Value = string | number;
+
+/** The WHERE clause of a filter, its parameters numbered from `$1` (the account). */
+function whereClause(accountId: string, filter: SubmissionFilter): { where: string; args: Value[] } {
+  const args: Value[] = [accountId];
+  const conditions = ["account_id = $1"];
+  for (const [field, column] of Object.entries(EQUALITY_COLUMNS)) {
+    const value = filter[field as keyof typeof EQUALITY_COLUMNS];
+    if (value === undefined) continue;
+    args.push(value);
+    conditions.push(`${column} = $${args.length}`);
+  }
+  // Whole milliseconds in the column: t > x exactly when t > floor(x), t < x when t < ceil(x).
+  if (filter.createdAfter !== undefined) {
+    args.push(Math.floor(filter.createdAfter));
+    conditions.push(`created_at > $${args.length}::bigint`);
+  }
+  if (filter.createdBefore !== undefined) {
+    args.push(Math.ceil(filter.createdBefore));
+    conditions.push(`created_at < $${args.length}::bigint`);
+  }
+  return { where: conditions.join(" AND "), args };
+}
+
 const isDated = (filter: SubmissionFilter) => filter.createdAfter !== undefined || filter.createdBefore !== undefined;
 
 /**
- * The filters no index of `submissions` leads with: domain, device and status (PostgreSQL
- * migration 9 dropped their indexes, as each costs every create and import). A list with none of
- * them reads the time index, or with a popup filter the popup's, which holds exactly its
- * matches in the list order; one with any of them reads a page by walking one of those indexes
- * or by merging the matching tuples' ranges of `submissions_by_tuple` (`walkOrMerge`).
- */
-function tupleFilters(filter: SubmissionFilter): ("domain" | "device" | "status")[] {
-  return (["domain", "device", "status"] as const).filter((field) => filter[field] !== undefined);
-}
-
-/** Parameters of a statement, numbered in the order they are added. */
-class Parameters {
-  readonly values: Value[] = [];
-  add(value: Value): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
-
-/**
- * Conditions on `table`'s (created_at, id): the date bounds and, for a walk, the cursor, each
- * starting with AND. Whole milliseconds in the column: t > x exactly when t > floor(x), t < x
- * when t < ceil(x); a cursor inside a millisecond passes every row of the millisecond before
- * (or after) it.
- */
-function rangeConditions(table: string, filter: SubmissionFilter, p: Parameters, order: "asc" | "desc", after?: SubmissionWalk["after"]): string {
-  let sql = "";
-  if (filter.createdAfter !== undefined) sql += ` AND ${table}.created_at > ${p.add(Math.floor(filter.createdAfter))}::bigint`;
-  if (filter.createdBefore !== undefined) sql += ` AND ${table}.created_at < ${p.add(Math.ceil(filter.createdBefore))}::bigint`;
-  const comparison = order === "asc" ? ">" : "<";
-  if (after && Number.isInteger(after.createdAt)) {
-    sql += ` AND (${table}.created_at, ${table}.id) ${comparison} (${p.add(after.createdAt)}::bigint, ${p.add(after.submissionId)}::text)`;
-  } else if (after) {
-    sql += ` AND ${table}.created_at ${comparison} ${p.add(order === "asc" ? Math.floor(after.createdAt) : Math.ceil(after.createdAt))}::bigint`;
-  }
-  return sql;
-}
-
-/** The equality filters as conditions on `table`, each starting with AND. */
-function equalityConditions(table: string, filter: SubmissionFilter, p: Parameters, fields: readonly (keyof typeof EQUALITY_COLUMNS)[]): string {
-  return fields
-    .filter((field) => filter[field] !== undefined)
-    .map((field) => ` AND ${table}.${EQUALITY_COLUMNS[field]} = ${p.add(filter[field]!)}::text`)
-    .join("");
-}
-
-/** What a seek into one tuple's range costs a merge, in index rows. */
-const MERGE_SEEK_ROWS = 2;
-/** How many times the rows the counts expect a walk to read it may read before the merge reads the page. */
-const WALK_SLACK = 3;
-
-/**
- * The first `depth` rows (SUBMISSION_COLUMNS, in the list order) of a filter with domain,
- * device or status filters (`tupleFilters`), read one of two ways in one statement: a walk of
- * the popup's index (or, without a popup filter, the time index) that skips the rows the other
- * filters reject, or a merge of each matching tuple's (popup, domain, device, status) first
- * `depth` rows in `submissions_by_tuple`. The maintained counts choose: a walk reads about
- * depth x (rows of its range) / (matching rows), a merge (depth + a seek) for each matching
- * tuple, so plentiful matches are a walk of a few steps and sparse or empty ones a merge whose
- * cost follows the tuples, not the rows skipped. The counts are undated, and matches can cluster
- * in time: the walk reads at most WALK_SLACK times what the counts expect, and when that does
- * not find `depth` rows the merge reads them. Both sides read only index entries but for the
- * rows they return.
- */
-function walkOrMerge(accountId: string, filter: SubmissionFilter, p: Parameters, order: "asc" | "desc", depth: number, after?: SubmissionWalk["after"]): string {
-  const direction = order === "asc" ? "ASC" : "DESC";
-  const account = p.add(accountId);
-  const depthParameter = `${p.add(depth)}::bigint`;
-  const others = tupleFilters(filter);
-  const popup = filter.popupId === undefined ? "" : ` AND c.popup_id = ${p.add(filter.popupId)}::text`;
-  const matching = others.map((field) => `c.${EQUALITY_COLUMNS[field]} = ${p.add(filter[field]!)}::text`).join(" AND ");
-  const walkRange = `${filter.popupId === undefined ? "" : ` AND w.popup_id = ${p.add(filter.popupId)}::text`}${rangeConditions("w", filter, p, order, after)}`;
-  const walkOthers = equalityConditions("scanned", filter, p, others);
-  const tupleRange = rangeConditions("k", filter, p, order, after);
-  return `WITH counts AS MATERIALIZED (
-      SELECT COALESCE(SUM(c.n), 0) AS range_rows, COALESCE(SUM(c.n) FILTER (WHERE ${matching}), 0) AS matching,
-        COUNT(*) FILTER (WHERE ${matching} AND c.n > 0) AS tuples
-      FROM submission_counts c WHERE c.account_id = ${account}${popup}),
-    walk AS MATERIALIZED (
-      SELECT CASE WHEN matching > 0 AND ${depthParameter} * range_rows <= matching * tuples * (${depthParameter} + ${MERGE_SEEK_ROWS})
-        THEN ceil(${WALK_SLACK} * ${depthParameter} * range_rows::float8 / matching)::bigint ELSE 0 END AS reads
-      FROM counts),
-    walked AS MATERIALIZED (
-      SELECT ${SUBMISSION_COLUMNS} FROM (
-        SELECT w.* FROM submissions w WHERE w.account_id = ${account}${walkRange}
-        ORDER BY w.created_at ${direction}, w.id ${direction} LIMIT (SELECT reads FROM walk)) AS scanned
-      WHERE true${walkOthers}
-      ORDER BY created_at ${direction}, id ${direction} LIMIT ${depthParameter}),
-    walk_found AS MATERIALIZED (SELECT COUNT(*) = ${depthParameter} AS found FROM walked),
-    merged AS (
-      SELECT m.id FROM submission_counts c CROSS JOIN LATERAL (
-        SELECT k.created_at, k.id FROM submissions k
-        WHERE k.account_id = c.account_id AND k.popup_id = c.popup_id AND k.domain = c.domain AND k.device = c.device AND k.status = c.status${tupleRange}
-        ORDER BY k.created_at ${direction}, k.id ${direction} LIMIT ${depthParameter}) AS m
-      WHERE c.account_id = ${account}${popup} AND ${matching} AND c.n > 0 AND NOT (SELECT found FROM walk_found)
-      ORDER BY m.created_at ${direction}, m.id ${direction} LIMIT ${depthParameter})
-    SELECT ${SUBMISSION_COLUMNS} FROM walked WHERE (SELECT found FROM walk_found)
-    UNION ALL
-    SELECT ${SUBMISSION_COLUMNS.split(", ").map((column) => `s.${column}`).join(", ")} FROM merged JOIN submissions s ON s.account_id = ${account} AND s.id = merged.id`;
-}
-
-/**
- * The total of a list: a sum of the maintained counts when only equality filters apply; with
- * dates, a count over the matching index range, or with domain, device or status filters the
- * sum of a count over each matching tuple's range.
- */
-function totalStatement(accountId: string, filter: SubmissionFilter, p: Parameters): string {
-  if (!isDated(filter)) {
-    return `SELECT COALESCE(SUM(c.n), 0) FROM submission_counts c WHERE c.account_id = ${p.add(accountId)}${equalityConditions("c", filter, p, EQUALITY_FIELDS)}`;
-  }
-  if (tupleFilters(filter).length === 0) {
-    return `SELECT COUNT(*) FROM submissions s WHERE s.account_id = ${p.add(accountId)}${equalityConditions("s", filter, p, EQUALITY_FIELDS)}${rangeConditions("s", filter, p, "asc")}`;
-  }
-  return `SELECT COALESCE(SUM(m.n), 0) FROM submission_counts c CROSS JOIN LATERAL (
-      SELECT COUNT(*) AS n FROM submissions k
-      WHERE k.account_id = c.account_id AND k.popup_id = c.popup_id AND k.domain = c.domain AND k.device = c.device AND k.status = c.status${rangeConditions("k", filter, p, "asc")}) AS m
-    WHERE c.account_id = ${p.add(accountId)}${equalityConditions("c", filter, p, EQUALITY_FIELDS)} AND c.n > 0`;
-}
-
-const EQUALITY_FIELDS = Object.keys(EQUALITY_COLUMNS) as (keyof typeof EQUALITY_COLUMNS)[];
-
-/**
- * One statement, so one snapshot: the total in every row (`totalStatement`) and the page's
+ * One statement, so one snapshot: the total in every row (a sum of the maintained counts when
+ * only equality filters apply, else a count over the matching index range) and the page's
  * columns; a page with no rows is one row of NULLs.
  */
 export function listStatement(accountId: string, query: SubmissionQuery): { text: string; args: Value[] } {
+  const { where, args } = whereClause(accountId, query);
   const direction = query.order === "asc" ? "ASC" : "DESC";
-  const p = new Parameters();
-  const total = totalStatement(accountId, query, p);
-  let page: string;
-  if (tupleFilters(query).length === 0) {
-    page = `SELECT ${SUBMISSION_COLUMNS} FROM submissions s
-      WHERE s.account_id = ${p.add(accountId)}${equalityConditions("s", query, p, EQUALITY_FIELDS)}${rangeConditions("s", query, p, query.order)}`;
-  } else {
-    page = walkOrMerge(accountId, query, p, query.order, query.offset + query.limit);
-  }
+  // Without dates the WHERE clause names only columns submission_counts has too.
+  const total = isDated(query) ? `SELECT COUNT(*) FROM submissions WHERE ${where}` : `SELECT COALESCE(SUM(n), 0) FROM submission_counts WHERE ${where}`;
+  args.push(query.limit, query.offset);
   return {
     text: `SELECT (${total})::float8 AS total, page.* FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-             SELECT * FROM (${page}) AS rows
-             ORDER BY created_at ${direction}, id ${direction} LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS page ON true`,
-    args: p.values,
+             SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE ${where}
+             ORDER BY created_at ${direction}, id ${direction} LIMIT $${args.length - 1} OFFSET $${args.length}) AS page ON true`,
+    args,
   };
 }
 
 /**
  * The page after `walk.after`: a row comparison on (created_at, id), which PostgreSQL reads as a
- * range of the filter's index, however deep the page (with domain, device or status filters,
- * of each matching tuple's range: `walkOrMerge`).
+ * range of the filter's index, however deep the page.
  */
 export function walkStatement(accountId: string, walk: SubmissionWalk): { text: string; args: Value[] } {
-  const filter = withoutBoundBehind(walk);
-  const direction = walk.order === "asc" ? "ASC" : "DESC";
-  const p = new Parameters();
-  if (tupleFilters(filter).length > 0) {
-    const page = walkOrMerge(accountId, filter, p, walk.order, walk.limit, walk.after);
-    return { text: `SELECT * FROM (${page}) AS rows ORDER BY created_at ${direction}, id ${direction} LIMIT ${p.add(walk.limit)}`, args: p.values };
+  const { where, args } = whereClause(accountId, withoutBoundBehind(walk));
+  const [direction, comparison] = walk.order === "asc" ? ["ASC", ">"] : ["DESC", "<"];
+  let after = "";
+  if (walk.after && Number.isInteger(walk.after.createdAt)) {
+    args.push(walk.after.createdAt, walk.after.submissionId);
+    after = ` AND (created_at, id) ${comparison} ($${args.length - 1}::bigint, $${args.length}::text)`;
+  } else if (walk.after) {
+    // A cursor inside a millisecond: every row of the millisecond before (or after) is past it.
+    args.push(walk.order === "asc" ? Math.floor(walk.after.createdAt) : Math.ceil(walk.after.createdAt));
+    after = ` AND created_at ${comparison} $${args.length}::bigint`;
   }
-  const where = `s.account_id = ${p.add(accountId)}${equalityConditions("s", filter, p, EQUALITY_FIELDS)}${rangeConditions("s", filter, p, walk.order, walk.after)}`;
+  args.push(walk.limit);
   return {
-    text: `SELECT ${SUBMISSION_COLUMNS} FROM submissions s WHERE ${where} ORDER BY created_at ${direction}, id ${direction} LIMIT ${p.add(walk.limit)}`,
-    args: p.values,
+    text: `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE ${where}${after} ORDER BY created_at ${direction}, id ${direction} LIMIT $${args.length}`,
+    args,
   };
 }
