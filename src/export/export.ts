@@ -17,8 +17,11 @@ export const DEFAULT_EXPORT_PAGE_SIZE = 1000;
  * Output a page aims at. Small enough that a page's strings stay in V8's young generation
  * (objects up to 128 KiB), whose frequent scavenges also free the byte chunks already written
  * out; with 1 MB pages those were left to a full GC and the server grew by up to 75 MB during a
- * 1M-row export (bench/export.ts), against 0 to 25 MB now, at the same speed. Pages also
- * shrink below the page size when rows are large (data up to the body limit each).
+ * 1M-row export (bench/export.ts), against 0 to 25 MB now, at the same speed. An NDJSON page
+ * from a store with `walkSubmissionsAsNdjson` makes no string: its chunks are freed by the
+ * scavenges the rest of the server's work brings, or by V8's collection for external memory,
+ * so more of them wait to be freed than of CSV's. Pages also shrink below the page size when
+ * rows are large (data up to the body limit each).
  */
 const PAGE_TEXT_TARGET = 96 * 1024;
 /**
