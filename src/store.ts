@@ -67,6 +67,12 @@ export interface SubmissionStore {
    */
   walkSubmissionsAsJson?(accountId: string, walk: SubmissionWalk): Promise<string[]>;
   /**
+   * Optional: the page `walkSubmissionsAsJson` gives as NDJSON bytes (each line UTF-8, ending
+   * with `\n`), how many rows it holds and where the last one is: for a store that can hand
+   * out the bytes without making a string of each line (an NDJSON export writes them as they are).
+   */
+  walkSubmissionsAsNdjson?(accountId: string, walk: SubmissionWalk): Promise<NdjsonPage>;
+  /**
    * Optional: the page `listSubmissions` gives, each submission as the JSON text
    * `JSON.stringify` gives it, and where the last one is in the list order: for a store that
    * can write it cheaper than parsing and re-serialising (the list route answers with it).
@@ -486,6 +492,22 @@ export async function walkSubmissionsAsJson(store: SubmissionStore, accountId: s
   return (await store.walkSubmissions(accountId, walk)).map((submission) => JSON.stringify(submission));
 }
 
+/** `store.walkSubmissionsAsNdjson`, or the lines of `walkSubmissionsAsJson` (or its fallback), encoded. */
+export async function walkSubmissionsAsNdjson(store: SubmissionStore, accountId: string, walk: SubmissionWalk): Promise<NdjsonPage> {
+  if (store.walkSubmissionsAsNdjson) return store.walkSubmissionsAsNdjson(accountId, walk);
+  return ndjsonPage(await walkSubmissionsAsJson(store, accountId, walk));
+}
+
+/** A walk's page of JSON texts (`walkSubmissionsAsJson`) as an NdjsonPage. */
+export function ndjsonPage(lines: readonly string[]): NdjsonPage {
+  const last = lines.at(-1);
+  return {
+    bytes: new TextEncoder().encode(lines.length === 0 ? "" : `${lines.join("\n")}\n`),
+    rows: lines.length,
+    ...(last === undefined ? {} : { last: placeOf(JSON.parse(last) as Submission) }),
+  };
+}
+
 /** `store.listSubmissionsAsJson`, or the page `listSubmissions` gives, serialised. */
 export async function listSubmissionsAsJson(store: SubmissionStore, accountId: string, query: SubmissionQuery): Promise<SubmissionTextPage> {
   if (store.listSubmissionsAsJson) return store.listSubmissionsAsJson(accountId, query);
@@ -563,6 +585,15 @@ export interface SubmissionTextPage {
   items: string[];
   total: number;
   /** Where the last item is in the list order; absent when there are no items. */
+  last?: SubmissionCursor;
+}
+
+/** A walk's page as NDJSON (`walkSubmissionsAsNdjson`). */
+export interface NdjsonPage {
+  /** The rows' lines, UTF-8, each ending with `\n`; empty for no rows. */
+  bytes: Uint8Array;
+  rows: number;
+  /** Where the last row is in the walk's order; absent when there are no rows. */
   last?: SubmissionCursor;
 }
 

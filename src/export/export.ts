@@ -5,8 +5,9 @@
  */
 import { HttpError } from "../http/errors.ts";
 import type { ExportFormat } from "../schemas.ts";
-import { listDataKeys, type SubmissionCursor, type SubmissionFilter, type SubmissionStore, type SubmissionWalk, walkSubmissionsAsJson } from "../store.ts";
-import type { Submission } from "../submission.ts";
+import {
+  listDataKeys, placeOf, type SubmissionCursor, type SubmissionFilter, type SubmissionStore, type SubmissionWalk, walkSubmissionsAsNdjson,
+} from "../store.ts";
 import { csvHeader, csvRecord } from "./csv.ts";
 import { MAX_CSV_DATA_COLUMNS } from "./limits.ts";
 
@@ -16,8 +17,11 @@ export const DEFAULT_EXPORT_PAGE_SIZE = 1000;
  * Output a page aims at. Small enough that a page's strings stay in V8's young generation
  * (objects up to 128 KiB), whose frequent scavenges also free the byte chunks already written
  * out; with 1 MB pages those were left to a full GC and the server grew by up to 75 MB during a
- * 1M-row export (bench/export.ts), against 0 to 25 MB now, at the same speed. Pages also
- * shrink below the page size when rows are large (data up to the body limit each).
+ * 1M-row export (bench/export.ts), against 0 to 25 MB now, at the same speed. An NDJSON page
+ * from a store with `walkSubmissionsAsNdjson` makes no string: its chunks are freed by the
+ * scavenges the rest of the server's work brings, or by V8's collection for external memory,
+ * so more of them wait to be freed than of CSV's. Pages also shrink below the page size when
+ * rows are large (data up to the body limit each).
  */
 const PAGE_TEXT_TARGET = 96 * 1024;
 /**
@@ -61,29 +65,25 @@ export async function openExport(store: SubmissionStore, accountId: string, opti
   const readPage = format === "csv" ? csvPages(store, accountId, dataKeys) : ndjsonPages(store, accountId);
   const walk = (after: SubmissionCursor | undefined, limit: number) => readPage({ ...filter, order, limit, after });
 
-  const encoder = new TextEncoder();
   // The limit each page was read with, to tell a short (last) page.
   let limit = Math.min(pageSize, MIN_PAGE_SIZE);
   let page = await walk(undefined, limit);
   let rows = 0;
-  let head = format === "csv" ? csvHeader(dataKeys) : "";
   return new ReadableStream<Uint8Array>({
     // Called again when the reader has taken the last chunk (one chunk is kept ready), so the
     // next page is read while the one before is being written out; a reader that cancels
     // gets no further page read.
     async pull(controller) {
       const current = page;
-      const text = head + current.text;
-      head = "";
       rows += current.rows;
-      if (text !== "") controller.enqueue(encoder.encode(text));
+      if (current.bytes.byteLength > 0) controller.enqueue(current.bytes);
       onProgress?.(rows);
       // A short page is the last one; the next starts after the last row handed out.
       if (current.rows < limit || current.last === undefined) {
         controller.close();
         return;
       }
-      const fitting = Math.floor((current.rows * PAGE_TEXT_TARGET) / Math.max(1, text.length));
+      const fitting = Math.floor((current.rows * PAGE_TEXT_TARGET) / Math.max(1, current.bytes.byteLength));
       limit = Math.max(MIN_PAGE_SIZE, Math.min(pageSize, fitting));
       page = await walk(current.last, limit);
     },
@@ -91,36 +91,29 @@ export async function openExport(store: SubmissionStore, accountId: string, opti
 }
 
 interface Page {
-  /** The page's records, formatted. */
-  text: string;
+  /** The page's records, formatted, UTF-8. */
+  bytes: Uint8Array;
   rows: number;
   /** Where the next page starts. */
   last?: SubmissionCursor;
 }
 
+/** CSV pages; the first starts with the header. */
 function csvPages(store: SubmissionStore, accountId: string, dataKeys: readonly string[]) {
+  const encoder = new TextEncoder();
+  let head = csvHeader(dataKeys);
   return async (walk: SubmissionWalk): Promise<Page> => {
     const submissions = await store.walkSubmissions(accountId, walk);
-    let text = "";
+    let text = head;
+    head = "";
     for (const submission of submissions) text += csvRecord(submission, dataKeys);
-    return { text, rows: submissions.length, last: cursorOf(submissions.at(-1)) };
+    const last = submissions.at(-1);
+    return { bytes: encoder.encode(text), rows: submissions.length, last: last && placeOf(last) };
   };
 }
 
 function ndjsonPages(store: SubmissionStore, accountId: string) {
-  return async (walk: SubmissionWalk): Promise<Page> => {
-    const lines = await walkSubmissionsAsJson(store, accountId, walk);
-    const last = lines.at(-1);
-    return {
-      text: lines.length === 0 ? "" : `${lines.join("\n")}\n`,
-      rows: lines.length,
-      last: last === undefined ? undefined : cursorOf(JSON.parse(last) as Submission),
-    };
-  };
-}
-
-function cursorOf(submission: Submission | undefined): SubmissionCursor | undefined {
-  return submission && { createdAt: Date.parse(submission.createdAt), submissionId: submission.submissionId };
+  return (walk: SubmissionWalk): Promise<Page> => walkSubmissionsAsNdjson(store, accountId, walk);
 }
 
 /** `submissions-20250712T103000Z.csv`: sorts by time, and safe in every file system. */

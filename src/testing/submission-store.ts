@@ -5,7 +5,7 @@
  */
 import {
   deleteSubmissions, getSubmissionAsJson, listDataKeys, listSubmissionsAsJson, type SubmissionCursor, type SubmissionFilter, type SubmissionQuery, type SubmissionStore, type SubmissionWalk,
-  walkSubmissionsAsJson,
+  placeOf, walkSubmissionsAsJson, walkSubmissionsAsNdjson,
 } from "../store.ts";
 import type { Submission, SubmissionStatus } from "../submission.ts";
 import { assert } from "./assert.ts";
@@ -642,6 +642,27 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     }
     const all = await walkSubmissionsAsJson(store, ACCOUNT, { order: "asc", limit: 1000, status: "completed" });
     assert.equal(all.map((line) => JSON.parse(line) as Submission), awkward.filter((s) => s.status === "completed").sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt)));
+  });
+
+  test("walkSubmissionsAsNdjson (or its fallback): the lines of walkSubmissionsAsJson as UTF-8, each ending with a line feed, their count and the last one's place", async (store) => {
+    const awkward = awkwardSubmissions();
+    await store.importSubmissions(ACCOUNT, awkward);
+    await store.insertSubmission(OTHER_ACCOUNT, seedRows(1)[0]!);
+    for (const order of ["asc", "desc"] as const) {
+      for (const limit of [1, 4, 100]) {
+        let after: SubmissionCursor | undefined;
+        for (let pages = 0; pages < 100; pages++) {
+          const walk = { order, limit, after };
+          const [lines, page] = [await walkSubmissionsAsJson(store, ACCOUNT, walk), await walkSubmissionsAsNdjson(store, ACCOUNT, walk)];
+          assert.is(new TextDecoder().decode(page.bytes), lines.map((line) => `${line}\n`).join(""), `${order} by ${limit}, page ${pages}`);
+          assert.is(page.rows, lines.length);
+          const last = lines.at(-1);
+          assert.equal(page.last, last === undefined ? undefined : placeOf(JSON.parse(last) as Submission));
+          if (lines.length < limit) break;
+          after = page.last;
+        }
+      }
+    }
   });
 
   test("listSubmissionsAsJson (or its fallback): the page listSubmissions gives, each exactly as JSON.stringify writes it, and the last one's place", async (store) => {

@@ -1070,11 +1070,11 @@ function exportCancelSuite(target: string, start: StartHttpTarget, createStore: 
   t("export: a client that stops reading stops the walk through the store", async () => {
     let rowsRead = 0;
     let pagesInFlight = 0;
-    const counted = async <Page extends unknown[]>(read: Promise<Page>): Promise<Page> => {
+    const counted = async <Page extends unknown[] | { rows: number }>(read: Promise<Page>): Promise<Page> => {
       pagesInFlight++;
       try {
         const page = await read;
-        rowsRead += page.length;
+        rowsRead += Array.isArray(page) ? page.length : page.rows;
         return page;
       } finally {
         pagesInFlight--;
@@ -1085,6 +1085,7 @@ function exportCancelSuite(target: string, start: StartHttpTarget, createStore: 
         ...store,
         walkSubmissions: (accountId, walk) => counted(store.walkSubmissions(accountId, walk)),
         walkSubmissionsAsJson: (accountId, walk) => counted(store.walkSubmissionsAsJson(accountId, walk)),
+        walkSubmissionsAsNdjson: (accountId, walk) => counted(store.walkSubmissionsAsNdjson(accountId, walk)),
       }),
     });
     try {
@@ -1196,6 +1197,9 @@ function failingStoreSuite(target: string, start: StartHttpTarget, createStore: 
           throw failure;
         },
         walkSubmissionsAsJson: async () => {
+          throw failure;
+        },
+        walkSubmissionsAsNdjson: async () => {
           throw failure;
         },
         listDataKeys: async () => {

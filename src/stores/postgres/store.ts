@@ -5,7 +5,7 @@
  */
 import type postgres from "postgres";
 import { randomHex } from "../../hex.ts";
-import { type Account, type ApiKeyListing, type CompleteStore, identifierKey, type RetentionRule, type SubmissionQuery } from "../../store.ts";
+import { type Account, type ApiKeyListing, type CompleteStore, identifierKey, ndjsonPage, type RetentionRule, type SubmissionQuery } from "../../store.ts";
 import type { DeletionReason, Submission } from "../../submission.ts";
 import { newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
@@ -109,6 +109,10 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
     async walkSubmissionsAsJson(accountId, walk) {
       const { text, args } = walkStatement(accountId, walk);
       return (await rows(text, args)).map(rowToJson);
+    },
+    async walkSubmissionsAsNdjson(accountId, walk) {
+      const { text, args } = walkStatement(accountId, walk);
+      return ndjsonPage((await rows(text, args)).map(rowToJson));
     },
     async listDataKeys(accountId, filter, limit) {
       const result =

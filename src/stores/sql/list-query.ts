@@ -5,7 +5,7 @@
  */
 import type { SqlStatement } from "./driver.ts";
 import type { SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
-import { SUBMISSION_COLUMNS, SUBMISSION_JSON, SUBMISSION_JSON_AROUND_TIME } from "./submission-row.ts";
+import { SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_JSON, SUBMISSION_JSON_AROUND_TIME } from "./submission-row.ts";
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 
@@ -400,12 +400,11 @@ function rowCount(accountId: string, filter: SubmissionFilter): SqlStatement {
 /**
  * The page after `walk.after`: a row-value comparison on (created_at, id), which SQLite walks
  * as a range of the same index the list uses, however deep the page. Each row is one value
- * (`submission`) and its cursor: as `rows`, SUBMISSION_COLUMNS as a JSON array (for
- * `rowToSubmission`); as `json`, the submission's JSON text (SUBMISSION_JSON). `wholePage`
- * reads a page as one text.
+ * (`submission`) and its cursor: as `rows`, SUBMISSION_ARRAY (for `arrayToSubmission`); as
+ * `json`, the submission's JSON text (SUBMISSION_JSON). `wholePage` reads a page as one text.
  */
 export function walkStatement(accountId: string, walk: SubmissionWalk, as: "rows" | "json" = "rows"): SqlStatement {
-  const value = `${as === "json" ? SUBMISSION_JSON : `json_array(${SUBMISSION_COLUMNS})`} AS submission, created_at, id`;
+  const value = `${as === "json" ? SUBMISSION_JSON : SUBMISSION_ARRAY} AS submission, created_at, id`;
   return pageStatement(accountId, withoutBoundBehind(walk), walk.order, { limit: walk.limit, offset: 0, after: walk.after }, value);
 }
 
@@ -502,11 +501,14 @@ export function pageWithTotal(page: SqlStatement, count: SqlStatement): SqlState
  * A walk page as one row: `page`, the rows' values joined by `separator` (NULL for no rows),
  * and their cursors as JSON arrays `times` and `ids`. SQLite aggregates a subquery with a
  * LIMIT in its ORDER BY order (it runs it as a co-routine, never flattened into the
- * aggregate); the store checks the order all the same.
+ * aggregate); the store checks the order all the same. As "lines", `page` is the values each
+ * ending with a line feed, as a BLOB: the driver hands it out as bytes, not as a string that
+ * the export would encode again (bench/export.ts, NDJSON).
  */
-export function wholePage(statement: SqlStatement, separator: "," | "\n"): SqlStatement {
+export function wholePage(statement: SqlStatement, separator: "," | "lines"): SqlStatement {
+  const page = separator === "," ? "group_concat(submission, ',')" : "CAST(group_concat(submission, char(10)) || char(10) AS BLOB)";
   return {
-    sql: `SELECT group_concat(submission, ${separator === "," ? "','" : "char(10)"}) AS page, json_group_array(created_at) AS times,
+    sql: `SELECT ${page} AS page, json_group_array(created_at) AS times,
           json_group_array(id) AS ids FROM (${statement.sql})`,
     args: statement.args,
   };

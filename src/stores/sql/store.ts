@@ -3,8 +3,8 @@
  * `:memory:`, Turso) and Cloudflare D1 share every line of it.
  */
 import {
-  type Account, type ApiKeyListing, type CompleteStore, type RetentionRule, type SubmissionPage, type SubmissionQuery,
-  type WebhookStore,
+  type Account, type ApiKeyListing, type CompleteStore, type NdjsonPage, type RetentionRule, type SubmissionPage, type SubmissionQuery,
+  type SubmissionWalk, type WebhookStore,
 } from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { createdEvent, deletedEvent, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
@@ -21,7 +21,7 @@ import { randomHex } from "../../hex.ts";
 import { type StoredDataKeys, storedDataKeys } from "../stored-data-keys.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import {
-  joinAroundTime, rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, submissionToRow,
+  arrayToSubmission, joinAroundTime, rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, submissionToRow,
 } from "./submission-row.ts";
 
 /** What every SQL-backed store (libSQL, D1) takes beside its connection. */
@@ -49,11 +49,17 @@ export async function createSqlStore(
 }
 
 function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identifyingFields: readonly string[]): CompleteStore {
-  const readWholePage = async (statement: SqlStatement, separator: "," | "\n", order: "asc" | "desc"): Promise<string | undefined> => {
+  // A walk's page (wholePage) and where its last row is; undefined for no rows.
+  const readWholePage = async (statement: SqlStatement, separator: "," | "lines", order: "asc" | "desc") => {
     const row = (await driver.execute(wholePage(statement, separator))).rows[0];
     if (row?.page === null || row?.page === undefined) return undefined;
-    checkOrder(JSON.parse(String(row.times)) as number[], JSON.parse(String(row.ids)) as string[], order);
-    return String(row.page);
+    const [times, ids] = [JSON.parse(String(row.times)) as number[], JSON.parse(String(row.ids)) as string[]];
+    checkOrder(times, ids, order);
+    return { page: row.page, rows: times.length, last: { createdAt: times.at(-1)!, submissionId: ids.at(-1)! } };
+  };
+  const walkAsNdjson = async (accountId: string, walk: SubmissionWalk): Promise<NdjsonPage> => {
+    const read = await readWholePage(walkStatement(accountId, walk, "json"), "lines", walk.order);
+    return read === undefined ? { bytes: new Uint8Array(0), rows: 0 } : { bytes: bytesOf(read.page), rows: read.rows, last: read.last };
   };
   // A list's page and its total from one snapshot, read by `read`; a walk that did not find the
   // page (walkFoundPage) is followed by the merge, read the same way, with the total again.
@@ -124,14 +130,15 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       return readList(listStatements(accountId, query, "json"), query, readTextsWithTotal(query.order));
     },
     async walkSubmissions(accountId, walk) {
-      const page = await readWholePage(walkStatement(accountId, walk, "rows"), ",", walk.order);
-      return page === undefined ? [] : (JSON.parse(`[${page}]`) as unknown[][]).map(rowToSubmission);
+      const read = await readWholePage(walkStatement(accountId, walk, "rows"), ",", walk.order);
+      return read === undefined ? [] : (JSON.parse(`[${String(read.page)}]`) as unknown[][]).map(arrayToSubmission);
     },
     async walkSubmissionsAsJson(accountId, walk) {
+      const page = (await walkAsNdjson(accountId, walk)).bytes;
       // SUBMISSION_JSON holds no raw line break, so the lines split exactly
-      const page = await readWholePage(walkStatement(accountId, walk, "json"), "\n", walk.order);
-      return page === undefined ? [] : page.split("\n");
+      return page.byteLength === 0 ? [] : new TextDecoder().decode(page.subarray(0, -1)).split("\n");
     },
+    walkSubmissionsAsNdjson: walkAsNdjson,
     async listDataKeys(accountId, filter, limit) {
       const { rows } = await driver.execute(dataKeysStatement(accountId, filter, limit));
       return rows.map((row) => String(row.key));
@@ -396,6 +403,14 @@ function writtenKeys(s: Submission): ReadonlyMap<string, string[]> {
     if (value !== undefined && typeof value !== "function" && typeof value !== "symbol") keys.push(key);
   }
   return new Map([[s.popupId, keys]]);
+}
+
+/** A BLOB as the driver gives it (a Buffer, an ArrayBuffer, or D1's array of numbers), as bytes. */
+function bytesOf(value: unknown): Uint8Array {
+  if (value instanceof Uint8Array) return value;
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (Array.isArray(value)) return Uint8Array.from(value as number[]);
+  return new TextEncoder().encode(String(value));
 }
 
 /** The values of an INSERT INTO submissions (account_id, SUBMISSION_COLUMNS). */

@@ -48,6 +48,29 @@ export function rowToSubmission(row: readonly unknown[]): Submission {
   return submission as unknown as Submission;
 }
 
+// bench/export.ts: CSV >= 200k rows/s needs a page read as one JSON text that parses once.
+/**
+ * SUBMISSION_COLUMNS as one JSON array, written by SQLite with `data` as its JSON text (not a
+ * string holding it, which the reader would parse a second time) and the time as epoch
+ * milliseconds: `JSON.parse` of it is what `arrayToSubmission` takes. A NULL optional column is
+ * `null`.
+ */
+export const SUBMISSION_ARRAY = `printf('[${FIELDS.map(() => "%s").join(",")}]', ${FIELDS.map(({ column, kind }) =>
+  kind === "text" ? `json_quote(${column})` : `COALESCE(${column}, 'null')`,
+).join(", ")})`;
+
+/** A parsed SUBMISSION_ARRAY as a Submission: what `rowToSubmission` gives for the same row. */
+export function arrayToSubmission(row: readonly unknown[]): Submission {
+  const submission: Record<string, unknown> = {};
+  for (let i = 0; i < FIELDS.length; i++) {
+    const { key, kind, optional } = FIELDS[i]!;
+    const value = row[i];
+    if (optional && value === null) continue;
+    submission[key] = kind === "text" ? String(value) : kind === "time" ? formatInstant(Number(value)) : value;
+  }
+  return submission as unknown as Submission;
+}
+
 /** The values of SUBMISSION_COLUMNS for a submission, for every INSERT. */
 export function submissionToRow(submission: Submission): SqlValue[] {
   return FIELDS.map(({ key, kind }) => {
@@ -67,7 +90,29 @@ export const SUBMISSION_JSON = submissionJson((column) => column);
 
 /** SUBMISSION_JSON with each column read through `columnOf` (to qualify it, or to take a field from elsewhere). */
 export function submissionJson(columnOf: (column: string) => string): string {
-  return `'{' || ${FIELDS.map((field, i) => jsonMember(field, i, columnOf)).join(" || ")} || '}'`;
+  const all = members(0, FIELDS.length, columnOf);
+  return jsonText({ format: `{${all.format}}`, values: all.values });
+}
+
+// bench/export.ts: a row's JSON text as one printf, not a concatenation per member.
+/**
+ * `members` (a JSON text with `%s` for each value) as one SQL expression: SQLite's printf writes
+ * the text once, where `||` makes and copies a new string for every member.
+ */
+function jsonText({ format, values }: { format: string; values: string[] }): string {
+  return values.length === 0 ? `'${format}'` : `printf('${format}', ${values.join(", ")})`;
+}
+
+/** FIELDS[from, to) as JSON members: the printf format (the members, `%s` for values) and its values. */
+function members(from: number, to: number, columnOf: (column: string) => string): { format: string; values: string[] } {
+  let format = "";
+  const values: string[] = [];
+  for (let i = from; i < to; i++) {
+    const member = jsonMember(FIELDS[i]!, i, columnOf);
+    format += member.format;
+    values.push(member.value);
+  }
+  return { format, values };
 }
 
 // bench/http.ts (list and get): SQLite's strftime costs more than all the rest of a row's JSON.
@@ -80,8 +125,12 @@ export const SUBMISSION_JSON_AROUND_TIME = (() => {
   const time = FIELDS.findIndex((field) => field.kind === "time");
   const { key, optional } = FIELDS[time]!;
   if (optional) throw new Error("the time written outside SQLite must be present in every row");
-  const members = (from: number, to: number) => FIELDS.slice(from, to).map((field, i) => ` || ${jsonMember(field, from + i, (column) => column)}`).join("");
-  return { head: `'{'${members(0, time)} || '${time === 0 ? "" : ","}"${key}":'`, tail: `''${members(time + 1, FIELDS.length)} || '}'` };
+  const before = members(0, time, (column) => column);
+  const after = members(time + 1, FIELDS.length, (column) => column);
+  return {
+    head: jsonText({ format: `{${before.format}${time === 0 ? "" : ","}"${key}":`, values: before.values }),
+    tail: jsonText({ format: `${after.format}}`, values: after.values }),
+  };
 })();
 
 /** A submission's JSON text from the row's `head`, `created_at` and `tail` (SUBMISSION_JSON_AROUND_TIME). */
@@ -89,15 +138,22 @@ export function joinAroundTime(head: unknown, createdAt: unknown, tail: unknown)
   return `${String(head)}"${formatInstant(Number(createdAt))}"${String(tail)}`;
 }
 
-function jsonMember(field: Field, i: number, columnOf: (column: string) => string): string {
+/**
+ * A field as a JSON member: its part of a printf format (`%s` where the value goes) and the SQL
+ * expression of the value. An optional field's member is all `%s`: empty when the column is NULL.
+ */
+function jsonMember(field: Field, i: number, columnOf: (column: string) => string): { format: string; value: string } {
   const name = `${i === 0 ? "" : ","}"${field.key}":`;
   const column = columnOf(field.column);
+  // a time's quotes go in the format, around strftime's text
+  const [open, close] = field.kind === "time" ? ['"', '"'] : ["", ""];
   const value =
     field.kind === "text"
       ? `json_quote(${column})`
       : field.kind === "json"
         ? `(CASE WHEN instr(${column}, char(10)) OR instr(${column}, char(13)) THEN json(${column}) ELSE ${column} END)`
-        : `'"' || strftime('%Y-%m-%dT%H:%M:%fZ', ${column} / 1000.0, 'unixepoch') || '"'`;
-  const member = `'${name}' || ${value}`;
-  return field.optional ? `(CASE WHEN ${column} IS NULL THEN '' ELSE ${member} END)` : member;
+        : `strftime('%Y-%m-%dT%H:%M:%fZ', ${column} / 1000.0, 'unixepoch')`;
+  return field.optional
+    ? { format: "%s", value: `(CASE WHEN ${column} IS NULL THEN '' ELSE '${name}${open}' || ${value} || '${close}' END)` }
+    : { format: `${name}${open}%s${close}`, value };
 }
