@@ -21,7 +21,7 @@ export { erase, type ErasureRequest, type ErasureResult } from "./privacy/erasur
 export { DEFAULT_IDENTIFYING_FIELDS, identifierKey, isPrivacyStore } from "./store.ts";
 export type { PrivacyStore, ErasureReceipt, RetentionRule } from "./store.ts";
 export type {
-  SubmissionStore, KeyStore, RateLimitCounters, CompleteStore, SubmissionFilter, SubmissionWalk, SubmissionCursor, SubmissionQuery, SubmissionPage, Account, ApiKeyKind, ApiKeyRecord, ApiKeyListing,
+  SubmissionStore, KeyStore, RateLimitCounters, CompleteStore, SubmissionFilter, SubmissionWalk, SubmissionCursor, SubmissionQuery, SubmissionPage, SubmissionTextPage, NdjsonPage, Account, ApiKeyKind, ApiKeyRecord, ApiKeyListing,
   IdempotencyRecord, IdempotentInsert, EventLog, EventQuery, EventPage,
   StoreFaultKind,
 } from "./store.ts";

@@ -1,6 +1,6 @@
 /**
  * The required part of the store contract (`SubmissionStore` in src/store.ts) as tests, and
- * the two optional fast paths, which are tested through the store's own method when it has
+ * the optional fast paths, which are tested through the store's own method when it has
  * one and through the fallback otherwise: the answers must be the same either way.
  */
 import {
