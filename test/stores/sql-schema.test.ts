@@ -139,14 +139,14 @@ function assertIndexWalks(steps: string[], query: SubmissionQuery, what: string,
   let plan = steps;
   if (reading === "walk or merge" || reading === "deep walk or merge") {
     // the counts choose between walking the popup's or the time index (bounded for a page, read
-    // once) and the merge: in one statement, or for a list page the walk alone (its merge apart)
-    const union = what === "page" ? steps.length : steps.indexOf("UNION ALL");
+    // once) and the merge, in one statement
+    const union = steps.indexOf("UNION ALL");
     assert.ok(union > 0, context);
     const choice = /^(COMPOUND QUERY|LEFT-MOST SUBQUERY|CO-ROUTINE .*|SCALAR SUBQUERY \d+|MATERIALIZE (walk_pays|walked)|SCAN CONSTANT ROW|SCAN (walk_pays|walked)|SCAN \(subquery-\d+\))$/;
     const walk = steps.slice(0, union).filter((step) => !choice.test(step));
     const counts = walk.filter((step) => /^SEARCH f USING PRIMARY KEY \(account_id=\?( AND popup_id=\?)?\)$/.test(step));
     assert.is(counts.length, 1, context);
-    if (what !== "page") assertTupleMerge(steps.slice(union + 1), query, what, context);
+    assertTupleMerge(steps.slice(union + 1), query, what, context);
     plan = walk.filter((step) => !counts.includes(step));
     assert.is(plan.length, 1, context);
   }

@@ -14,13 +14,13 @@ const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "devic
  * `rowToSubmission`), or `as` "json" the submission's JSON text around its time
  * (SUBMISSION_JSON_AROUND_TIME's head), its created_at, id, and the text's tail.
  *
- * When the counts choose between a walk and a merge (`pageReading`), `page` is only the walk,
- * and `merge` makes the page read by merging the matching tuples (made only when it is read):
- * the store reads the walk with the total, and only when the walk did not find the page
- * (`walkFoundPage`) reads the merge with the total again, so that both come from one snapshot.
- * A walk alone costs much less than the statement that holds both ways (`pageStatement`),
- * which materializes the walk to look at it: bench/http.ts's list (two filters whose matches
- * are plentiful) needs this.
+ * When the counts choose between a walk and a merge (`pageReading`), `page` reads the side
+ * they choose (`walkOrMerge`), and `merge` makes the page read by merging the matching tuples
+ * (made only when it is read): the store reads `page` with the total, and only when a chosen
+ * walk did not find the page (`walkFoundPage`) reads the merge with the total again, so that
+ * both come from one snapshot. `page` costs much less than the statement that holds both ways
+ * for any depth (`pageStatement`), which materializes the walk to look at it: bench/http.ts's
+ * list (two filters whose matches are plentiful) needs this.
  */
 export function listStatements(
   accountId: string,
@@ -31,9 +31,8 @@ export function listStatements(
   const bounds = { limit: query.limit, offset: query.offset };
   const count = { ...countStatement(accountId, query), oneRow: true } as const;
   if (readsWalkOrMerge(query, bounds)) {
-    const pays = walkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
     return {
-      page: { ...indexWalk(accountId, query, query.order, bounds, select, pays, MAX_WALK_ROWS_READ), asArrays: true },
+      page: { ...walkOrMerge(accountId, query, bounds, select), asArrays: true },
       count,
       merge: () => ({ ...mergedPage(accountId, query, query.order, bounds, select), asArrays: true }),
     };
@@ -49,6 +48,25 @@ export function listStatements(
  */
 export function walkFoundPage(query: SubmissionQuery, rows: number, total: number): boolean {
   return rows === query.limit || query.offset + rows >= total;
+}
+
+/**
+ * A list page as the bounded walk when the counts choose it (`walkPays`), else as the merge:
+ * the counts are read once, each side reads rows only when it is the one chosen (`onlyIf`),
+ * and nothing is materialized, so that a list whose walk finds its page costs the walk, and
+ * one whose counts choose the merge costs the merge and its total once (the walk's own read
+ * would read the total too, to be followed by the merge's). A chosen walk that stops short
+ * is followed by the merge (`walkFoundPage`).
+ */
+function walkOrMerge(accountId: string, query: SubmissionQuery, bounds: PageBounds, select: string): SqlStatement {
+  const pays = walkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
+  const chosen = { sql: "(SELECT pays FROM walk_pays)", args: [] };
+  const walk = indexWalk(accountId, query, query.order, bounds, select, chosen, MAX_WALK_ROWS_READ);
+  const merge = mergedPage(accountId, query, query.order, bounds, select, chosen);
+  return {
+    sql: `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql}) SELECT * FROM (${walk.sql}) UNION ALL SELECT * FROM (${merge.sql})`,
+    args: [...pays.args, ...walk.args!, ...merge.args!],
+  };
 }
 
 function readsWalkOrMerge(filter: SubmissionFilter, page: PageBounds): boolean {
