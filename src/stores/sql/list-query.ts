@@ -326,34 +326,36 @@ function countStatement(accountId: string, filter: SubmissionFilter): SqlStateme
   const days = wholeDays(filter);
   if (days === undefined) return rowCount(accountId, filter);
   let { first, last } = days;
-  const added: SqlStatement[] = [];
-  const taken: SqlStatement[] = [];
-  if (filter.createdAfter !== undefined) {
+  const added: (SqlStatement | undefined)[] = [];
+  const taken: (SqlStatement | undefined)[] = [];
+  const { createdAfter, createdBefore } = filter;
+  if (createdAfter !== undefined) {
     // created_at is whole milliseconds: after `a` is from floor(a) + 1
-    const from = Math.floor(filter.createdAfter) + 1;
+    const from = Math.floor(createdAfter) + 1;
     const dayStart = (first! - 1) * DAY_MS;
     if (from - dayStart < DAY_MS / 2) {
       first = first! - 1;
-      taken.push(rowCount(accountId, { ...filter, createdAfter: dayStart - 1, createdBefore: from }));
+      taken.push(endCount(accountId, { ...filter, createdAfter: dayStart - 1, createdBefore: from }));
     } else {
-      added.push(rowCount(accountId, { ...filter, createdBefore: first! * DAY_MS }));
+      added.push(endCount(accountId, { ...filter, createdAfter, createdBefore: first! * DAY_MS }));
     }
   }
-  if (filter.createdBefore !== undefined) {
+  if (createdBefore !== undefined) {
     // before `b` is up to ceil(b) - 1
-    const to = Math.ceil(filter.createdBefore);
+    const to = Math.ceil(createdBefore);
     const dayStart = (last! + 1) * DAY_MS;
     if (to - dayStart > DAY_MS / 2) {
       last = last! + 1;
-      taken.push(rowCount(accountId, { ...filter, createdAfter: to - 1, createdBefore: dayStart + DAY_MS }));
+      taken.push(endCount(accountId, { ...filter, createdAfter: to - 1, createdBefore: dayStart + DAY_MS }));
     } else {
-      added.push(rowCount(accountId, { ...filter, createdAfter: dayStart - 1 }));
+      added.push(endCount(accountId, { ...filter, createdAfter: dayStart - 1, createdBefore }));
     }
   }
-  const counted = [dayCounts(accountId, filter, first, last), ...added];
+  const counted = [dayCounts(accountId, filter, first, last), ...added.filter((part) => part !== undefined)];
+  const subtracted = taken.filter((part) => part !== undefined);
   return {
-    sql: `SELECT ${counted.map((part) => `(${part.sql})`).join(" + ")}${taken.map((part) => ` - (${part.sql})`).join("")} AS total`,
-    args: [...counted, ...taken].flatMap((part) => part.args ?? []),
+    sql: `SELECT ${counted.map((part) => `(${part.sql})`).join(" + ")}${subtracted.map((part) => ` - (${part.sql})`).join("")} AS total`,
+    args: [...counted, ...subtracted].flatMap((part) => part.args ?? []),
   };
 }
 
@@ -403,16 +405,32 @@ function wholeDays(filter: SubmissionFilter): { first?: number; last?: number } 
 /**
  * The rows in the filter's range, counted: over the matching tuples' ranges when two or more
  * equality filters apply (see `pageReading`), else over the popup's index or the time index
- * (at most half a day's rows, where one filter's tuples may be many).
+ * (at most half a day's rows, where one filter's tuples may be many). With two or more, a
+ * range that holds few rows of that index (the instant of a bound at midnight, which a total's
+ * day at its end takes away) is counted there too, each row's filters read from the table:
+ * a seek into every matching tuple's range costs more.
  */
 function rowCount(accountId: string, filter: SubmissionFilter): SqlStatement {
-  if (equalityCount(filter) < 2) {
-    const { where, args } = whereClause(accountId, filter);
-    return { sql: `SELECT COUNT(*) AS total FROM submissions INDEXED BY ${walkIndex(filter).index} WHERE ${where}`, args };
-  }
+  const { where, args } = whereClause(accountId, filter);
+  const { index, field } = walkIndex(filter);
+  const walked = { sql: `SELECT COUNT(*) AS total FROM submissions INDEXED BY ${index} WHERE ${where}`, args };
+  if (equalityCount(filter) < 2) return walked;
   const range = rangeOf("s", filter);
   const tuples = matchingTuples(accountId, filter);
-  return { sql: `SELECT COUNT(*) AS total FROM ${tuples.from} ON ${TUPLE_JOIN}${range.sql} WHERE ${tuples.where}`, args: [...range.args, ...tuples.args] };
+  const indexed = whereClause(accountId, { ...(field === undefined ? {} : { [field]: filter[field] }), createdAfter: filter.createdAfter, createdBefore: filter.createdBefore });
+  const few = `(SELECT COUNT(*) FROM (SELECT 1 FROM submissions INDEXED BY ${index} WHERE ${indexed.where} LIMIT ?)) < ?`;
+  return {
+    sql: `SELECT CASE WHEN ${few} THEN (${walked.sql}) ELSE (SELECT COUNT(*) FROM ${tuples.from} ON ${TUPLE_JOIN}${range.sql} WHERE ${tuples.where}) END AS total`,
+    args: [...indexed.args, MAX_COUNTED_ROWS, MAX_COUNTED_ROWS, ...args, ...range.args, ...tuples.args],
+  };
+}
+
+/** Rows of a range up to which `rowCount` reads them from the popup's or the time index rather than seek into the matching tuples' ranges. */
+const MAX_COUNTED_ROWS = 16;
+
+/** The rows of an end of a total's range (`countStatement`), counted; none when the range holds no whole millisecond. */
+function endCount(accountId: string, filter: SubmissionFilter & { createdAfter: number; createdBefore: number }): SqlStatement | undefined {
+  return Math.floor(filter.createdAfter) + 1 < Math.ceil(filter.createdBefore) ? rowCount(accountId, filter) : undefined;
 }
 
 /**
