@@ -197,10 +197,13 @@ function isDated(filter: SubmissionFilter): boolean {
 }
 
 /**
- * Rows of the walked index a walk may read for a page before a merge is cheaper: a walk reads
- * a table row for each index entry, a merge reads index entries only.
+ * Rows of the walked index a walk may read for a page, where a merge costs more: a walk reads
+ * a table row for each index entry, but rows are written in time order, so the next entry's
+ * row is mostly on the page the last one's was, and a row read costs about what a merge pays
+ * for one row of a tuple's range. What bounds it is a walk that stops short (matches that
+ * cluster in time) and is then followed by the merge.
  */
-const MAX_WALK_ROWS = 100;
+const MAX_WALK_ROWS = 300;
 /** Rows of the walked index a walk reads at most, where the counts said MAX_WALK_ROWS. */
 const MAX_WALK_ROWS_READ = 3 * MAX_WALK_ROWS;
 /** What a merge's seek into one tuple's range costs, in index rows. */
