@@ -9,35 +9,56 @@ import { SUBMISSION_COLUMNS, SUBMISSION_JSON, SUBMISSION_JSON_AROUND_TIME } from
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 
+/** A list's statements (`listStatements`). */
+export interface ListStatements {
+  page: SqlStatement;
+  count: SqlStatement;
+  /** When the counts choose between a walk and a merge: the page read by the merge. */
+  merge?: () => SqlStatement;
+  /** Beside `merge`: the counts' choice, a WITH clause that `page` and `walkCount` read (`withChoice`). */
+  choice?: SqlStatement;
+  /** Beside `merge`: the total when the counts chose the walk, else NULL. */
+  walkCount?: SqlStatement;
+}
+
 /**
  * A list page and its total. The page's rows, as arrays: SUBMISSION_COLUMNS (for
  * `rowToSubmission`), or `as` "json" the submission's JSON text around its time
  * (SUBMISSION_JSON_AROUND_TIME's head), its created_at, id, and the text's tail.
  *
- * When the counts choose between a walk and a merge (`pageReading`), `page` reads the side
- * they choose (`walkOrMerge`), and `merge` makes the page read by merging the matching tuples
- * (made only when it is read): the store reads `page` with the total, and only when a chosen
- * walk did not find the page (`walkFoundPage`) reads the merge with the total again, so that
- * both come from one snapshot. `page` costs much less than the statement that holds both ways
- * for any depth (`pageStatement`), which materializes the walk to look at it: bench/http.ts's
- * list (two filters whose matches are plentiful) needs this.
+ * When the counts choose between a walk and a merge (`pageReading`), `page` is only the walk,
+ * which reads rows only when the counts choose it (`choice`), and `merge` makes the page read
+ * by merging the matching tuples (made only when it is read): the store reads the walk with
+ * `walkCount`, the total only when the walk was chosen, and only when the walk was not chosen
+ * or did not find the page (`walkFoundPage`) reads the merge with the total, so that both come
+ * from one snapshot and a list whose counts choose the merge reads its total once. A walk
+ * alone costs much less than a statement that holds both ways (`pageStatement`, or the merge
+ * beside the walk with a LIMIT of 0, whose cursors SQLite still opens): bench/http.ts's list
+ * (two filters whose matches are plentiful) needs this.
  */
-export function listStatements(
-  accountId: string,
-  query: SubmissionQuery,
-  as: "rows" | "json" = "rows",
-): { page: SqlStatement; count: SqlStatement; merge?: () => SqlStatement } {
+export function listStatements(accountId: string, query: SubmissionQuery, as: "rows" | "json" = "rows"): ListStatements {
   const select = as === "json" ? `${SUBMISSION_JSON_AROUND_TIME.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME.tail} AS tail` : SUBMISSION_COLUMNS;
   const bounds = { limit: query.limit, offset: query.offset };
   const count = { ...countStatement(accountId, query), oneRow: true } as const;
   if (readsWalkOrMerge(query, bounds)) {
+    const pays = walkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
     return {
-      page: { ...walkOrMerge(accountId, query, bounds, select), asArrays: true },
+      page: { ...indexWalk(accountId, query, query.order, bounds, select, CHOSEN, MAX_WALK_ROWS_READ), asArrays: true },
       count,
       merge: () => ({ ...mergedPage(accountId, query, query.order, bounds, select), asArrays: true }),
+      choice: { sql: `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql})`, args: pays.args },
+      walkCount: { sql: `SELECT CASE WHEN ${CHOSEN.sql} THEN (${count.sql}) END AS total`, args: count.args, oneRow: true },
     };
   }
   return { page: { ...pageStatement(accountId, query, query.order, bounds, select), asArrays: true }, count };
+}
+
+/** The counts' choice of a walk, as the WITH clause of `listStatements`' `choice` holds it. */
+const CHOSEN = { sql: "(SELECT pays FROM walk_pays)", args: [] };
+
+/** `statement` with the WITH clause `choice` (of `listStatements`) in front, when given. */
+export function withChoice(choice: SqlStatement | undefined, statement: SqlStatement): SqlStatement {
+  return choice === undefined ? statement : { ...statement, sql: `${choice.sql} ${statement.sql}`, args: [...(choice.args ?? []), ...(statement.args ?? [])] };
 }
 
 /**
@@ -48,25 +69,6 @@ export function listStatements(
  */
 export function walkFoundPage(query: SubmissionQuery, rows: number, total: number): boolean {
   return rows === query.limit || query.offset + rows >= total;
-}
-
-/**
- * A list page as the bounded walk when the counts choose it (`walkPays`), else as the merge:
- * the counts are read once, each side reads rows only when it is the one chosen (`onlyIf`),
- * and nothing is materialized, so that a list whose walk finds its page costs the walk, and
- * one whose counts choose the merge costs the merge and its total once (the walk's own read
- * would read the total too, to be followed by the merge's). A chosen walk that stops short
- * is followed by the merge (`walkFoundPage`).
- */
-function walkOrMerge(accountId: string, query: SubmissionQuery, bounds: PageBounds, select: string): SqlStatement {
-  const pays = walkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
-  const chosen = { sql: "(SELECT pays FROM walk_pays)", args: [] };
-  const walk = indexWalk(accountId, query, query.order, bounds, select, chosen, MAX_WALK_ROWS_READ);
-  const merge = mergedPage(accountId, query, query.order, bounds, select, chosen);
-  return {
-    sql: `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql}) SELECT * FROM (${walk.sql}) UNION ALL SELECT * FROM (${merge.sql})`,
-    args: [...pays.args, ...walk.args!, ...merge.args!],
-  };
 }
 
 function readsWalkOrMerge(filter: SubmissionFilter, page: PageBounds): boolean {
@@ -526,14 +528,15 @@ function rangeOf(table: string, filter: SubmissionFilter, order?: "asc" | "desc"
  * row of one statement, so one snapshot without a transaction: `total`; `heads` and `tails`,
  * the rows' texts around their time joined by char(30), which no JSON text holds raw; and the
  * rows' `times` and `ids` as JSON arrays, in the order SQLite aggregated them (see `wholePage`).
+ * `choice`: the WITH clause the page and the total read (`listStatements`), put in front.
  */
-export function pageWithTotal(page: SqlStatement, count: SqlStatement): SqlStatement {
-  return {
+export function pageWithTotal(page: SqlStatement, count: SqlStatement, choice?: SqlStatement): SqlStatement {
+  return withChoice(choice, {
     sql: `SELECT (${count.sql}) AS total, group_concat(head, char(30)) AS heads, group_concat(tail, char(30)) AS tails,
           json_group_array(created_at) AS times, json_group_array(id) AS ids FROM (${page.sql})`,
     args: [...(count.args ?? []), ...(page.args ?? [])],
     oneRow: true,
-  };
+  });
 }
 
 // bench/export.ts: CSV and NDJSON >= 200k rows/s need a page read as one text, not a row at a time from the driver.
