@@ -69,10 +69,16 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   };
   // A total as read: NaN when the statement gave none (a walk's, when the counts did not choose it).
   const totalOf = (value: unknown) => (value === null ? Number.NaN : Number(value));
-  // The page's rows and its total in one read transaction. A walk's total is the whole count:
-  // `walkCount` would read the counts' choice a second time, in a statement of its own.
-  const readRowsWithTotal = async (page: SqlStatement, count: SqlStatement, walk?: { choice: SqlStatement }) => {
-    const [rows, total] = await driver.batch([withChoice(walk?.choice, page), count], "read");
+  // The page's rows and its total in one read transaction. A walk's rows in one statement, each
+  // with the total when the counts chose the walk as a last column (rowToSubmission reads the
+  // columns before it): without a row, the merge reads the page.
+  const readRowsWithTotal = async (page: SqlStatement, count: SqlStatement, walk?: { choice: SqlStatement; walkCount: SqlStatement }) => {
+    if (walk !== undefined) {
+      const walked = { sql: `SELECT *, (${walk.walkCount.sql}) AS total FROM (${page.sql})`, args: [...(walk.walkCount.args ?? []), ...(page.args ?? [])], asArrays: true } as const;
+      const rows = arrayRows(await driver.execute(withChoice(walk.choice, walked)));
+      return { items: rows, total: rows.length === 0 ? Number.NaN : totalOf(rows[0]!.at(-1)) };
+    }
+    const [rows, total] = await driver.batch([page, count], "read");
     return { items: arrayRows(rows!), total: totalOf(total!.rows[0]!.total) };
   };
   // The page's JSON texts and its total in one statement (pageWithTotal); a walk's total only
