@@ -3,7 +3,7 @@
  * written from the contract (filters, exclusive date bounds, order by createdAt then id,
  * total), independently of any store's own code.
  */
-import type { SubmissionFilter, SubmissionQuery, SubmissionStore } from "../store.ts";
+import { listSubmissionsAsJson, type SubmissionFilter, type SubmissionQuery, type SubmissionStore } from "../store.ts";
 import type { Device, Submission, SubmissionStatus } from "../submission.ts";
 import { assert } from "./assert.ts";
 
@@ -65,6 +65,10 @@ export async function expectList(store: SubmissionStore, accountId: string, rows
   const what = JSON.stringify(query);
   assert.equal(page.items.map((s) => s.submissionId), expected.ids, `items of ${what}`);
   assert.is(page.total, expected.total, `total of ${what}`);
+  // the list route's answer: the same page and total as JSON texts (a store may read them another way)
+  const texts = await listSubmissionsAsJson(store, accountId, query);
+  assert.equal(texts.items, page.items.map((submission) => JSON.stringify(submission)), `items as JSON of ${what}`);
+  assert.is(texts.total, expected.total, `total with the JSON of ${what}`);
   return page;
 }
 

@@ -296,6 +296,8 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     const times = [
       ...Array.from({ length: 12 }, (_, day) => [D0 + day * DAY, D0 + day * DAY - 1, D0 + day * DAY + 1, D0 + day * DAY + 37_000_000]).flat(),
       -1, 0, 1, -DAY, -DAY - 1,
+      // more rows at one instant, a midnight, than a store may read one by one at a range's end
+      ...Array.from({ length: 40 }, () => D0),
     ];
     const rows = times.map((time, i): Submission => ({
       ...seedRows(1)[0]!,

@@ -9,36 +9,56 @@ import { SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_JSON, SUBMISSION_JSON_
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 
+/** A list's statements (`listStatements`). */
+export interface ListStatements {
+  page: SqlStatement;
+  count: SqlStatement;
+  /** When the counts choose between a walk and a merge: the page read by the merge. */
+  merge?: () => SqlStatement;
+  /** Beside `merge`: the counts' choice, a WITH clause that `page` and `walkCount` read (`withChoice`). */
+  choice?: SqlStatement;
+  /** Beside `merge`: the total when the counts chose the walk, else NULL. */
+  walkCount?: SqlStatement;
+}
+
 /**
  * A list page and its total. The page's rows, as arrays: SUBMISSION_COLUMNS (for
  * `rowToSubmission`), or `as` "json" the submission's JSON text around its time
  * (SUBMISSION_JSON_AROUND_TIME's head), its created_at, id, and the text's tail.
  *
  * When the counts choose between a walk and a merge (`pageReading`), `page` is only the walk,
- * and `merge` makes the page read by merging the matching tuples (made only when it is read):
- * the store reads the walk with the total, and only when the walk did not find the page
- * (`walkFoundPage`) reads the merge with the total again, so that both come from one snapshot.
- * A walk alone costs much less than the statement that holds both ways (`pageStatement`),
- * which materializes the walk to look at it: bench/http.ts's list (two filters whose matches
- * are plentiful) needs this.
+ * which reads rows only when the counts choose it (`choice`), and `merge` makes the page read
+ * by merging the matching tuples (made only when it is read): the store reads the walk with
+ * `walkCount`, the total only when the walk was chosen, and only when the walk was not chosen
+ * or did not find the page (`walkFoundPage`) reads the merge with the total, so that both come
+ * from one snapshot and a list whose counts choose the merge reads its total once. A walk
+ * alone costs much less than a statement that holds both ways (`pageStatement`, or the merge
+ * beside the walk with a LIMIT of 0, whose cursors SQLite still opens): bench/http.ts's list
+ * (two filters whose matches are plentiful) needs this.
  */
-export function listStatements(
-  accountId: string,
-  query: SubmissionQuery,
-  as: "rows" | "json" = "rows",
-): { page: SqlStatement; count: SqlStatement; merge?: () => SqlStatement } {
+export function listStatements(accountId: string, query: SubmissionQuery, as: "rows" | "json" = "rows"): ListStatements {
   const select = as === "json" ? `${SUBMISSION_JSON_AROUND_TIME.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME.tail} AS tail` : SUBMISSION_COLUMNS;
   const bounds = { limit: query.limit, offset: query.offset };
   const count = { ...countStatement(accountId, query), oneRow: true } as const;
   if (readsWalkOrMerge(query, bounds)) {
     const pays = walkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
     return {
-      page: { ...indexWalk(accountId, query, query.order, bounds, select, pays, MAX_WALK_ROWS_READ), asArrays: true },
+      page: { ...indexWalk(accountId, query, query.order, bounds, select, CHOSEN, MAX_WALK_ROWS_READ), asArrays: true },
       count,
       merge: () => ({ ...mergedPage(accountId, query, query.order, bounds, select), asArrays: true }),
+      choice: { sql: `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql})`, args: pays.args },
+      walkCount: { sql: `SELECT CASE WHEN ${CHOSEN.sql} THEN (${count.sql}) END AS total`, args: count.args, oneRow: true },
     };
   }
   return { page: { ...pageStatement(accountId, query, query.order, bounds, select), asArrays: true }, count };
+}
+
+/** The counts' choice of a walk, as the WITH clause of `listStatements`' `choice` holds it. */
+const CHOSEN = { sql: "(SELECT pays FROM walk_pays)", args: [] };
+
+/** `statement` with the WITH clause `choice` (of `listStatements`) in front, when given. */
+export function withChoice(choice: SqlStatement | undefined, statement: SqlStatement): SqlStatement {
+  return choice === undefined ? statement : { ...statement, sql: `${choice.sql} ${statement.sql}`, args: [...(choice.args ?? []), ...(statement.args ?? [])] };
 }
 
 /**
@@ -179,10 +199,13 @@ function isDated(filter: SubmissionFilter): boolean {
 }
 
 /**
- * Rows of the walked index a walk may read for a page before a merge is cheaper: a walk reads
- * a table row for each index entry, a merge reads index entries only.
+ * Rows of the walked index a walk may read for a page, where a merge costs more: a walk reads
+ * a table row for each index entry, but rows are written in time order, so the next entry's
+ * row is mostly on the page the last one's was, and a row read costs about what a merge pays
+ * for one row of a tuple's range. What bounds it is a walk that stops short (matches that
+ * cluster in time) and is then followed by the merge.
  */
-const MAX_WALK_ROWS = 100;
+const MAX_WALK_ROWS = 300;
 /** Rows of the walked index a walk reads at most, where the counts said MAX_WALK_ROWS. */
 const MAX_WALK_ROWS_READ = 3 * MAX_WALK_ROWS;
 /** What a merge's seek into one tuple's range costs, in index rows. */
@@ -308,34 +331,36 @@ function countStatement(accountId: string, filter: SubmissionFilter): SqlStateme
   const days = wholeDays(filter);
   if (days === undefined) return rowCount(accountId, filter);
   let { first, last } = days;
-  const added: SqlStatement[] = [];
-  const taken: SqlStatement[] = [];
-  if (filter.createdAfter !== undefined) {
+  const added: (SqlStatement | undefined)[] = [];
+  const taken: (SqlStatement | undefined)[] = [];
+  const { createdAfter, createdBefore } = filter;
+  if (createdAfter !== undefined) {
     // created_at is whole milliseconds: after `a` is from floor(a) + 1
-    const from = Math.floor(filter.createdAfter) + 1;
+    const from = Math.floor(createdAfter) + 1;
     const dayStart = (first! - 1) * DAY_MS;
     if (from - dayStart < DAY_MS / 2) {
       first = first! - 1;
-      taken.push(rowCount(accountId, { ...filter, createdAfter: dayStart - 1, createdBefore: from }));
+      taken.push(endCount(accountId, { ...filter, createdAfter: dayStart - 1, createdBefore: from }));
     } else {
-      added.push(rowCount(accountId, { ...filter, createdBefore: first! * DAY_MS }));
+      added.push(endCount(accountId, { ...filter, createdAfter, createdBefore: first! * DAY_MS }));
     }
   }
-  if (filter.createdBefore !== undefined) {
+  if (createdBefore !== undefined) {
     // before `b` is up to ceil(b) - 1
-    const to = Math.ceil(filter.createdBefore);
+    const to = Math.ceil(createdBefore);
     const dayStart = (last! + 1) * DAY_MS;
     if (to - dayStart > DAY_MS / 2) {
       last = last! + 1;
-      taken.push(rowCount(accountId, { ...filter, createdAfter: to - 1, createdBefore: dayStart + DAY_MS }));
+      taken.push(endCount(accountId, { ...filter, createdAfter: to - 1, createdBefore: dayStart + DAY_MS }));
     } else {
-      added.push(rowCount(accountId, { ...filter, createdAfter: dayStart - 1 }));
+      added.push(endCount(accountId, { ...filter, createdAfter: dayStart - 1, createdBefore }));
     }
   }
-  const counted = [dayCounts(accountId, filter, first, last), ...added];
+  const counted = [dayCounts(accountId, filter, first, last), ...added.filter((part) => part !== undefined)];
+  const subtracted = taken.filter((part) => part !== undefined);
   return {
-    sql: `SELECT ${counted.map((part) => `(${part.sql})`).join(" + ")}${taken.map((part) => ` - (${part.sql})`).join("")} AS total`,
-    args: [...counted, ...taken].flatMap((part) => part.args ?? []),
+    sql: `SELECT ${counted.map((part) => `(${part.sql})`).join(" + ")}${subtracted.map((part) => ` - (${part.sql})`).join("")} AS total`,
+    args: [...counted, ...subtracted].flatMap((part) => part.args ?? []),
   };
 }
 
@@ -385,16 +410,32 @@ function wholeDays(filter: SubmissionFilter): { first?: number; last?: number } 
 /**
  * The rows in the filter's range, counted: over the matching tuples' ranges when two or more
  * equality filters apply (see `pageReading`), else over the popup's index or the time index
- * (at most half a day's rows, where one filter's tuples may be many).
+ * (at most half a day's rows, where one filter's tuples may be many). With two or more, a
+ * range that holds few rows of that index (the instant of a bound at midnight, which a total's
+ * day at its end takes away) is counted there too, each row's filters read from the table:
+ * a seek into every matching tuple's range costs more.
  */
 function rowCount(accountId: string, filter: SubmissionFilter): SqlStatement {
-  if (equalityCount(filter) < 2) {
-    const { where, args } = whereClause(accountId, filter);
-    return { sql: `SELECT COUNT(*) AS total FROM submissions INDEXED BY ${walkIndex(filter).index} WHERE ${where}`, args };
-  }
+  const { where, args } = whereClause(accountId, filter);
+  const { index, field } = walkIndex(filter);
+  const walked = { sql: `SELECT COUNT(*) AS total FROM submissions INDEXED BY ${index} WHERE ${where}`, args };
+  if (equalityCount(filter) < 2) return walked;
   const range = rangeOf("s", filter);
   const tuples = matchingTuples(accountId, filter);
-  return { sql: `SELECT COUNT(*) AS total FROM ${tuples.from} ON ${TUPLE_JOIN}${range.sql} WHERE ${tuples.where}`, args: [...range.args, ...tuples.args] };
+  const indexed = whereClause(accountId, { ...(field === undefined ? {} : { [field]: filter[field] }), createdAfter: filter.createdAfter, createdBefore: filter.createdBefore });
+  const few = `(SELECT COUNT(*) FROM (SELECT 1 FROM submissions INDEXED BY ${index} WHERE ${indexed.where} LIMIT ?)) < ?`;
+  return {
+    sql: `SELECT CASE WHEN ${few} THEN (${walked.sql}) ELSE (SELECT COUNT(*) FROM ${tuples.from} ON ${TUPLE_JOIN}${range.sql} WHERE ${tuples.where}) END AS total`,
+    args: [...indexed.args, MAX_COUNTED_ROWS, MAX_COUNTED_ROWS, ...args, ...range.args, ...tuples.args],
+  };
+}
+
+/** Rows of a range up to which `rowCount` reads them from the popup's or the time index rather than seek into the matching tuples' ranges. */
+const MAX_COUNTED_ROWS = 16;
+
+/** The rows of an end of a total's range (`countStatement`), counted; none when the range holds no whole millisecond. */
+function endCount(accountId: string, filter: SubmissionFilter & { createdAfter: number; createdBefore: number }): SqlStatement | undefined {
+  return Math.floor(filter.createdAfter) + 1 < Math.ceil(filter.createdBefore) ? rowCount(accountId, filter) : undefined;
 }
 
 /**
@@ -486,14 +527,15 @@ function rangeOf(table: string, filter: SubmissionFilter, order?: "asc" | "desc"
  * row of one statement, so one snapshot without a transaction: `total`; `heads` and `tails`,
  * the rows' texts around their time joined by char(30), which no JSON text holds raw; and the
  * rows' `times` and `ids` as JSON arrays, in the order SQLite aggregated them (see `wholePage`).
+ * `choice`: the WITH clause the page and the total read (`listStatements`), put in front.
  */
-export function pageWithTotal(page: SqlStatement, count: SqlStatement): SqlStatement {
-  return {
+export function pageWithTotal(page: SqlStatement, count: SqlStatement, choice?: SqlStatement): SqlStatement {
+  return withChoice(choice, {
     sql: `SELECT (${count.sql}) AS total, group_concat(head, char(30)) AS heads, group_concat(tail, char(30)) AS tails,
           json_group_array(created_at) AS times, json_group_array(id) AS ids FROM (${page.sql})`,
     args: [...(count.args ?? []), ...(page.args ?? [])],
     oneRow: true,
-  };
+  });
 }
 
 // bench/export.ts: CSV and NDJSON >= 200k rows/s need a page read as one text, not a row at a time from the driver.

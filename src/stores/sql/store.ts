@@ -14,7 +14,7 @@ import { readPerTurn } from "./per-turn.ts";
 import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
-import { dataKeysStatement, listStatements, pageWithTotal, walkFoundPage, walkStatement, wholePage } from "./list-query.ts";
+import { dataKeysStatement, type ListStatements, listStatements, pageWithTotal, walkFoundPage, walkStatement, wholePage, withChoice } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
 import { deliveriesOfPrunedEvents, sqlWebhookStore } from "./webhooks.ts";
 import { randomHex } from "../../hex.ts";
@@ -61,25 +61,37 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     const read = await readWholePage(walkStatement(accountId, walk, "json"), "lines", walk.order);
     return read === undefined ? { bytes: new Uint8Array(0), rows: 0 } : { bytes: bytesOf(read.page), rows: read.rows, last: read.last };
   };
-  // A list's page and its total from one snapshot, read by `read`; a walk that did not find the
-  // page (walkFoundPage) is followed by the merge, read the same way, with the total again.
+  // A list's page and its total from one snapshot, read by `read`. A walk the counts may not
+  // choose (`walk`) is read first; when it was not chosen (its total then reads NaN) or did not
+  // find the page (walkFoundPage), the merge is read with the total.
   const readList = async <Read extends { items: readonly unknown[]; total: number }>(
-    { page, count, merge }: ReturnType<typeof listStatements>,
+    { page, count, merge, choice, walkCount }: ListStatements,
     query: SubmissionQuery,
-    read: (page: SqlStatement, count: SqlStatement) => Promise<Read>,
+    read: (page: SqlStatement, count: SqlStatement, walk?: { choice: SqlStatement; walkCount: SqlStatement }) => Promise<Read>,
   ): Promise<Read> => {
-    const walked = await read(page, count);
-    return merge === undefined || walkFoundPage(query, walked.items.length, walked.total) ? walked : read(merge(), count);
+    if (merge === undefined) return read(page, count);
+    const walked = await read(page, count, { choice: choice!, walkCount: walkCount! });
+    return !Number.isNaN(walked.total) && walkFoundPage(query, walked.items.length, walked.total) ? walked : read(merge(), count);
   };
-  // The page's rows and its total in one read transaction.
-  const readRowsWithTotal = async (page: SqlStatement, count: SqlStatement) => {
+  // A total as read: NaN when the statement gave none (a walk's, when the counts did not choose it).
+  const totalOf = (value: unknown) => (value === null ? Number.NaN : Number(value));
+  // The page's rows and its total in one read transaction. A walk's rows in one statement, each
+  // with the total when the counts chose the walk as a last column (rowToSubmission reads the
+  // columns before it): without a row, the merge reads the page.
+  const readRowsWithTotal = async (page: SqlStatement, count: SqlStatement, walk?: { choice: SqlStatement; walkCount: SqlStatement }) => {
+    if (walk !== undefined) {
+      const walked = { sql: `SELECT *, (${walk.walkCount.sql}) AS total FROM (${page.sql})`, args: [...(walk.walkCount.args ?? []), ...(page.args ?? [])], asArrays: true } as const;
+      const rows = arrayRows(await driver.execute(withChoice(walk.choice, walked)));
+      return { items: rows, total: rows.length === 0 ? Number.NaN : totalOf(rows[0]!.at(-1)) };
+    }
     const [rows, total] = await driver.batch([page, count], "read");
-    return { items: arrayRows(rows!), total: Number(total!.rows[0]!.total) };
+    return { items: arrayRows(rows!), total: totalOf(total!.rows[0]!.total) };
   };
-  // The page's JSON texts and its total in one statement (pageWithTotal).
-  const readTextsWithTotal = (order: "asc" | "desc") => async (page: SqlStatement, count: SqlStatement) => {
-    const row = (await driver.execute(pageWithTotal(page, count))).rows[0]!;
-    const total = Number(row.total);
+  // The page's JSON texts and its total in one statement (pageWithTotal); a walk's total only
+  // when the counts chose it, from the choice the walk reads.
+  const readTextsWithTotal = (order: "asc" | "desc") => async (page: SqlStatement, count: SqlStatement, walk?: { choice: SqlStatement; walkCount: SqlStatement }) => {
+    const row = (await driver.execute(pageWithTotal(page, walk?.walkCount ?? count, walk?.choice))).rows[0]!;
+    const total = totalOf(row.total);
     if (row.heads === null || row.heads === undefined) return { items: [], total };
     const [heads, tails] = [String(row.heads).split("\x1e"), String(row.tails).split("\x1e")];
     const [times, ids] = [JSON.parse(String(row.times)) as number[], JSON.parse(String(row.ids)) as string[]];
