@@ -11,7 +11,7 @@ import { newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
 import type { EventPage, EventQuery, EventTextPage } from "../../store.ts";
 import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
-import type { SqlDriver, SqlStatement, SqlValue } from "./driver.ts";
+import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { submissionJson } from "./submission-row.ts";
 
 const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event";
@@ -82,7 +82,14 @@ export function deletedEvent(accountId: string, submissionId: string, reason: De
   };
 }
 
-/** One page of the log, its horizon and its newest position, from one read snapshot. */
+// bench/events.ts: a row per event costs the binding more than SQLite's reading it.
+/**
+ * One page of the log, its horizon and its newest position, from one statement (one snapshot).
+ * The page's events come as one text, joined by SQLite: the aggregate reads the ordered, limited
+ * page as it is produced (a query with LIMIT is not flattened into an aggregate), so the texts
+ * are in position order. A database that limits a text's length (D1: 2 MB) refuses a page too
+ * long for one; that page is read again a row per event.
+ */
 export async function readEventTexts(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventTextPage> {
   const filters: string[] = [];
   const args: SqlValue[] = [accountId, query.after ?? 0];
@@ -94,31 +101,33 @@ export async function readEventTexts(driver: SqlDriver, accountId: string, query
     filters.push("AND popup_id = ?");
     args.push(query.popupId);
   }
-  const [horizon, page, newest] = await driver.batch(
-    [
-      { sql: "SELECT pruned_through FROM event_horizons WHERE account_id = ?", args: [accountId] },
-      {
-        sql: `SELECT position, ${EVENT_JSON} FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`,
-        args: [...args, query.limit],
-        asArrays: true,
-      },
-      { sql: "SELECT MAX(position) AS newest FROM events WHERE account_id = ?", args: [accountId] },
-    ],
-    "read",
-  );
-  const prunedThrough = Number(horizon!.rows[0]?.pruned_through ?? 0);
+  const page = `SELECT position, ${EVENT_JSON} AS json FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`;
+  const around = (select: string) => `SELECT (SELECT pruned_through FROM event_horizons WHERE account_id = ?), (SELECT MAX(position) FROM events WHERE account_id = ?), ${select}`;
+  const pageArgs = [accountId, accountId, ...args, query.limit];
+  let prunedThrough: number;
+  let newest: number;
+  let page_: { count: number; last: number; json: string };
+  try {
+    const [row] = arrayRows(await driver.execute({ sql: `${around("COUNT(*), MAX(position), group_concat(json, ',')")} FROM (${page})`, args: pageArgs, asArrays: true, oneRow: true }));
+    const [pruned, newestPosition, count, last, json] = row!;
+    prunedThrough = Number(pruned ?? 0);
+    newest = Number(newestPosition ?? 0);
+    page_ = { count: Number(count), last: Number(last ?? 0), json: String(json ?? "") };
+  } catch (error) {
+    if (!/too big|TOOBIG/i.test(error instanceof Error ? error.message : String(error))) throw error;
+    const rows = arrayRows(await driver.execute({ sql: `${around("position, json")} FROM (${page})`, args: pageArgs, asArrays: true }));
+    prunedThrough = Number(rows[0]?.[0] ?? 0);
+    newest = Number(rows[0]?.[1] ?? 0);
+    page_ = { count: rows.length, last: Number(rows.at(-1)?.[2] ?? 0), json: rows.map((row) => String(row[3])).join(",") };
+  }
   if (query.after !== undefined && query.after < prunedThrough) return { expired: true };
-  const rows = page!.rows as unknown as [number, string][];
-  const cursor =
-    rows.length === query.limit
-      ? Number(rows.at(-1)![0])
-      : Math.max(query.after ?? 0, prunedThrough, Number(newest!.rows[0]?.newest ?? 0));
-  return { expired: false, events: rows.map((row) => String(row[1])), cursor };
+  const cursor = page_.count === query.limit ? page_.last : Math.max(query.after ?? 0, prunedThrough, newest);
+  return { expired: false, count: page_.count, json: page_.json, cursor };
 }
 
 export async function readEvents(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventPage> {
   const page = await readEventTexts(driver, accountId, query);
-  return page.expired ? page : { ...page, events: page.events.map((text) => JSON.parse(text) as ChangeEvent) };
+  return page.expired ? page : { expired: false, events: JSON.parse(`[${page.json}]`) as ChangeEvent[], cursor: page.cursor };
 }
 
 /** Events a prune looks at per batch, oldest first: bounds one write transaction. */
