@@ -67,7 +67,12 @@ export const SUBMISSION_JSON = submissionJson((column) => column);
 
 /** SUBMISSION_JSON with each column read through `columnOf` (to qualify it, or to take a field from elsewhere). */
 export function submissionJson(columnOf: (column: string) => string): string {
-  return `'{' || ${FIELDS.map((field, i) => jsonMember(field, i, columnOf)).join(" || ")} || '}'`;
+  return submissionJsonParts(columnOf).join(" || ");
+}
+
+/** The SQL texts whose concatenation is `submissionJson(columnOf)`, for SQLite's `concat()`. */
+export function submissionJsonParts(columnOf: (column: string) => string): string[] {
+  return ["'{'", ...FIELDS.flatMap((field, i) => jsonMemberParts(field, i, columnOf)), "'}'"];
 }
 
 // bench/http.ts (list and get): SQLite's strftime costs more than all the rest of a row's JSON.
@@ -90,6 +95,10 @@ export function joinAroundTime(head: unknown, createdAt: unknown, tail: unknown)
 }
 
 function jsonMember(field: Field, i: number, columnOf: (column: string) => string): string {
+  return jsonMemberParts(field, i, columnOf).join(" || ");
+}
+
+function jsonMemberParts(field: Field, i: number, columnOf: (column: string) => string): string[] {
   const name = `${i === 0 ? "" : ","}"${field.key}":`;
   const column = columnOf(field.column);
   const value =
@@ -98,6 +107,5 @@ function jsonMember(field: Field, i: number, columnOf: (column: string) => strin
       : field.kind === "json"
         ? `(CASE WHEN instr(${column}, char(10)) OR instr(${column}, char(13)) THEN json(${column}) ELSE ${column} END)`
         : `'"' || strftime('%Y-%m-%dT%H:%M:%fZ', ${column} / 1000.0, 'unixepoch') || '"'`;
-  const member = `'${name}' || ${value}`;
-  return field.optional ? `(CASE WHEN ${column} IS NULL THEN '' ELSE ${member} END)` : member;
+  return field.optional ? [`(CASE WHEN ${column} IS NULL THEN '' ELSE '${name}' || ${value} END)`] : [`'${name}'`, value];
 }
