@@ -84,4 +84,29 @@ test("a page too long for one text is read a row per event: the same events, in 
   }
 });
 
+
+
+test("a created event whose submission's rowid changed (VACUUM may renumber them) or that has none still shows its own submission", async () => {
+  const connection = openLibsqlFile(":memory:");
+  const store = await createSqlStore(connection.driver, connection.close);
+  try {
+    const rows = Array.from({ length: 4 }, (_, i) => submission(i));
+    await store.importSubmissions(ACCOUNT, rows.slice(0, 2));
+    for (const row of rows.slice(2)) await store.insertSubmission(ACCOUNT, row);
+    const read = async () => {
+      const page = await store.readEventsAsJson!(ACCOUNT, { limit: 100 });
+      assert.ok(!page.expired);
+      return eventTexts(page).map((text) => (JSON.parse(text) as { data: Submission }).data);
+    };
+    assert.equal(await read(), rows);
+    // Each event's rowid now names another event's submission, or none.
+    await connection.driver.execute({ sql: "UPDATE events SET submission_rowid = CASE WHEN position % 2 = 0 THEN submission_rowid + 1 ELSE NULL END" });
+    assert.equal(await read(), rows);
+    await store.deleteSubmission(ACCOUNT, rows[1]!.submissionId);
+    const [, deleted] = await read();
+    assert.equal(deleted, { submissionId: rows[1]!.submissionId, popupId: rows[1]!.popupId });
+  } finally {
+    await store.close();
+  }
+});
 test.run();

@@ -14,7 +14,7 @@ import type { DeletionReason, Submission, SubmissionStatus } from "../../submiss
 import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { submissionJsonParts } from "./submission-row.ts";
 
-const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event";
+const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event, submission_rowid";
 
 /** A created event's stored text: the event's JSON up to its data, which is read from the row. */
 function createdEventText(now: number): string {
@@ -29,12 +29,21 @@ function createdEventText(now: number): string {
 const CREATED_WITH_DATA = `concat(events.event, ${submissionJsonParts((column) => (column === "status" ? "events.created_status" : `submissions.${column}`)).join(", ")}, '}')`;
 
 /**
+ * The created event's text from its submission: found by the rowid the row had when the event
+ * was written, one lookup (checked to be that row: VACUUM may renumber rowids), else by its id
+ * (migration 16's comment).
+ */
+const CREATED_SUBMISSION = ["submissions.rowid = events.submission_rowid AND ", ""].map(
+  (byRowid) => `(SELECT ${CREATED_WITH_DATA} FROM submissions WHERE ${byRowid}submissions.account_id = events.account_id AND submissions.id = events.submission_id)`,
+);
+
+/**
  * An event row's JSON text as the API shows it, written by SQLite without parsing any JSON. A
  * created event's data is the submission as stored, with the status it was created with, or,
  * once it is deleted, `{submissionId, popupId}`.
  */
 export const EVENT_JSON = `CASE WHEN events.type = 'submission.created' THEN COALESCE(
-    (SELECT ${CREATED_WITH_DATA} FROM submissions WHERE submissions.account_id = events.account_id AND submissions.id = events.submission_id),
+    ${CREATED_SUBMISSION.join(",\n    ")},
     events.event || '{"submissionId":' || json_quote(events.submission_id) || ',"popupId":' || json_quote(events.popup_id) || '}}')
   ELSE events.event END`;
 
@@ -44,8 +53,9 @@ const eventObject = (type: ChangeEvent["type"], data: string) => `json_object('i
 /** The created event of `s`; with `when`, only if that condition holds when it runs. */
 export function createdEvent(accountId: string, s: Submission, now: number, when?: { sql: string; args: readonly SqlValue[] }): SqlStatement {
   return {
-    sql: `INSERT INTO events (${EVENT_COLUMNS}) SELECT ?, 'submission.created', ?, ?, ?, ?, ?${when ? ` WHERE ${when.sql}` : ""}`,
-    args: [accountId, now, s.popupId, s.submissionId, s.status, createdEventText(now), ...(when?.args ?? [])],
+    sql: `INSERT INTO events (${EVENT_COLUMNS})
+          SELECT ?, 'submission.created', ?, ?, ?, ?, ?, (SELECT rowid FROM submissions WHERE account_id = ? AND id = ?)${when ? ` WHERE ${when.sql}` : ""}`,
+    args: [accountId, now, s.popupId, s.submissionId, s.status, createdEventText(now), accountId, s.submissionId, ...(when?.args ?? [])],
   };
 }
 
@@ -58,7 +68,7 @@ export function importedEvents(newRows: string, now: number): SqlStatement {
   const [before, after] = createdEventText(now).split(/evt_[0-9a-f]{32}/) as [string, string];
   return {
     sql: `INSERT INTO events (${EVENT_COLUMNS})
-          SELECT account_id, 'submission.created', ?, popup_id, id, status, ? || 'evt_' || lower(hex(randomblob(16))) || ?
+          SELECT account_id, 'submission.created', ?, popup_id, id, status, ? || 'evt_' || lower(hex(randomblob(16))) || ?, rowid
           FROM submissions WHERE ${newRows} ORDER BY rowid`,
     args: [now, before, after],
   };
@@ -69,7 +79,7 @@ export function statusChangedEvent(accountId: string, submissionId: string, stat
   return {
     sql: `INSERT INTO events (${EVENT_COLUMNS})
           SELECT account_id, 'submission.status_changed', ?, popup_id, id, NULL,
-                 ${eventObject("submission.status_changed", "json_object('submissionId', id, 'popupId', popup_id, 'status', ?, 'previousStatus', status)")}
+                 ${eventObject("submission.status_changed", "json_object('submissionId', id, 'popupId', popup_id, 'status', ?, 'previousStatus', status)")}, NULL
           FROM submissions WHERE account_id = ? AND id = ? AND status != ?`,
     args: [now, newEventId(), formatInstant(now), status, accountId, submissionId, status],
   };
@@ -80,7 +90,7 @@ export function deletedEvent(accountId: string, submissionId: string, reason: De
   return {
     sql: `INSERT INTO events (${EVENT_COLUMNS})
           SELECT account_id, 'submission.deleted', ?, popup_id, id, NULL,
-                 ${eventObject("submission.deleted", "json_object('submissionId', id, 'popupId', popup_id, 'reason', ?)")}
+                 ${eventObject("submission.deleted", "json_object('submissionId', id, 'popupId', popup_id, 'reason', ?)")}, NULL
           FROM submissions WHERE account_id = ? AND id = ?`,
     args: [now, newEventId(), formatInstant(now), reason, accountId, submissionId],
   };
