@@ -208,7 +208,7 @@ export interface EventLog {
   pruneEvents(before: number): Promise<number>;
   /**
    * Optional: the page `readEvents` gives, each event as the JSON text `JSON.stringify` gives
-   * it, for a store that keeps that text and can hand it out without parsing it.
+   * it, joined by commas, for a store that keeps that text and can hand it out without parsing it.
    */
   readEventsAsJson?(accountId: string, query: EventQuery): Promise<EventTextPage>;
 }
@@ -232,7 +232,13 @@ export type EventPage =
   /** Events after `after` were pruned before this reader got them: it must start afresh. */
   | { expired: true };
 
-export type EventTextPage = { expired: false; events: string[]; cursor: number } | { expired: true };
+/** `json`: the page's `count` events as JSON texts, oldest first, joined by commas (a JSON array's inside). */
+export type EventTextPage = { expired: false; count: number; json: string; cursor: number } | { expired: true };
+
+/** The events of a page `readEventsAsJson` gives, each as its text. */
+export function eventTexts(page: { json: string }): string[] {
+  return (JSON.parse(`[${page.json}]`) as unknown[]).map((event) => JSON.stringify(event));
+}
 
 /**
  * Webhook endpoints and their outbox (`/api/webhooks`, the dispatcher). The outbox is the change
@@ -532,7 +538,7 @@ export function placeOf(submission: Submission): SubmissionCursor {
 export async function readEventsAsJson(store: EventLog, accountId: string, query: EventQuery): Promise<EventTextPage> {
   if (store.readEventsAsJson) return store.readEventsAsJson(accountId, query);
   const page = await store.readEvents(accountId, query);
-  return page.expired ? page : { ...page, events: page.events.map((event) => JSON.stringify(event)) };
+  return page.expired ? page : { expired: false, count: page.events.length, json: page.events.map((event) => JSON.stringify(event)).join(","), cursor: page.cursor };
 }
 
 /** `store.listDataKeys`, or the keys of every match, found by walking them all. */

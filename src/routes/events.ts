@@ -19,5 +19,5 @@ export async function listEvents(_request: ApiRequest, context: KeyedContext): P
   const page = await readEventsAsJson(store, context.principal.accountId, { after, limit, types, popupId });
   if (page.expired) throw new HttpError(410, CURSOR_EXPIRED);
   // The events' texts as the store keeps them: a page of a thousand is written, not re-serialised.
-  return jsonTextAnswer(`{"items":[${page.events.join(",")}],"nextCursor":"${page.cursor}"}`);
+  return jsonTextAnswer(`{"items":[${page.json}],"nextCursor":"${page.cursor}"}`);
 }

@@ -6,7 +6,7 @@
  */
 import type { EventType } from "../events.ts";
 import {
-  type ClaimedDelivery, type DeliveryStatus, type EventLog, readEventsAsJson, recordDeliveryAttempts, type SubmissionStore,
+  type ClaimedDelivery, type DeliveryStatus, type EventLog, eventTexts, readEventsAsJson, recordDeliveryAttempts, type SubmissionStore,
   type WebhookRecord, type WebhookStore,
 } from "../store.ts";
 import type { Submission } from "../submission.ts";
@@ -76,7 +76,7 @@ async function drain(store: Store, now: number): Promise<Map<string, string[]>> 
 async function eventsOf(store: Store, accountId: string) {
   const page = await readEventsAsJson(store, accountId, { limit: 1000 });
   if (page.expired) throw new Error("the log says a cursor expired where none was given");
-  return page.events.map((text) => {
+  return eventTexts(page).map((text) => {
     const event = JSON.parse(text) as { id: string; type: EventType; data: { popupId: string } };
     return { text, id: event.id, type: event.type, popupId: event.data.popupId };
   });
@@ -85,7 +85,7 @@ async function eventsOf(store: Store, accountId: string) {
 /** The event at `position` as `readEventsAsJson` gives it now. */
 async function eventAt(store: Store, accountId: string, position: number): Promise<string | undefined> {
   const page = await readEventsAsJson(store, accountId, { after: position - 1, limit: 1 });
-  return page.expired ? undefined : page.events[0];
+  return page.expired ? undefined : eventTexts(page)[0];
 }
 
 const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

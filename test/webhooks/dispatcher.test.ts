@@ -8,7 +8,7 @@ import { Webhook } from "standardwebhooks";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createWebhookTransport } from "../../adapters/webhook-transport.ts";
-import { type CompleteStore, readEventsAsJson, type WebhookRecord, type WebhookStore } from "../../src/store.ts";
+import { type CompleteStore, eventTexts as textsOf, readEventsAsJson, type WebhookRecord, type WebhookStore } from "../../src/store.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import { seedRows } from "../../src/testing/fixtures.ts";
 import { createWebhookDispatcher, type WebhookDispatcherOptions } from "../../src/webhooks/dispatcher.ts";
@@ -57,7 +57,7 @@ async function setup(options: { fakeClock?: boolean; dispatcher?: Partial<Webhoo
 async function eventTexts(store: CompleteStore, accountId = ACCOUNT): Promise<string[]> {
   const page = await readEventsAsJson(store, accountId, { limit: 1000 });
   if (page.expired) throw new Error("expired");
-  return page.events;
+  return textsOf(page);
 }
 
 const idOf = (text: string) => (JSON.parse(text) as { id: string }).id;

@@ -76,11 +76,16 @@ export class MemoryEventLog {
   }
 
   read(accountId: string, query: EventQuery): EventPage {
-    const page = this.readTexts(accountId, query);
+    const page = this.readTextList(accountId, query);
     return page.expired ? page : { ...page, events: page.events.map((text) => JSON.parse(text) as ChangeEvent) };
   }
 
   readTexts(accountId: string, query: EventQuery): EventTextPage {
+    const page = this.readTextList(accountId, query);
+    return page.expired ? page : { expired: false, count: page.events.length, json: page.events.join(","), cursor: page.cursor };
+  }
+
+  private readTextList(accountId: string, query: EventQuery): { expired: false; events: string[]; cursor: number } | { expired: true } {
     const log = this.logs.get(accountId);
     const after = query.after ?? 0;
     if (!log) return { expired: false, events: [], cursor: after };

@@ -73,7 +73,7 @@ export async function readEventTexts(query: Query, accountId: string, eventQuery
     events.length === eventQuery.limit && events.length > 0
       ? Number(rows.at(-1)!.position)
       : Math.max(eventQuery.after ?? 0, prunedThrough, Number(first.newest ?? 0));
-  return { expired: false, events, cursor };
+  return { expired: false, count: events.length, json: events.join(","), cursor };
 }
 
 /** The event as the API shows it now: a created event with its submission, or its tombstone once deleted. */

@@ -215,7 +215,7 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
 
     async readEvents(accountId, eventQuery) {
       const page = await readEventTexts(query, accountId, eventQuery);
-      return page.expired ? page : { ...page, events: page.events.map((text) => JSON.parse(text) as never) };
+      return page.expired ? page : { expired: false, events: JSON.parse(`[${page.json}]`) as never, cursor: page.cursor };
     },
     readEventsAsJson(accountId, eventQuery) {
       return readEventTexts(query, accountId, eventQuery);

@@ -11,27 +11,42 @@ import { newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
 import type { EventPage, EventQuery, EventTextPage } from "../../store.ts";
 import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
-import type { SqlDriver, SqlStatement, SqlValue } from "./driver.ts";
+import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { submissionJson } from "./submission-row.ts";
 
-const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event";
+const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event, submission_rowid";
 
 /** A created event's stored text: the event's JSON up to its data, which is read from the row. */
 function createdEventText(now: number): string {
   return `{"id":"${newEventId()}","type":"submission.created","timestamp":"${formatInstant(now)}","data":`;
 }
 
-/** The submission row as JSON, with the status its created event holds (the only field that changes). */
-const CREATED_DATA = submissionJson((column) => (column === "status" ? "events.created_status" : `submissions.${column}`));
+/**
+ * A created event's text with the submission row as its data, with the status the event holds
+ * (the only field that changes), in one printf; NULL when the row is gone.
+ */
+const CREATED_WITH_DATA = submissionJson((column) => (column === "status" ? "events.created_status" : `submissions.${column}`), {
+  before: "events.event",
+  after: "}",
+});
+
+/**
+ * The created event's text from its submission: found by the rowid the row had when the event
+ * was written, one lookup (checked to be that row: VACUUM may renumber rowids), else by its id
+ * (migration 14's comment).
+ */
+const CREATED_SUBMISSION = ["submissions.rowid = events.submission_rowid AND ", ""].map(
+  (byRowid) => `(SELECT ${CREATED_WITH_DATA} FROM submissions WHERE ${byRowid}submissions.account_id = events.account_id AND submissions.id = events.submission_id)`,
+);
 
 /**
  * An event row's JSON text as the API shows it, written by SQLite without parsing any JSON. A
  * created event's data is the submission as stored, with the status it was created with, or,
  * once it is deleted, `{submissionId, popupId}`.
  */
-export const EVENT_JSON = `CASE WHEN events.type = 'submission.created' THEN events.event || COALESCE(
-    (SELECT ${CREATED_DATA} FROM submissions WHERE submissions.account_id = events.account_id AND submissions.id = events.submission_id),
-    '{"submissionId":' || json_quote(events.submission_id) || ',"popupId":' || json_quote(events.popup_id) || '}') || '}'
+export const EVENT_JSON = `CASE WHEN events.type = 'submission.created' THEN COALESCE(
+    ${CREATED_SUBMISSION.join(",\n    ")},
+    events.event || '{"submissionId":' || json_quote(events.submission_id) || ',"popupId":' || json_quote(events.popup_id) || '}}')
   ELSE events.event END`;
 
 /** `json_object` of an event with these id, type, time (bound values) and data (an SQL expression). */
@@ -40,8 +55,9 @@ const eventObject = (type: ChangeEvent["type"], data: string) => `json_object('i
 /** The created event of `s`; with `when`, only if that condition holds when it runs. */
 export function createdEvent(accountId: string, s: Submission, now: number, when?: { sql: string; args: readonly SqlValue[] }): SqlStatement {
   return {
-    sql: `INSERT INTO events (${EVENT_COLUMNS}) SELECT ?, 'submission.created', ?, ?, ?, ?, ?${when ? ` WHERE ${when.sql}` : ""}`,
-    args: [accountId, now, s.popupId, s.submissionId, s.status, createdEventText(now), ...(when?.args ?? [])],
+    sql: `INSERT INTO events (${EVENT_COLUMNS})
+          SELECT ?, 'submission.created', ?, ?, ?, ?, ?, (SELECT rowid FROM submissions WHERE account_id = ? AND id = ?)${when ? ` WHERE ${when.sql}` : ""}`,
+    args: [accountId, now, s.popupId, s.submissionId, s.status, createdEventText(now), accountId, s.submissionId, ...(when?.args ?? [])],
   };
 }
 
@@ -54,7 +70,7 @@ export function importedEvents(newRows: string, now: number): SqlStatement {
   const [before, after] = createdEventText(now).split(/evt_[0-9a-f]{32}/) as [string, string];
   return {
     sql: `INSERT INTO events (${EVENT_COLUMNS})
-          SELECT account_id, 'submission.created', ?, popup_id, id, status, ? || 'evt_' || lower(hex(randomblob(16))) || ?
+          SELECT account_id, 'submission.created', ?, popup_id, id, status, ? || 'evt_' || lower(hex(randomblob(16))) || ?, rowid
           FROM submissions WHERE ${newRows} ORDER BY rowid`,
     args: [now, before, after],
   };
@@ -65,7 +81,7 @@ export function statusChangedEvent(accountId: string, submissionId: string, stat
   return {
     sql: `INSERT INTO events (${EVENT_COLUMNS})
           SELECT account_id, 'submission.status_changed', ?, popup_id, id, NULL,
-                 ${eventObject("submission.status_changed", "json_object('submissionId', id, 'popupId', popup_id, 'status', ?, 'previousStatus', status)")}
+                 ${eventObject("submission.status_changed", "json_object('submissionId', id, 'popupId', popup_id, 'status', ?, 'previousStatus', status)")}, NULL
           FROM submissions WHERE account_id = ? AND id = ? AND status != ?`,
     args: [now, newEventId(), formatInstant(now), status, accountId, submissionId, status],
   };
@@ -76,13 +92,20 @@ export function deletedEvent(accountId: string, submissionId: string, reason: De
   return {
     sql: `INSERT INTO events (${EVENT_COLUMNS})
           SELECT account_id, 'submission.deleted', ?, popup_id, id, NULL,
-                 ${eventObject("submission.deleted", "json_object('submissionId', id, 'popupId', popup_id, 'reason', ?)")}
+                 ${eventObject("submission.deleted", "json_object('submissionId', id, 'popupId', popup_id, 'reason', ?)")}, NULL
           FROM submissions WHERE account_id = ? AND id = ?`,
     args: [now, newEventId(), formatInstant(now), reason, accountId, submissionId],
   };
 }
 
-/** One page of the log, its horizon and its newest position, from one read snapshot. */
+// bench/events.ts: a row per event costs the binding more than SQLite's reading it.
+/**
+ * One page of the log, its horizon and its newest position, from one statement (one snapshot).
+ * The page's events come as one text, joined by SQLite: the aggregate reads the ordered, limited
+ * page as it is produced (a query with LIMIT is not flattened into an aggregate), so the texts
+ * are in position order. A database that limits a text's length (D1: 2 MB) refuses a page too
+ * long for one; that page is read again a row per event.
+ */
 export async function readEventTexts(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventTextPage> {
   const filters: string[] = [];
   const args: SqlValue[] = [accountId, query.after ?? 0];
@@ -94,31 +117,33 @@ export async function readEventTexts(driver: SqlDriver, accountId: string, query
     filters.push("AND popup_id = ?");
     args.push(query.popupId);
   }
-  const [horizon, page, newest] = await driver.batch(
-    [
-      { sql: "SELECT pruned_through FROM event_horizons WHERE account_id = ?", args: [accountId] },
-      {
-        sql: `SELECT position, ${EVENT_JSON} FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`,
-        args: [...args, query.limit],
-        asArrays: true,
-      },
-      { sql: "SELECT MAX(position) AS newest FROM events WHERE account_id = ?", args: [accountId] },
-    ],
-    "read",
-  );
-  const prunedThrough = Number(horizon!.rows[0]?.pruned_through ?? 0);
+  const page = `SELECT position, ${EVENT_JSON} AS json FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`;
+  const around = (select: string) => `SELECT (SELECT pruned_through FROM event_horizons WHERE account_id = ?), (SELECT MAX(position) FROM events WHERE account_id = ?), ${select}`;
+  const pageArgs = [accountId, accountId, ...args, query.limit];
+  let prunedThrough: number;
+  let newest: number;
+  let page_: { count: number; last: number; json: string };
+  try {
+    const [row] = arrayRows(await driver.execute({ sql: `${around("COUNT(*), MAX(position), group_concat(json, ',')")} FROM (${page})`, args: pageArgs, asArrays: true, oneRow: true }));
+    const [pruned, newestPosition, count, last, json] = row!;
+    prunedThrough = Number(pruned ?? 0);
+    newest = Number(newestPosition ?? 0);
+    page_ = { count: Number(count), last: Number(last ?? 0), json: String(json ?? "") };
+  } catch (error) {
+    if (!/too big|TOOBIG/i.test(error instanceof Error ? error.message : String(error))) throw error;
+    const rows = arrayRows(await driver.execute({ sql: `${around("position, json")} FROM (${page})`, args: pageArgs, asArrays: true }));
+    prunedThrough = Number(rows[0]?.[0] ?? 0);
+    newest = Number(rows[0]?.[1] ?? 0);
+    page_ = { count: rows.length, last: Number(rows.at(-1)?.[2] ?? 0), json: rows.map((row) => String(row[3])).join(",") };
+  }
   if (query.after !== undefined && query.after < prunedThrough) return { expired: true };
-  const rows = page!.rows as unknown as [number, string][];
-  const cursor =
-    rows.length === query.limit
-      ? Number(rows.at(-1)![0])
-      : Math.max(query.after ?? 0, prunedThrough, Number(newest!.rows[0]?.newest ?? 0));
-  return { expired: false, events: rows.map((row) => String(row[1])), cursor };
+  const cursor = page_.count === query.limit ? page_.last : Math.max(query.after ?? 0, prunedThrough, newest);
+  return { expired: false, count: page_.count, json: page_.json, cursor };
 }
 
 export async function readEvents(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventPage> {
   const page = await readEventTexts(driver, accountId, query);
-  return page.expired ? page : { ...page, events: page.events.map((text) => JSON.parse(text) as ChangeEvent) };
+  return page.expired ? page : { expired: false, events: JSON.parse(`[${page.json}]`) as ChangeEvent[], cursor: page.cursor };
 }
 
 /** Events a prune looks at per batch, oldest first: bounds one write transaction. */

@@ -430,6 +430,12 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `ALTER TABLE webhooks ADD COLUMN lease_last INTEGER`,
     `ALTER TABLE webhooks ADD COLUMN lease_at INTEGER`,
   ],
+  // 14: the rowid a created event's submission had when the event was
+  // written: the feed finds the row by it, one lookup instead of two (by the primary key's
+  // index, then the table). A table without an INTEGER PRIMARY KEY may have its rowids
+  // renumbered by VACUUM, so the row found is checked against the event's account and id, and
+  // looked up by them when it is not that one (or the event is older than this column).
+  [`ALTER TABLE events ADD COLUMN submission_rowid INTEGER`],
 ];
 
 /** One statement adding a row's values to their days (of `row`: NEW or OLD). */

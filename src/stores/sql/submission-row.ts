@@ -88,10 +88,16 @@ export function submissionToRow(submission: Submission): SqlValue[] {
  */
 export const SUBMISSION_JSON = submissionJson((column) => column);
 
-/** SUBMISSION_JSON with each column read through `columnOf` (to qualify it, or to take a field from elsewhere). */
-export function submissionJson(columnOf: (column: string) => string): string {
+/**
+ * SUBMISSION_JSON with each column read through `columnOf` (to qualify it, or to take a field
+ * from elsewhere); with `within`, written in the same printf after the text of the SQL
+ * expression `within.before` and followed by the literal `within.after` (a created event around
+ * its data).
+ */
+export function submissionJson(columnOf: (column: string) => string, within?: { before: string; after: string }): string {
   const all = members(0, FIELDS.length, columnOf);
-  return jsonText({ format: `{${all.format}}`, values: all.values });
+  if (!within) return jsonText({ format: `{${all.format}}`, values: all.values });
+  return jsonText({ format: `%s{${all.format}}${within.after}`, values: [within.before, ...all.values] });
 }
 
 // bench/export.ts: a row's JSON text as one printf, not a concatenation per member.

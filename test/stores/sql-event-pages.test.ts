@@ -1,0 +1,112 @@
+/**
+ * The SQL store reads a page of the change log as one text joined by SQLite
+ * (src/stores/sql/events.ts). D1 refuses a text longer than 2 MB: a page too long for one text
+ * is read again a row per event, and the reader gets the same page.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { openLibsqlFile } from "../../src/stores/libsql/file.ts";
+import type { SqlDriver } from "../../src/stores/sql/driver.ts";
+import { createSqlStore } from "../../src/stores/sql/store.ts";
+import { eventTexts } from "../../src/store.ts";
+import type { Submission } from "../../src/submission.ts";
+
+const test = suite("SQL store: event pages");
+
+const ACCOUNT = "acct_pages";
+const TEXT_LIMIT = 4000;
+
+/** A store over :memory: whose database, while `limited`, refuses texts longer than TEXT_LIMIT, as D1 does past 2 MB. */
+async function limitedStore() {
+  const connection = openLibsqlFile(":memory:");
+  const state = { limited: false, refused: 0 };
+  const driver: SqlDriver = {
+    execute: async (statement) => {
+      const result = await connection.driver.execute(statement);
+      const tooLong = (result.rows as unknown as unknown[][]).some((row) => Object.values(row).some((value) => typeof value === "string" && value.length > TEXT_LIMIT));
+      if (state.limited && tooLong) {
+        state.refused++;
+        throw new Error("D1_ERROR: string or blob too big: SQLITE_TOOBIG");
+      }
+      return result;
+    },
+    batch: (statements, mode) => connection.driver.batch(statements, mode),
+  };
+  return { store: await createSqlStore(driver, connection.close), state };
+}
+
+const submission = (i: number): Submission => ({
+  submissionId: crypto.randomUUID(),
+  popupId: `popup_${i % 2}`,
+  data: { message: `message ${i} `.repeat(20) },
+  domain: "example.com",
+  userAgent: "Mozilla/5.0",
+  device: "desktop",
+  status: "pending",
+  createdAt: new Date(Date.UTC(2025, 0, 1) + i).toISOString(),
+});
+
+test("a page too long for one text is read a row per event: the same events, in the same order, with the same cursor", async () => {
+  const { store, state } = await limitedStore();
+  try {
+    const rows = Array.from({ length: 30 }, (_, i) => submission(i));
+    await store.importSubmissions(ACCOUNT, rows);
+    await store.setSubmissionStatus(ACCOUNT, rows[3]!.submissionId, "completed");
+    await store.deleteSubmission(ACCOUNT, rows[4]!.submissionId);
+    const read = async () => {
+      const pages = [];
+      let after: number | undefined;
+      for (;;) {
+        const page = await store.readEventsAsJson!(ACCOUNT, { after, limit: 25 });
+        assert.ok(!page.expired);
+        pages.push({ texts: eventTexts(page), count: page.count, cursor: page.cursor });
+        if (page.count < 25) return pages;
+        after = page.cursor;
+      }
+    };
+    const whole = await read();
+    assert.is(state.refused, 0);
+    state.limited = true;
+    const rowByRow = await read();
+    assert.ok(state.refused > 0, "the long pages were refused as one text");
+    assert.equal(rowByRow, whole);
+    assert.is(whole.flatMap((page) => page.texts).length, 32);
+    assert.equal(
+      whole.flatMap((page) => page.texts.map((text) => (JSON.parse(text) as { data: { submissionId: string } }).data.submissionId)).slice(0, 30),
+      rows.map((row) => row.submissionId),
+      "created events in commit order",
+    );
+    const parsed = await store.readEvents(ACCOUNT, { limit: 100 });
+    assert.ok(!parsed.expired);
+    assert.equal(parsed.events.map((event) => JSON.stringify(event)), whole.flatMap((page) => page.texts));
+  } finally {
+    await store.close();
+  }
+});
+
+
+
+test("a created event whose submission's rowid changed (VACUUM may renumber them) or that has none still shows its own submission", async () => {
+  const connection = openLibsqlFile(":memory:");
+  const store = await createSqlStore(connection.driver, connection.close);
+  try {
+    const rows = Array.from({ length: 4 }, (_, i) => submission(i));
+    await store.importSubmissions(ACCOUNT, rows.slice(0, 2));
+    for (const row of rows.slice(2)) await store.insertSubmission(ACCOUNT, row);
+    const read = async () => {
+      const page = await store.readEventsAsJson!(ACCOUNT, { limit: 100 });
+      assert.ok(!page.expired);
+      return eventTexts(page).map((text) => (JSON.parse(text) as { data: Submission }).data);
+    };
+    assert.equal(await read(), rows);
+    // Each event's rowid now names another event's submission, or none.
+    await connection.driver.execute({ sql: "UPDATE events SET submission_rowid = CASE WHEN position % 2 = 0 THEN submission_rowid + 1 ELSE NULL END" });
+    assert.equal(await read(), rows);
+    await store.deleteSubmission(ACCOUNT, rows[1]!.submissionId);
+    const [, deleted] = await read();
+    assert.equal(deleted, { submissionId: rows[1]!.submissionId, popupId: rows[1]!.popupId });
+  } finally {
+    await store.close();
+  }
+});
+test.run();
