@@ -22,7 +22,7 @@ export { DEFAULT_IDENTIFYING_FIELDS, identifierKey, isPrivacyStore } from "./sto
 export type { PrivacyStore, ErasureReceipt, RetentionRule } from "./store.ts";
 export type {
   SubmissionStore, KeyStore, RateLimitCounters, CompleteStore, SubmissionFilter, SubmissionWalk, SubmissionCursor, SubmissionQuery, SubmissionPage, SubmissionTextPage, NdjsonPage, Account, ApiKeyKind, ApiKeyRecord, ApiKeyListing,
-  IdempotencyRecord, IdempotentInsert, EventLog, EventQuery, EventPage,
+  IdempotencyRecord, IdempotentInsert, EventLog, EventQuery, EventPage, EventTextPage,
   StoreFaultKind,
 } from "./store.ts";
 export { isEventLog, isWebhookStore, StoreUnavailable } from "./store.ts";
