@@ -38,12 +38,17 @@ export const SUBMISSION_COLUMN_COUNT = FIELDS.length;
 
 /** A row of SUBMISSION_COLUMNS, read as an array (`asArrays`), as a Submission. */
 export function rowToSubmission(row: readonly unknown[]): Submission {
+  return toSubmission(row, (data) => JSON.parse(String(data)));
+}
+
+/** `row`'s values in FIELDS order as a Submission, `data` read by `readData`; a NULL optional field is left out. */
+function toSubmission(row: readonly unknown[], readData: (value: unknown) => unknown): Submission {
   const submission: Record<string, unknown> = {};
   for (let i = 0; i < FIELDS.length; i++) {
     const { key, kind, optional } = FIELDS[i]!;
     const value = row[i];
     if (optional && value === null) continue;
-    submission[key] = kind === "text" ? String(value) : kind === "json" ? JSON.parse(String(value)) : formatInstant(Number(value));
+    submission[key] = kind === "text" ? String(value) : kind === "json" ? readData(value) : formatInstant(Number(value));
   }
   return submission as unknown as Submission;
 }
@@ -59,16 +64,9 @@ export const SUBMISSION_ARRAY = `printf('[${FIELDS.map(() => "%s").join(",")}]',
   kind === "text" ? `json_quote(${column})` : `COALESCE(${column}, 'null')`,
 ).join(", ")})`;
 
-/** A parsed SUBMISSION_ARRAY as a Submission: what `rowToSubmission` gives for the same row. */
+/** A parsed SUBMISSION_ARRAY as a Submission: what `rowToSubmission` gives for the same row (its `data` already parsed). */
 export function arrayToSubmission(row: readonly unknown[]): Submission {
-  const submission: Record<string, unknown> = {};
-  for (let i = 0; i < FIELDS.length; i++) {
-    const { key, kind, optional } = FIELDS[i]!;
-    const value = row[i];
-    if (optional && value === null) continue;
-    submission[key] = kind === "text" ? String(value) : kind === "time" ? formatInstant(Number(value)) : value;
-  }
-  return submission as unknown as Submission;
+  return toSubmission(row, (data) => data);
 }
 
 /** The values of SUBMISSION_COLUMNS for a submission, for every INSERT. */
