@@ -3,8 +3,8 @@
  * `:memory:`, Turso) and Cloudflare D1 share every line of it.
  */
 import {
-  type Account, type ApiKeyListing, type CompleteStore, type NdjsonPage, type RetentionRule, type SubmissionPage, type SubmissionQuery,
-  type SubmissionWalk, type WebhookStore,
+  type Account, type ApiKeyListing, type CompleteStore, type NdjsonPage, type RetentionRule, type SubmissionCursor, type SubmissionPage,
+  type SubmissionQuery, type SubmissionWalk, type WebhookStore,
 } from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { createdEvent, deletedEvent, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
@@ -48,14 +48,16 @@ export async function createSqlStore(
   return sqlStore(driver, close, identifyingFields);
 }
 
+/** A walk the counts may not choose: their choice and the total when they chose it (`ListStatements`). */
+type WalkChoice = Required<Pick<ListStatements, "choice" | "walkCount">>;
+
 function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identifyingFields: readonly string[]): CompleteStore {
   // A walk's page (wholePage) and where its last row is; undefined for no rows.
   const readWholePage = async (statement: SqlStatement, separator: "," | "lines", order: "asc" | "desc") => {
     const row = (await driver.execute(wholePage(statement, separator))).rows[0];
     if (row?.page === null || row?.page === undefined) return undefined;
-    const [times, ids] = [JSON.parse(String(row.times)) as number[], JSON.parse(String(row.ids)) as string[]];
-    checkOrder(times, ids, order);
-    return { page: row.page, rows: times.length, last: { createdAt: times.at(-1)!, submissionId: ids.at(-1)! } };
+    const { times, last } = pagePlaces(row, order);
+    return { page: row.page, rows: times.length, last };
   };
   const walkAsNdjson = async (accountId: string, walk: SubmissionWalk): Promise<NdjsonPage> => {
     const read = await readWholePage(walkStatement(accountId, walk, "json"), "lines", walk.order);
@@ -67,7 +69,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   const readList = async <Read extends { items: readonly unknown[]; total: number }>(
     { page, count, merge, choice, walkCount }: ListStatements,
     query: SubmissionQuery,
-    read: (page: SqlStatement, count: SqlStatement, walk?: { choice: SqlStatement; walkCount: SqlStatement }) => Promise<Read>,
+    read: (page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => Promise<Read>,
   ): Promise<Read> => {
     if (merge === undefined) return read(page, count);
     const walked = await read(page, count, { choice: choice!, walkCount: walkCount! });
@@ -78,7 +80,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   // The page's rows and its total in one read transaction. A walk's rows in one statement, each
   // with the total when the counts chose the walk as a last column (rowToSubmission reads the
   // columns before it): without a row, the merge reads the page.
-  const readRowsWithTotal = async (page: SqlStatement, count: SqlStatement, walk?: { choice: SqlStatement; walkCount: SqlStatement }) => {
+  const readRowsWithTotal = async (page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => {
     if (walk !== undefined) {
       const walked = { sql: `SELECT *, (${walk.walkCount.sql}) AS total FROM (${page.sql})`, args: [...(walk.walkCount.args ?? []), ...(page.args ?? [])], asArrays: true } as const;
       const rows = arrayRows(await driver.execute(withChoice(walk.choice, walked)));
@@ -89,16 +91,15 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   };
   // The page's JSON texts and its total in one statement (pageWithTotal); a walk's total only
   // when the counts chose it, from the choice the walk reads.
-  const readTextsWithTotal = (order: "asc" | "desc") => async (page: SqlStatement, count: SqlStatement, walk?: { choice: SqlStatement; walkCount: SqlStatement }) => {
+  const readTextsWithTotal = (order: "asc" | "desc") => async (page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => {
     const row = (await driver.execute(pageWithTotal(page, walk?.walkCount ?? count, walk?.choice))).rows[0]!;
     const total = totalOf(row.total);
     if (row.heads === null || row.heads === undefined) return { items: [], total };
     const [heads, tails] = [String(row.heads).split("\x1e"), String(row.tails).split("\x1e")];
-    const [times, ids] = [JSON.parse(String(row.times)) as number[], JSON.parse(String(row.ids)) as string[]];
+    const { times, last } = pagePlaces(row, order);
     if (heads.length !== times.length || tails.length !== times.length) throw new Error("the database returned a page whose texts do not split into its rows");
-    checkOrder(times, ids, order);
     const items = heads.map((head, i) => joinAroundTime(head, times[i], tails[i]));
-    return { items, total, last: { createdAt: times.at(-1)!, submissionId: ids.at(-1)! } };
+    return { items, total, last };
   };
   // One submission's row, as `sql` selects it; undefined when the account has no such id.
   const readSubmission = async (sql: string, accountId: string, submissionId: string) => {
@@ -452,6 +453,16 @@ const GET_AS_COLUMNS = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE acco
 const GET_AS_JSON = `SELECT ${SUBMISSION_JSON_AROUND_TIME.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME.tail} FROM submissions WHERE account_id = ? AND id = ?`;
 
 const PLACEHOLDERS = Array(SUBMISSION_COLUMN_COUNT + 1).fill("?").join(", ");
+
+/**
+ * The places of a page SQLite aggregated into one row (`wholePage`, `pageWithTotal`): its rows'
+ * times, checked to be in the list's order, and where its last row is. Not for an empty page.
+ */
+function pagePlaces(row: Record<string, unknown>, order: "asc" | "desc"): { times: number[]; last: SubmissionCursor } {
+  const [times, ids] = [JSON.parse(String(row.times)) as number[], JSON.parse(String(row.ids)) as string[]];
+  checkOrder(times, ids, order);
+  return { times, last: { createdAt: times.at(-1)!, submissionId: ids.at(-1)! } };
+}
 
 /**
  * Throws unless the rows' (created_at, id) cursors are in the walk's order, as SQL compares
