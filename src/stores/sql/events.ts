@@ -120,25 +120,23 @@ export async function readEventTexts(driver: SqlDriver, accountId: string, query
   const page = `SELECT position, ${EVENT_JSON} AS json FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`;
   const around = (select: string) => `SELECT (SELECT pruned_through FROM event_horizons WHERE account_id = ?), (SELECT MAX(position) FROM events WHERE account_id = ?), ${select}`;
   const pageArgs = [accountId, accountId, ...args, query.limit];
-  let prunedThrough: number;
-  let newest: number;
-  let page_: { count: number; last: number; json: string };
-  try {
+  const readJoined = async () => {
     const [row] = arrayRows(await driver.execute({ sql: `${around("COUNT(*), MAX(position), group_concat(json, ',')")} FROM (${page})`, args: pageArgs, asArrays: true, oneRow: true }));
-    const [pruned, newestPosition, count, last, json] = row!;
-    prunedThrough = Number(pruned ?? 0);
-    newest = Number(newestPosition ?? 0);
-    page_ = { count: Number(count), last: Number(last ?? 0), json: String(json ?? "") };
-  } catch (error) {
-    if (!/too big|TOOBIG/i.test(error instanceof Error ? error.message : String(error))) throw error;
+    const [pruned, newest, count, last, json] = row!;
+    return { pruned, newest, count: Number(count), last, json: String(json ?? "") };
+  };
+  const readRowByRow = async () => {
     const rows = arrayRows(await driver.execute({ sql: `${around("position, json")} FROM (${page})`, args: pageArgs, asArrays: true }));
-    prunedThrough = Number(rows[0]?.[0] ?? 0);
-    newest = Number(rows[0]?.[1] ?? 0);
-    page_ = { count: rows.length, last: Number(rows.at(-1)?.[2] ?? 0), json: rows.map((row) => String(row[3])).join(",") };
-  }
+    return { pruned: rows[0]?.[0], newest: rows[0]?.[1], count: rows.length, last: rows.at(-1)?.[2], json: rows.map((row) => String(row[3])).join(",") };
+  };
+  const read = await readJoined().catch((error: unknown) => {
+    if (!/too big|TOOBIG/i.test(error instanceof Error ? error.message : String(error))) throw error;
+    return readRowByRow();
+  });
+  const prunedThrough = Number(read.pruned ?? 0);
   if (query.after !== undefined && query.after < prunedThrough) return { expired: true };
-  const cursor = page_.count === query.limit ? page_.last : Math.max(query.after ?? 0, prunedThrough, newest);
-  return { expired: false, count: page_.count, json: page_.json, cursor };
+  const cursor = read.count === query.limit ? Number(read.last) : Math.max(query.after ?? 0, prunedThrough, Number(read.newest ?? 0));
+  return { expired: false, count: read.count, json: read.json, cursor };
 }
 
 export async function readEvents(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventPage> {
