@@ -629,19 +629,13 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     times.forEach((createdAt, i) => (awkward[i]!.createdAt = createdAt));
     await store.importSubmissions(ACCOUNT, awkward);
     await store.insertSubmission(OTHER_ACCOUNT, seedRows(1)[0]!);
-    for (const order of ["asc", "desc"] as const) {
-      for (const limit of [1, 4, 100]) {
-        let after: SubmissionCursor | undefined;
-        for (let pages = 0; pages < 100; pages++) {
-          const walk = { order, limit, after, popupId: undefined };
-          const [submissions, lines] = [await store.walkSubmissions(ACCOUNT, walk), await walkSubmissionsAsJson(store, ACCOUNT, walk)];
-          assert.equal(lines, submissions.map((submission) => JSON.stringify(submission)), `${order} by ${limit}, page ${pages}`);
-          if (submissions.length < limit) break;
-          const last = submissions.at(-1)!;
-          after = { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId };
-        }
-      }
-    }
+    await everyWalkPage(async (pageWalk, label) => {
+      const walk = { ...pageWalk, popupId: undefined };
+      const [submissions, lines] = [await store.walkSubmissions(ACCOUNT, walk), await walkSubmissionsAsJson(store, ACCOUNT, walk)];
+      assert.equal(lines, submissions.map((submission) => JSON.stringify(submission)), label);
+      const last = submissions.at(-1);
+      return { rows: submissions.length, last: last && placeOf(last) };
+    });
     const all = await walkSubmissionsAsJson(store, ACCOUNT, { order: "asc", limit: 1000, status: "completed" });
     assert.equal(all.map((line) => JSON.parse(line) as Submission), awkward.filter((s) => s.status === "completed").sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt)));
   });
@@ -650,21 +644,14 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     const awkward = awkwardSubmissions();
     await store.importSubmissions(ACCOUNT, awkward);
     await store.insertSubmission(OTHER_ACCOUNT, seedRows(1)[0]!);
-    for (const order of ["asc", "desc"] as const) {
-      for (const limit of [1, 4, 100]) {
-        let after: SubmissionCursor | undefined;
-        for (let pages = 0; pages < 100; pages++) {
-          const walk = { order, limit, after };
-          const [lines, page] = [await walkSubmissionsAsJson(store, ACCOUNT, walk), await walkSubmissionsAsNdjson(store, ACCOUNT, walk)];
-          assert.is(new TextDecoder().decode(page.bytes), lines.map((line) => `${line}\n`).join(""), `${order} by ${limit}, page ${pages}`);
-          assert.is(page.rows, lines.length);
-          const last = lines.at(-1);
-          assert.equal(page.last, last === undefined ? undefined : placeOf(JSON.parse(last) as Submission));
-          if (lines.length < limit) break;
-          after = page.last;
-        }
-      }
-    }
+    await everyWalkPage(async (walk, label) => {
+      const [lines, page] = [await walkSubmissionsAsJson(store, ACCOUNT, walk), await walkSubmissionsAsNdjson(store, ACCOUNT, walk)];
+      assert.is(new TextDecoder().decode(page.bytes), lines.map((line) => `${line}\n`).join(""), label);
+      assert.is(page.rows, lines.length);
+      const last = lines.at(-1);
+      assert.equal(page.last, last === undefined ? undefined : placeOf(JSON.parse(last) as Submission));
+      return { rows: lines.length, last: page.last };
+    });
   });
 
   test("listSubmissionsAsJson (or its fallback): the page listSubmissions gives, each exactly as JSON.stringify writes it, and the last one's place", async (store) => {
@@ -751,4 +738,22 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     assert.equal(await listDataKeys(store, ACCOUNT, { popupId: "popup_b" }, 100), ["email"]);
     assert.equal(await listDataKeys(store, OTHER_ACCOUNT, { popupId: "popup_a" }, 100), ["email"]);
   });
+}
+
+/**
+ * Walks ACCOUNT page after page in both orders, a page of 1, 4 and 100 rows, up to 100 pages
+ * each: `checkPage` checks the page of `walk` and says how many rows it held and where the last
+ * one is, where the next page starts.
+ */
+async function everyWalkPage(checkPage: (walk: SubmissionWalk, label: string) => Promise<{ rows: number; last: SubmissionCursor | undefined }>): Promise<void> {
+  for (const order of ["asc", "desc"] as const) {
+    for (const limit of [1, 4, 100]) {
+      let after: SubmissionCursor | undefined;
+      for (let pages = 0; pages < 100; pages++) {
+        const { rows, last } = await checkPage({ order, limit, after }, `${order} by ${limit}, page ${pages}`);
+        if (rows < limit) break;
+        after = last;
+      }
+    }
+  }
 }
