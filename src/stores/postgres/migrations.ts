@@ -198,7 +198,7 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
   WEBHOOK_LIMIT_MIGRATION,
   // 6: an import probes for each of its ids by the primary key, whatever plan the function caches (writes.ts).
   PROBE_MIGRATION,
-  // 8 in this round's numbering (7 is the webhook helper's; renumber at merge): inserts count
+  // 7: inserts count
   // their rows' totals in their own statement, and the insert trigger is dropped (writes.ts).
   COUNTING_MIGRATION,
 ];

@@ -172,7 +172,7 @@ BEGIN`;
 
 /**
  * How `formsink_insert` inserts a call that must insert every row (INSERT_TAKING_POSITIONS);
- * `counting` is a CTE (with its trailing comma) that counts the rows' totals, from migration 8.
+ * `counting` is a CTE (with its trailing comma) that counts the rows' totals, from migration 7.
  */
 const insertEveryRow = (counting = "") => `  taken := json_array_length(p_rows::json);
   UPDATE event_heads SET position = position + taken WHERE account_id = p_account RETURNING position - taken INTO base;
@@ -230,7 +230,7 @@ export const INSERT_MIGRATION: readonly string[] = [INSERT_TAKING_POSITIONS];
  * insertion writes more per row). Knowing its new rows first, it takes their positions and
  * writes their events without reading back what it inserted. `findFresh` keeps the input rows
  * whose id the account does not have: how migrations 4 and 6 differ; `counting` makes the
- * CTE that counts the totals of the rows it is given (`countRows`, from migration 8).
+ * CTE that counts the totals of the rows it is given (`countRows`, from migration 7).
  */
 const insertSkippingPresent = (findFresh: string, counting?: (rows: string) => string) => `${REPLACE_INSERT}
   PERFORM set_config('lock_timeout', p_lock_timeout, true);
@@ -298,8 +298,8 @@ const countRows = (source: string) => `counted AS (
       ON CONFLICT (account_id, popup_id, domain, device, status) DO UPDATE SET n = c.n + excluded.n)`;
 
 /**
- * `formsink_insert` as migration 8 replaces it: the rows' totals are counted by the insert's
- * own statement, not by the statement-level trigger migration 8 drops (what that trigger cost a
+ * `formsink_insert` as migration 7 replaces it: the rows' totals are counted by the insert's
+ * own statement, not by the statement-level trigger migration 7 drops (what that trigger cost a
  * call of creates: its transition table of the new rows and a PL/pgSQL call). Every insert into
  * `submissions` is made here; deletes and status changes keep their triggers. Otherwise as
  * migration 6.
