@@ -14,6 +14,8 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ChildProcess } from "node:child_process";
 import { Agent, get } from "node:http";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -100,6 +102,10 @@ interface Worst {
   rows: string[][];
   /** CPU per list of the timed passes over every combination, in ms, by whom it was spent. */
   cpu: Record<string, number>;
+  /** Time per list of the passes that each process, ready to run, waited for a core, in ms. */
+  waited: Record<string, number>;
+  /** Lines the caller adds below the table. */
+  notes: string[];
 }
 
 /** Timings of each suspect for its p50 and p99: a p99 needs a hundred, not the slowest of ROUNDS. */
@@ -113,6 +119,10 @@ interface Measured {
   beforeEach?: () => void;
   /** CPU seconds spent so far, by whom (the process answering, and the client when it is another). */
   cpu: () => Record<string, number>;
+  /** Seconds each process, ready to run, has waited for a core so far, by whom. */
+  waited: () => Record<string, number>;
+  /** Runs before the passes and after them, for what the caller notes about them. */
+  around?: { before: () => Promise<void>; after: (lists: number) => Promise<string[]> };
 }
 
 /**
@@ -129,12 +139,17 @@ async function everyCombination(rounds: number, list: (c: Case) => Promise<numbe
   const samples = cases.map(() => [] as number[]);
   const totals = cases.map(() => 0);
   for (const [i, c] of cases.entries()) totals[i] = await list(c);
+  await measured.around?.before();
   const cpuBefore = measured.cpu();
+  const waitedBefore = measured.waited();
   for (let round = 0; round < rounds; round++) {
     for (const [i, c] of cases.entries()) samples[i]!.push(await timeOnce(() => list(c), measured.beforeEach));
   }
-  const cpuAfter = measured.cpu();
-  const cpu = Object.fromEntries(Object.keys(cpuAfter).map((who) => [who, ((cpuAfter[who]! - cpuBefore[who]!) * 1000) / (rounds * cases.length)]));
+  const perList = (after: Record<string, number>, before: Record<string, number>) =>
+    Object.fromEntries(Object.keys(after).map((who) => [who, ((after[who]! - before[who]!) * 1000) / (rounds * cases.length)]));
+  const cpu = perList(measured.cpu(), cpuBefore);
+  const waited = perList(measured.waited(), waitedBefore);
+  const notes = (await measured.around?.after(rounds * cases.length)) ?? [];
   const p50s = samples.map((times) => percentile(times, 50));
   const slowest = samples.map((times) => Math.max(...times));
   const byP50 = cases.map((_, i) => i).sort((a, b) => p50s[b]! - p50s[a]!);
@@ -160,6 +175,8 @@ async function everyCombination(rounds: number, list: (c: Case) => Promise<numbe
     p99: { at: label(cases[worstP99]!), ms: p99Of.get(worstP99)!, total: totals[worstP99]! },
     rows,
     cpu,
+    waited,
+    notes,
   };
 }
 
@@ -174,7 +191,9 @@ const tables: string[] = [];
 function reportCombinations(where: string, worst: Worst): void {
   tables.push(`${where}: the slowest combinations (of ${cases.length.toLocaleString("en-US")}, ${ROWS.toLocaleString("en-US")} rows)\n` +
     formatTable(["combination", "total", "p50 of passes", `p50 of ${TAIL_SAMPLES}`, `p99 of ${TAIL_SAMPLES}`, "slowest timing"], worst.rows) +
-    `\nCPU per list over the passes: ${Object.entries(worst.cpu).map(([who, cpu]) => `${who} ${ms(cpu)}`).join(", ")}`);
+    `\nCPU per list over the passes: ${Object.entries(worst.cpu).map(([who, cpu]) => `${who} ${ms(cpu)}`).join(", ")}` +
+    `\nwaiting for a core while ready to run, per list over the passes: ${Object.entries(worst.waited).map(([who, wait]) => `${who} ${ms(wait)}`).join(", ")}` +
+    worst.notes.map((note) => `\n${note}`).join(""));
   figures.push({
     target: "correlated",
     what: `${where}: worst list + total of every combination, p50 / p99 (${worst.p50.at}; ${worst.p99.at})`,
@@ -203,7 +222,8 @@ async function measureStore(store: CompleteStore, accountId: string): Promise<vo
     const { user, system } = process.cpuUsage();
     return { "the store's process": (user + system) / 1e6 };
   };
-  reportCombinations(where, await everyCombination(ROUNDS, list, { cpu }));
+  const waited = () => ({ "the store's process": waitedForCore(process.pid) });
+  reportCombinations(where, await everyCombination(ROUNDS, list, { cpu, waited }));
 
   // What the list route does for a cursor: the keyset walk (one more row, to know whether a page follows) and the total.
   const cursorRows: string[][] = [];
@@ -243,6 +263,36 @@ function collectYoungGeneration(): () => void {
   return () => gc({ type: "minor" });
 }
 
+/**
+ * Seconds a process's main thread (the event loop) has waited, ready to run, for a core
+ * (/proc/<pid>/schedstat): on a machine shared with other processes, the time a timing holds
+ * that neither the server nor the client spent working.
+ */
+function waitedForCore(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]) / 1e9;
+}
+
+/** The server's garbage collections since the last call (correlated-server.ts writes them on SIGUSR2). */
+async function serverCollections(child: ChildProcess, keyFile: string): Promise<{ kind: number; ms: number }[]> {
+  const file = `${keyFile}.gc`;
+  rmSync(file, { force: true });
+  child.kill("SIGUSR2");
+  for (let waited = 0; !existsSync(file); waited += 10) {
+    if (waited > 5000) throw new Error("the server did not write its collections");
+    await sleep(10);
+  }
+  await sleep(10);
+  return JSON.parse(readFileSync(file, "utf8")) as { kind: number; ms: number }[];
+}
+
+function collectionsNote(collections: { kind: number; ms: number }[], lists: number): string {
+  const pauses = collections.map((c) => c.ms);
+  const young = collections.filter((c) => c.kind === 1).length;
+  if (pauses.length === 0) return "the server's garbage collections over the passes: none";
+  return `the server's garbage collections over the passes: one every ${Math.round(lists / pauses.length)} lists (${young} of ${pauses.length} young-generation), ` +
+    `pauses ${ms(percentile(pauses, 50))} median, ${ms(Math.max(...pauses))} longest`;
+}
+
 async function measureHttp(source: string): Promise<void> {
   const where = `${kind} over HTTP`;
   mkdirSync(DATA_DIR, { recursive: true });
@@ -265,7 +315,9 @@ async function measureHttp(source: string): Promise<void> {
       return { server: cpuSeconds(child.pid!), client: (user + system) / 1e6 };
     };
     const list = async (c: Case) => (await request(queryOf(c.filter, c.order))).total;
-    reportCombinations(where, await everyCombination(HTTP_ROUNDS, list, { beforeEach: collectYoungGeneration(), cpu }));
+    const waited = () => ({ server: waitedForCore(child.pid!), client: waitedForCore(process.pid) });
+    const around = { before: () => serverCollections(child, keyFile).then(() => undefined), after: async (lists: number) => [collectionsNote(await serverCollections(child, keyFile), lists)] };
+    reportCombinations(where, await everyCombination(HTTP_ROUNDS, list, { beforeEach: collectYoungGeneration(), cpu, waited, around }));
 
     const cursorRows: string[][] = [];
     let worstCursor = 0;
