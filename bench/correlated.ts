@@ -13,11 +13,11 @@
  * `importSubmissions` and kept in bench/.data/.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { Agent, get } from "node:http";
 import { loadavg } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -252,8 +252,7 @@ async function measureStore(store: CompleteStore, accountId: string): Promise<vo
 /**
  * The client's own young-generation collection, run before each timing over HTTP so that none
  * falls inside one: a timing is the server's answer and the round trip, and the client's
- * collections (one every few hundred requests, in the process that made the data) are not
- * the server's. The server's collections still fall where they fall.
+ * collections (in the process that made the data) are not the server's. The server's collections still fall where they fall.
  */
 function collectYoungGeneration(): () => void {
   setFlagsFromString("--expose-gc");
@@ -269,7 +268,11 @@ function collectYoungGeneration(): () => void {
  * that neither the server nor the client spent working.
  */
 function waitedForCore(pid: number): number {
-  return Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]) / 1e9;
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]) / 1e9;
+  } catch {
+    return Number.NaN; // a kernel without scheduler statistics
+  }
 }
 
 /** The server's garbage collections since the last call (correlated-server.ts writes them on SIGUSR2). */
@@ -369,7 +372,7 @@ pinSelf(0);
 console.log(`store: ${kind}; Node ${process.version}; ${canPin() ? "store phase on core 0; over HTTP the server on core 0, the client on core 1" : "taskset unavailable: not pinned"}; ` +
   `${ROWS.toLocaleString("en-US")} rows; ${cases.length.toLocaleString("en-US")} combinations (${everyFilterCombination().length} of the filters, with and without a month's window, both orders); ${loadNote()}\n`);
 
-// In a function of its own: the client over HTTP then holds none of the store's rows (the memory store's are hundreds of MB).
+// In a function of its own: the client over HTTP then holds none of the store's rows (the memory store's fill most of its heap).
 async function measureInStore(): Promise<void> {
   const { store, accountId } = kind === "libsql" ? await openLibsql() : await openMemory();
   try {
