@@ -13,17 +13,21 @@
  * `importSubmissions` and kept in bench/.data/.
  */
 import { createHash } from "node:crypto";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { Agent, get } from "node:http";
 import { loadavg } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import type { CompleteStore, SubmissionFilter, SubmissionQuery } from "../src/store.ts";
 import { createLibsqlStore } from "../src/stores/libsql/index.ts";
 import { createMemoryStore } from "../src/stores/memory.ts";
 import { MIGRATIONS } from "../src/stores/sql/migrations.ts";
 import { CORRELATED_ACCOUNT, everyFilterCombination, importCorrelated } from "./support/correlated-dataset.ts";
 import { DATASET_START } from "./support/dataset.ts";
-import { canPin, formatTable, oneStorePerProcess, pinSelf, startServerProcess, stopServerProcess } from "./support/load.ts";
+import { canPin, cpuSeconds, formatTable, oneStorePerProcess, pinSelf, startServerProcess, stopServerProcess } from "./support/load.ts";
 import { reportTargets, type TargetFigure } from "./support/targets.ts";
 
 type StoreKind = "libsql" | "memory";
@@ -78,7 +82,8 @@ function percentile(times: readonly number[], p: number): number {
 
 const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 
-async function timeOnce(run: () => Promise<unknown>): Promise<number> {
+async function timeOnce(run: () => Promise<unknown>, before?: () => void): Promise<number> {
+  before?.();
   const started = performance.now();
   await run();
   return performance.now() - started;
@@ -95,47 +100,83 @@ interface Worst {
   p50: { at: string; ms: number; total: number };
   p99: { at: string; ms: number; total: number };
   rows: string[][];
+  /** CPU per list of the timed passes over every combination, in ms, by whom it was spent. */
+  cpu: Record<string, number>;
+  /** Time per list of the passes that each process, ready to run, waited for a core, in ms. */
+  waited: Record<string, number>;
+  /** Lines the caller adds below the table. */
+  notes: string[];
 }
 
-/** Timings of each suspect for a p99 of its own: a p99 needs a hundred, not the slowest of ROUNDS. */
+/** Timings of each suspect for its p50 and p99: a p99 needs a hundred, not the slowest of ROUNDS. */
 const TAIL_SAMPLES = 100;
-/** Suspects for the worst p99: the slowest combinations by p50, and those with the slowest single timing. */
-const TAIL_SUSPECTS = 10;
+/** Suspects: the slowest combinations by the passes' p50, and those with the slowest single timing. */
+const TAIL_SUSPECTS = 20;
+
+/** What `everyCombination` is told about the process that answers, besides the timings. */
+interface Measured {
+  /** Runs before each timing, outside it. */
+  beforeEach?: () => void;
+  /** CPU seconds spent so far, by whom (the process answering, and the client when it is another). */
+  cpu: () => Record<string, number>;
+  /** Seconds each process, ready to run, has waited for a core so far, by whom. */
+  waited: () => Record<string, number>;
+  /** Runs before the passes and after them, for what the caller notes about them. */
+  around?: { before: () => Promise<void>; after: (lists: number) => Promise<string[]> };
+}
 
 /**
- * Times `list` for every case, `rounds` times after an untimed pass: the worst case by p50.
- * Then the worst p99: a few timings per case cannot estimate one (their slowest is the worst
- * of 40,000-odd timings of the run, one scheduler or GC pause), so the suspects are timed
- * TAIL_SAMPLES times each, round after round, and the worst of their p99s is the figure.
+ * Times `list` for every case, `rounds` times after an untimed pass. A few timings per case
+ * estimate neither its p50 nor its p99 well: the highest of 5,880 p50s of a few timings is
+ * the case that drew the most noise as much as the slowest case (a case's p50 of 7 has come
+ * out above its own p99 of 100), and the slowest of a few timings is the worst of 40,000-odd
+ * timings of the run, one scheduler or GC pause. So the passes only pick suspects, and each
+ * suspect is timed TAIL_SAMPLES times, round after round: the figures are the worst of their
+ * p50s and of their p99s. The CPU per list of the passes is measured too, as the machine's
+ * other processes do not change it.
  */
-async function everyCombination(rounds: number, list: (c: Case) => Promise<number>): Promise<Worst> {
+async function everyCombination(rounds: number, list: (c: Case) => Promise<number>, measured: Measured): Promise<Worst> {
   const samples = cases.map(() => [] as number[]);
   const totals = cases.map(() => 0);
   for (const [i, c] of cases.entries()) totals[i] = await list(c);
+  await measured.around?.before();
+  const cpuBefore = measured.cpu();
+  const waitedBefore = measured.waited();
   for (let round = 0; round < rounds; round++) {
-    for (const [i, c] of cases.entries()) samples[i]!.push(await timeOnce(() => list(c)));
+    for (const [i, c] of cases.entries()) samples[i]!.push(await timeOnce(() => list(c), measured.beforeEach));
   }
+  const perList = (after: Record<string, number>, before: Record<string, number>) =>
+    Object.fromEntries(Object.keys(after).map((who) => [who, ((after[who]! - before[who]!) * 1000) / (rounds * cases.length)]));
+  const cpu = perList(measured.cpu(), cpuBefore);
+  const waited = perList(measured.waited(), waitedBefore);
+  const notes = (await measured.around?.after(rounds * cases.length)) ?? [];
   const p50s = samples.map((times) => percentile(times, 50));
   const slowest = samples.map((times) => Math.max(...times));
   const byP50 = cases.map((_, i) => i).sort((a, b) => p50s[b]! - p50s[a]!);
   const bySlowest = cases.map((_, i) => i).sort((a, b) => slowest[b]! - slowest[a]!);
-  const suspects = [...new Set([...byP50.slice(0, TAIL_SUSPECTS), ...bySlowest.slice(0, TAIL_SUSPECTS)])];
+  const suspects = [...new Set([...byP50.slice(0, TAIL_SUSPECTS), ...bySlowest.slice(0, TAIL_SUSPECTS / 2)])];
   const tails = new Map(suspects.map((i) => [i, [] as number[]]));
   for (let round = 0; round < TAIL_SAMPLES; round++) {
-    for (const i of suspects) tails.get(i)!.push(await timeOnce(() => list(cases[i]!)));
+    for (const i of suspects) tails.get(i)!.push(await timeOnce(() => list(cases[i]!), measured.beforeEach));
   }
+  const p50Of = new Map(suspects.map((i) => [i, percentile(tails.get(i)!, 50)]));
   const p99Of = new Map(suspects.map((i) => [i, percentile(tails.get(i)!, 99)]));
+  const worstP50 = suspects.reduce((a, b) => (p50Of.get(b)! > p50Of.get(a)! ? b : a));
   const worstP99 = suspects.reduce((a, b) => (p99Of.get(b)! > p99Of.get(a)! ? b : a));
-  const worst = byP50[0]!;
-  const rows = byP50.slice(0, 6).map((i) => [label(cases[i]!), totals[i]!.toLocaleString("en-US"), ms(p50s[i]!), ms(p99Of.get(i)!), ms(slowest[i]!)]);
+  const row = (i: number) => [label(cases[i]!), totals[i]!.toLocaleString("en-US"), ms(p50s[i]!), ms(p50Of.get(i)!), ms(p99Of.get(i)!), ms(slowest[i]!)];
+  const rows = [...suspects].sort((a, b) => p50Of.get(b)! - p50Of.get(a)!).slice(0, 6).map(row);
   const median = percentile(p50s, 50);
-  rows.push([`(median combination of ${cases.length.toLocaleString("en-US")})`, "", ms(median), "", ""]);
-  rows.push([`(worst p99: ${label(cases[worstP99]!)})`, totals[worstP99]!.toLocaleString("en-US"), ms(p50s[worstP99]!), ms(p99Of.get(worstP99)!), ms(slowest[worstP99]!)]);
-  rows.push([`(slowest single timing: ${label(cases[bySlowest[0]!]!)})`, "", "", "", ms(slowest[bySlowest[0]!]!)]);
+  rows.push([`(median combination of ${cases.length.toLocaleString("en-US")})`, "", ms(median), "", "", ""]);
+  rows.push([`(slowest by the passes' p50: ${label(cases[byP50[0]!]!)})`, ...row(byP50[0]!).slice(1)]);
+  rows.push([`(worst p99: ${label(cases[worstP99]!)})`, ...row(worstP99).slice(1)]);
+  rows.push([`(slowest single timing: ${label(cases[bySlowest[0]!]!)})`, "", "", "", "", ms(slowest[bySlowest[0]!]!)]);
   return {
-    p50: { at: label(cases[worst]!), ms: p50s[worst]!, total: totals[worst]! },
+    p50: { at: label(cases[worstP50]!), ms: p50Of.get(worstP50)!, total: totals[worstP50]! },
     p99: { at: label(cases[worstP99]!), ms: p99Of.get(worstP99)!, total: totals[worstP99]! },
     rows,
+    cpu,
+    waited,
+    notes,
   };
 }
 
@@ -149,7 +190,10 @@ const tables: string[] = [];
 
 function reportCombinations(where: string, worst: Worst): void {
   tables.push(`${where}: the slowest combinations (of ${cases.length.toLocaleString("en-US")}, ${ROWS.toLocaleString("en-US")} rows)\n` +
-    formatTable(["combination", "total", "p50", `p99 of ${TAIL_SAMPLES}`, "slowest timing"], worst.rows));
+    formatTable(["combination", "total", "p50 of passes", `p50 of ${TAIL_SAMPLES}`, `p99 of ${TAIL_SAMPLES}`, "slowest timing"], worst.rows) +
+    `\nCPU per list over the passes: ${Object.entries(worst.cpu).map(([who, cpu]) => `${who} ${ms(cpu)}`).join(", ")}` +
+    `\nwaiting for a core while ready to run, per list over the passes: ${Object.entries(worst.waited).map(([who, wait]) => `${who} ${ms(wait)}`).join(", ")}` +
+    worst.notes.map((note) => `\n${note}`).join(""));
   figures.push({
     target: "correlated",
     what: `${where}: worst list + total of every combination, p50 / p99 (${worst.p50.at}; ${worst.p99.at})`,
@@ -174,7 +218,12 @@ const CURSOR_FILTERS: SubmissionFilter[] = [{}, { status: "pending" }, { popupId
 async function measureStore(store: CompleteStore, accountId: string): Promise<void> {
   const where = `${kind} store`;
   const list = async (c: Case) => (await store.listSubmissions(accountId, { ...c.filter, order: c.order, limit: PAGE, offset: 0 })).total;
-  reportCombinations(where, await everyCombination(ROUNDS, list));
+  const cpu = () => {
+    const { user, system } = process.cpuUsage();
+    return { "the store's process": (user + system) / 1e6 };
+  };
+  const waited = () => ({ "the store's process": waitedForCore(process.pid) });
+  reportCombinations(where, await everyCombination(ROUNDS, list, { cpu, waited }));
 
   // What the list route does for a cursor: the keyset walk (one more row, to know whether a page follows) and the total.
   const cursorRows: string[][] = [];
@@ -200,6 +249,53 @@ async function measureStore(store: CompleteStore, accountId: string): Promise<vo
   reportOffset(where, Math.max(...offsets));
 }
 
+/**
+ * The client's own young-generation collection, run before each timing over HTTP so that none
+ * falls inside one: a timing is the server's answer and the round trip, and the client's
+ * collections (in the process that made the data) are not the server's. The server's collections still fall where they fall.
+ */
+function collectYoungGeneration(): () => void {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as (options?: { type: "minor" }) => void;
+  // Once in full: the store phase's data, garbage by now, leaves the client's heap.
+  gc();
+  return () => gc({ type: "minor" });
+}
+
+/**
+ * Seconds a process's main thread (the event loop) has waited, ready to run, for a core
+ * (/proc/<pid>/schedstat): on a machine shared with other processes, the time a timing holds
+ * that neither the server nor the client spent working.
+ */
+function waitedForCore(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]) / 1e9;
+  } catch {
+    return Number.NaN; // a kernel without scheduler statistics
+  }
+}
+
+/** The server's garbage collections since the last call (correlated-server.ts writes them on SIGUSR2). */
+async function serverCollections(child: ChildProcess, keyFile: string): Promise<{ kind: number; ms: number }[]> {
+  const file = `${keyFile}.gc`;
+  rmSync(file, { force: true });
+  child.kill("SIGUSR2");
+  for (let waited = 0; !existsSync(file); waited += 10) {
+    if (waited > 5000) throw new Error("the server did not write its collections");
+    await sleep(10);
+  }
+  await sleep(10);
+  return JSON.parse(readFileSync(file, "utf8")) as { kind: number; ms: number }[];
+}
+
+function collectionsNote(collections: { kind: number; ms: number }[], lists: number): string {
+  const pauses = collections.map((c) => c.ms);
+  const young = collections.filter((c) => c.kind === 1).length;
+  if (pauses.length === 0) return "the server's garbage collections over the passes: none";
+  return `the server's garbage collections over the passes: one every ${Math.round(lists / pauses.length)} lists (${young} of ${pauses.length} young-generation), ` +
+    `pauses ${ms(percentile(pauses, 50))} median, ${ms(Math.max(...pauses))} longest`;
+}
+
 async function measureHttp(source: string): Promise<void> {
   const where = `${kind} over HTTP`;
   mkdirSync(DATA_DIR, { recursive: true });
@@ -217,7 +313,14 @@ async function measureHttp(source: string): Promise<void> {
       }).on("error", reject);
     });
   try {
-    reportCombinations(where, await everyCombination(HTTP_ROUNDS, async (c) => (await request(queryOf(c.filter, c.order))).total));
+    const cpu = () => {
+      const { user, system } = process.cpuUsage();
+      return { server: cpuSeconds(child.pid!), client: (user + system) / 1e6 };
+    };
+    const list = async (c: Case) => (await request(queryOf(c.filter, c.order))).total;
+    const waited = () => ({ server: waitedForCore(child.pid!), client: waitedForCore(process.pid) });
+    const around = { before: () => serverCollections(child, keyFile).then(() => undefined), after: async (lists: number) => [collectionsNote(await serverCollections(child, keyFile), lists)] };
+    reportCombinations(where, await everyCombination(HTTP_ROUNDS, list, { beforeEach: collectYoungGeneration(), cpu, waited, around }));
 
     const cursorRows: string[][] = [];
     let worstCursor = 0;
@@ -269,12 +372,16 @@ pinSelf(0);
 console.log(`store: ${kind}; Node ${process.version}; ${canPin() ? "store phase on core 0; over HTTP the server on core 0, the client on core 1" : "taskset unavailable: not pinned"}; ` +
   `${ROWS.toLocaleString("en-US")} rows; ${cases.length.toLocaleString("en-US")} combinations (${everyFilterCombination().length} of the filters, with and without a month's window, both orders); ${loadNote()}\n`);
 
-const { store, accountId } = kind === "libsql" ? await openLibsql() : await openMemory();
-try {
-  await measureStore(store, accountId);
-} finally {
-  await store.close();
+// In a function of its own: the client over HTTP then holds none of the store's rows (the memory store's fill most of its heap).
+async function measureInStore(): Promise<void> {
+  const { store, accountId } = kind === "libsql" ? await openLibsql() : await openMemory();
+  try {
+    await measureStore(store, accountId);
+  } finally {
+    await store.close();
+  }
 }
+await measureInStore();
 if (withHttp) {
   pinSelf(1);
   await measureHttp(kind === "libsql" ? DATABASE : String(ROWS));
