@@ -14,22 +14,21 @@ import { MAX_CSV_DATA_COLUMNS } from "./limits.ts";
 export const DEFAULT_EXPORT_PAGE_SIZE = 1000;
 
 /**
- * Output a CSV page aims at. Small enough that a page's strings stay in V8's young generation
+ * Output a page aims at. Small enough that a page's strings stay in V8's young generation
  * (objects up to 128 KiB), whose frequent scavenges also free the byte chunks already written
  * out; with 1 MB pages those were left to a full GC and the server grew by up to 75 MB during a
  * 1M-row export (bench/export.ts). Pages also shrink below the page size when rows are large
  * (data up to the body limit each).
  */
-const CSV_PAGE_TARGET = 96 * 1024;
+const PAGE_TEXT_TARGET = 96 * 1024;
 // bench/export.ts (NDJSON): each page costs a statement, a pull of the stream and a socket write
-// whatever its size, so pages as large as the row limit allows cost less a row.
+// whatever its size, so pages as large as the page size allows cost less a row.
 /**
- * Output an NDJSON page aims at, from a store with `walkSubmissionsAsNdjson`: its bytes are the
- * binding's, no string in V8's heap, so the young generation does not bound it. Such chunks are
- * freed by scavenges or by V8's collection for external memory, which larger pages do not bring
- * on later: fewer pages allocate less in JavaScript, and each is freed as soon.
+ * Output an NDJSON page aims at when its bytes are the database's own (`fromDatabase`): no
+ * string of the page is made in V8's heap, so the young generation does not bound it. Such
+ * chunks are freed by scavenges or by V8's collection for external memory.
  */
-const NDJSON_PAGE_TARGET = 512 * 1024;
+const PAGE_BYTES_TARGET = 512 * 1024;
 /**
  * The first page is small (rows' sizes are not known yet) and the next ones sized from it,
  * which also keeps a page under D1's 2 MB limit on a value, as the SQL store reads a page as one.
@@ -68,7 +67,6 @@ export async function openExport(store: SubmissionStore, accountId: string, opti
       );
     }
   }
-  const target = format === "csv" ? CSV_PAGE_TARGET : NDJSON_PAGE_TARGET;
   const readPage = format === "csv" ? csvPages(store, accountId, dataKeys) : ndjsonPages(store, accountId);
   const walk = (after: SubmissionCursor | undefined, limit: number) => readPage({ ...filter, order, limit, after });
 
@@ -90,6 +88,7 @@ export async function openExport(store: SubmissionStore, accountId: string, opti
         controller.close();
         return;
       }
+      const target = current.fromDatabase ? PAGE_BYTES_TARGET : PAGE_TEXT_TARGET;
       const fitting = Math.floor((current.rows * target) / Math.max(1, current.bytes.byteLength));
       limit = Math.max(MIN_PAGE_SIZE, Math.min(pageSize, fitting));
       page = await walk(current.last, limit);
@@ -103,6 +102,8 @@ interface Page {
   rows: number;
   /** Where the next page starts. */
   last?: SubmissionCursor;
+  /** The bytes were never a string in JavaScript (NdjsonPage). */
+  fromDatabase?: boolean;
 }
 
 /** CSV pages; the first starts with the header. */
