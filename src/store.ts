@@ -601,6 +601,11 @@ export interface NdjsonPage {
   rows: number;
   /** Where the last row is in the walk's order; absent when there are no rows. */
   last?: SubmissionCursor;
+  /**
+   * True when `bytes` were never a string in JavaScript (the database's own text, as its driver
+   * returns it): an export then reads larger pages, which take no room in V8's young generation.
+   */
+  fromDatabase?: boolean;
 }
 
 /** What a store keeps about a create made with an Idempotency-Key. */

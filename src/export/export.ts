@@ -17,13 +17,18 @@ export const DEFAULT_EXPORT_PAGE_SIZE = 1000;
  * Output a page aims at. Small enough that a page's strings stay in V8's young generation
  * (objects up to 128 KiB), whose frequent scavenges also free the byte chunks already written
  * out; with 1 MB pages those were left to a full GC and the server grew by up to 75 MB during a
- * 1M-row export (bench/export.ts), against 0 to 25 MB now, at the same speed. An NDJSON page
- * from a store with `walkSubmissionsAsNdjson` makes no string: its chunks are freed by the
- * scavenges the rest of the server's work brings, or by V8's collection for external memory,
- * so more of them wait to be freed than of CSV's. Pages also shrink below the page size when
- * rows are large (data up to the body limit each).
+ * 1M-row export (bench/export.ts). Pages also shrink below the page size when rows are large
+ * (data up to the body limit each).
  */
 const PAGE_TEXT_TARGET = 96 * 1024;
+// bench/export.ts (NDJSON): each page costs a statement, a pull of the stream and a socket write
+// whatever its size, so pages as large as the page size allows cost less a row.
+/**
+ * Output an NDJSON page aims at when its bytes are the database's own (`fromDatabase`): no
+ * string of the page is made in V8's heap, so the young generation does not bound it. Such
+ * chunks are freed by scavenges or by V8's collection for external memory.
+ */
+const PAGE_BYTES_TARGET = 512 * 1024;
 /**
  * The first page is small (rows' sizes are not known yet) and the next ones sized from it,
  * which also keeps a page under D1's 2 MB limit on a value, as the SQL store reads a page as one.
@@ -83,7 +88,8 @@ export async function openExport(store: SubmissionStore, accountId: string, opti
         controller.close();
         return;
       }
-      const fitting = Math.floor((current.rows * PAGE_TEXT_TARGET) / Math.max(1, current.bytes.byteLength));
+      const target = current.fromDatabase ? PAGE_BYTES_TARGET : PAGE_TEXT_TARGET;
+      const fitting = Math.floor((current.rows * target) / Math.max(1, current.bytes.byteLength));
       limit = Math.max(MIN_PAGE_SIZE, Math.min(pageSize, fitting));
       page = await walk(current.last, limit);
     },
@@ -96,6 +102,8 @@ interface Page {
   rows: number;
   /** Where the next page starts. */
   last?: SubmissionCursor;
+  /** The bytes were never a string in JavaScript (NdjsonPage). */
+  fromDatabase?: boolean;
 }
 
 /** CSV pages; the first starts with the header. */

@@ -625,7 +625,12 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
 
   test("walkSubmissionsAsJson (or its fallback): the same pages, each submission exactly as JSON.stringify writes it", async (store) => {
     const awkward = awkwardSubmissions();
-    const times = ["1969-12-31T23:59:59.999Z", "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "2025-07-12T10:30:00.001Z", "2025-07-12T10:30:00.999Z"];
+    // the ends of the years a createdAt may have, both sides of 1970, of a leap day and of a century
+    const times = [
+      "1969-12-31T23:59:59.999Z", "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "2025-07-12T10:30:00.001Z", "2025-07-12T10:30:00.999Z",
+      "0000-01-01T00:00:00.000Z", "0000-02-29T23:59:59.999Z", "1969-01-01T00:00:00.000Z", "1900-03-01T00:00:00.000Z", "2000-02-29T12:00:00.000Z",
+      "2100-02-28T23:59:59.999Z", "1970-01-01T00:00:00.000Z",
+    ];
     times.forEach((createdAt, i) => (awkward[i]!.createdAt = createdAt));
     await store.importSubmissions(ACCOUNT, awkward);
     await store.insertSubmission(OTHER_ACCOUNT, seedRows(1)[0]!);

@@ -61,7 +61,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   };
   const walkAsNdjson = async (accountId: string, walk: SubmissionWalk): Promise<NdjsonPage> => {
     const read = await readWholePage(walkStatement(accountId, walk, "json"), "lines", walk.order);
-    return read === undefined ? { bytes: new Uint8Array(0), rows: 0 } : { bytes: bytesOf(read.page), rows: read.rows, last: read.last };
+    return read === undefined ? { bytes: new Uint8Array(0), rows: 0 } : { bytes: bytesOf(read.page), rows: read.rows, last: read.last, fromDatabase: true };
   };
   // A list's page and its total from one snapshot, read by `read`. A walk the counts may not
   // choose (`walk`) is read first; when it was not chosen (its total then reads NaN) or did not

@@ -31,6 +31,9 @@ const FIELDS: readonly Field[] = [
   { key: "createdAt", column: "created_at", kind: "time" },
 ];
 
+/** Milliseconds from 0000-01-01 to the epoch: a whole number of days. */
+const YEAR_ZERO_MS = 62_167_219_200_000;
+
 /** The columns of a submission, in the order of `rowToSubmission`'s row and `submissionToRow`'s values. */
 export const SUBMISSION_COLUMNS = FIELDS.map((field) => field.column).join(", ");
 
@@ -114,12 +117,12 @@ function members(from: number, to: number, columnOf: (column: string) => string)
   for (let i = from; i < to; i++) {
     const member = jsonMember(FIELDS[i]!, i, columnOf);
     format += member.format;
-    values.push(member.value);
+    values.push(...member.values);
   }
   return { format, values };
 }
 
-// bench/http.ts (list and get): SQLite's strftime costs more than all the rest of a row's JSON.
+// bench/http.ts (list and get): formatting the time in SQLite costs more than in JavaScript, which keeps the date from row to row.
 /**
  * SUBMISSION_JSON in two texts around the value of `createdAt`, which `joinAroundTime` writes
  * from the row's `created_at` (as `rowToSubmission` does): `head` ends with `"createdAt":`,
@@ -143,21 +146,39 @@ export function joinAroundTime(head: unknown, createdAt: unknown, tail: unknown)
 }
 
 /**
- * A field as a JSON member: its part of a printf format (`%s` where the value goes) and the SQL
- * expression of the value. An optional field's member is all `%s`: empty when the column is NULL.
+ * A field as a JSON member: its part of a printf format (`%s` where a value goes) and the SQL
+ * expressions of its values. An optional field's member is all `%s`: empty when the column is NULL.
  */
-function jsonMember(field: Field, i: number, columnOf: (column: string) => string): { format: string; value: string } {
+function jsonMember(field: Field, i: number, columnOf: (column: string) => string): { format: string; values: string[] } {
   const name = `${i === 0 ? "" : ","}"${field.key}":`;
   const column = columnOf(field.column);
-  // a time's quotes go in the format, around strftime's text
-  const [open, close] = field.kind === "time" ? ['"', '"'] : ["", ""];
-  const value =
+  const { format, values } =
     field.kind === "text"
-      ? `json_quote(${column})`
+      ? { format: "%s", values: [`json_quote(${column})`] }
       : field.kind === "json"
-        ? `(CASE WHEN instr(${column}, char(10)) OR instr(${column}, char(13)) THEN json(${column}) ELSE ${column} END)`
-        : `strftime('%Y-%m-%dT%H:%M:%fZ', ${column} / 1000.0, 'unixepoch')`;
+        ? { format: "%s", values: [`(CASE WHEN instr(${column}, char(10)) OR instr(${column}, char(13)) THEN json(${column}) ELSE ${column} END)`] }
+        : isoTime(column);
   return field.optional
-    ? { format: "%s", value: `(CASE WHEN ${column} IS NULL THEN '' ELSE '${name}${open}' || ${value} || '${close}' END)` }
-    : { format: `${name}${open}%s${close}`, value };
+    ? { format: "%s", values: [`(CASE WHEN ${column} IS NULL THEN '' ELSE '${name}' || printf('${format}', ${values.join(", ")}) END)`] }
+    : { format: `${name}${format}`, values };
+}
+
+// bench/export.ts (NDJSON): strftime's `%f` costs about as much as all the row's other values.
+/**
+ * The epoch milliseconds in `column` as `formatInstant` writes them (years 0 to 9999), quoted:
+ * the date by SQLite's `date`, the time of day by integer arithmetic. Counted from year 0, so
+ * that SQLite's division, which truncates, floors as `formatInstant` does for times before 1970.
+ */
+function isoTime(column: string): { format: string; values: string[] } {
+  const sinceYearZero = `(${column} + ${YEAR_ZERO_MS})`;
+  return {
+    format: '"%sT%02d:%02d:%02d.%03dZ"',
+    values: [
+      `date(${sinceYearZero} / 86400000 * 86400 - ${YEAR_ZERO_MS / 1000}, 'unixepoch')`,
+      `${sinceYearZero} % 86400000 / 3600000`,
+      `${sinceYearZero} % 3600000 / 60000`,
+      `${sinceYearZero} % 60000 / 1000`,
+      `${sinceYearZero} % 1000`,
+    ],
+  };
 }
