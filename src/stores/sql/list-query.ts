@@ -86,13 +86,13 @@ function pageShape(filter: SubmissionFilter, order: "asc" | "desc", page: PageBo
  * finds its prepared statement by the text, fastest when it is the very string it was given
  * before (bench/http.ts, list).
  */
-export function statementTexts(): (shape: string, part: string, statement: SqlStatement) => SqlStatement {
+export function statementTexts(maxKept = MAX_KEPT_TEXTS): (shape: string, part: string, statement: SqlStatement) => SqlStatement {
   const texts = new Map<string, string>();
   return (shape, part, statement) => {
     const key = `${shape} ${part}`;
     let sql = texts.get(key);
     if (sql === undefined) {
-      if (texts.size >= MAX_KEPT_TEXTS) texts.clear();
+      if (texts.size >= maxKept) texts.clear();
       sql = statement.sql;
       texts.set(key, sql);
     }
@@ -100,7 +100,7 @@ export function statementTexts(): (shape: string, part: string, statement: SqlSt
   };
 }
 
-/** Texts kept per store; past this many, they start over (as the driver's prepared statements do). */
+/** Texts kept per store by default; past this many, they start over (as the driver's prepared statements do). */
 const MAX_KEPT_TEXTS = 512;
 
 /**
