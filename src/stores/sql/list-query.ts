@@ -106,15 +106,30 @@ const MAX_KEPT_TEXTS = 512;
 /**
  * A statement whose text is made only when read: its arguments are made for every query, its
  * text only for a shape not seen yet (`statementTexts`). Never spread it: that reads the text.
+ * A class, not an object literal with a getter, which V8 builds far more slowly.
  */
-function lazy(text: () => string, args: readonly SqlValue[], flags: { asArrays?: true; oneRow?: true } = {}): SqlStatement {
-  return {
-    get sql() {
-      return text();
-    },
-    args,
-    ...flags,
-  };
+class LazyStatement implements SqlStatement {
+  readonly #text: () => string;
+  readonly args: readonly SqlValue[];
+  readonly asArrays?: true;
+  readonly oneRow?: true;
+
+  constructor(text: () => string, args: readonly SqlValue[], flags: { asArrays?: true; oneRow?: true }) {
+    this.#text = text;
+    this.args = args;
+    if (flags.asArrays) this.asArrays = true;
+    if (flags.oneRow) this.oneRow = true;
+  }
+
+  get sql(): string {
+    return this.#text();
+  }
+}
+
+const NO_FLAGS = {};
+
+function lazy(text: () => string, args: readonly SqlValue[], flags: { asArrays?: true; oneRow?: true } = NO_FLAGS): SqlStatement {
+  return new LazyStatement(text, args, flags);
 }
 
 function withFlags(statement: SqlStatement, flags: { asArrays?: true; oneRow?: true }): SqlStatement {
