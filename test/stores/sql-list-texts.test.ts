@@ -9,7 +9,9 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import type { SubmissionQuery, SubmissionWalk } from "../../src/store.ts";
 import type { SqlStatement } from "../../src/stores/sql/driver.ts";
-import { listShape, listStatements, pageWithTotal, statementTexts, walkShape, walkStatement, wholePage, withChoice } from "../../src/stores/sql/list-query.ts";
+import {
+  listShape, listStatements, pageWithTotal, rowsWithTotal, statementTexts, walkShape, walkStatement, wholePage, withChoice,
+} from "../../src/stores/sql/list-query.ts";
 
 const texts = suite("SQL store: statement texts kept per shape of query");
 
@@ -71,6 +73,7 @@ texts("for thousands of queries of every shape, the kept text is the query's own
         check(shape, "walk", withChoice(choice, page), what);
         check(shape, "merge", merge(), what);
         check(shape, "walk with total", withChoice(choice, pageWithTotal(page, walkCount!)), what);
+        check(shape, "walk rows with total", rowsWithTotal(page, walkCount!, choice!), what);
       }
       if (as === "json") check(shape, "with total", pageWithTotal(merge?.() ?? page, count), what);
     }

@@ -96,7 +96,10 @@ export function statementTexts(maxKept = MAX_KEPT_TEXTS): (shape: string, part: 
       sql = statement.sql;
       texts.set(key, sql);
     }
-    return { sql, args: statement.args, ...(statement.asArrays ? { asArrays: true } : {}), ...(statement.oneRow ? { oneRow: true } : {}) };
+    const kept: SqlStatement = { sql, args: statement.args };
+    if (statement.asArrays) kept.asArrays = true;
+    if (statement.oneRow) kept.oneRow = true;
+    return kept;
   };
 }
 
@@ -142,8 +145,7 @@ const CHOSEN = { sql: "(SELECT pays FROM walk_pays)", args: [] };
 /** `statement` with the WITH clause `choice` (of `listStatements`) in front, when given. */
 export function withChoice(choice: SqlStatement | undefined, statement: SqlStatement): SqlStatement {
   if (choice === undefined) return statement;
-  const flags = { ...(statement.asArrays ? { asArrays: true } as const : {}), ...(statement.oneRow ? { oneRow: true } as const : {}) };
-  return lazy(() => `${choice.sql} ${statement.sql}`, [...(choice.args ?? []), ...(statement.args ?? [])], flags);
+  return lazy(() => `${choice.sql} ${statement.sql}`, [...(choice.args ?? []), ...(statement.args ?? [])], statement);
 }
 
 /**
@@ -644,6 +646,18 @@ export function pageWithTotal(page: SqlStatement, count: SqlStatement, choice?: 
           json_group_array(created_at) AS times, json_group_array(id) AS ids FROM (${page.sql})`,
     [...(count.args ?? []), ...(page.args ?? [])],
     { oneRow: true },
+  ));
+}
+
+/**
+ * A walk of a list (`page` of `listStatements` with a `merge`) read as rows, each with the
+ * total when the counts chose the walk (`walkCount`) as a last column; `choice` put in front.
+ */
+export function rowsWithTotal(page: SqlStatement, walkCount: SqlStatement, choice: SqlStatement): SqlStatement {
+  return withChoice(choice, lazy(
+    () => `SELECT *, (${walkCount.sql}) AS total FROM (${page.sql})`,
+    [...(walkCount.args ?? []), ...(page.args ?? [])],
+    { asArrays: true },
   ));
 }
 

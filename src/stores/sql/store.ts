@@ -15,8 +15,8 @@ import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
 import {
-  dataKeysStatement, listShape, type ListStatements, listStatements, pageWithTotal, statementTexts, walkFoundPage, walkShape, walkStatement, wholePage,
-  withChoice,
+  dataKeysStatement, listShape, type ListStatements, listStatements, pageWithTotal, rowsWithTotal, statementTexts, walkFoundPage, walkShape, walkStatement,
+  wholePage,
 } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
 import { deliveriesOfPrunedEvents, sqlWebhookStore } from "./webhooks.ts";
@@ -92,14 +92,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   // columns before it): without a row, the merge reads the page.
   const readRowsWithTotal = async (kept: Kept, page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => {
     if (walk !== undefined) {
-      const walked = {
-        get sql() {
-          return `SELECT *, (${walk.walkCount.sql}) AS total FROM (${page.sql})`;
-        },
-        args: [...(walk.walkCount.args ?? []), ...(page.args ?? [])],
-        asArrays: true,
-      } as const;
-      const rows = arrayRows(await driver.execute(kept("rows", withChoice(walk.choice, walked))));
+      const rows = arrayRows(await driver.execute(kept("rows", rowsWithTotal(page, walk.walkCount, walk.choice))));
       return { items: rows, total: rows.length === 0 ? Number.NaN : totalOf(rows[0]!.at(-1)) };
     }
     const [rows, total] = await driver.batch([kept("rows", page), kept("total", count)], "read");
