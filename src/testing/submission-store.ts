@@ -342,6 +342,57 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
     await check();
   });
 
+  test("list and walk: many kinds of query in a row, each asked again with other values, match the reference", async (store) => {
+    // A store may keep what it made for one kind of query (which filters, bounds, order, how
+    // deep) and reuse it for the next query of that kind with other values: every answer of
+    // the second round must be its own, not the first round's.
+    const DAY = 86_400_000;
+    const D0 = Date.UTC(2025, 6, 1);
+    const rows = Array.from({ length: 96 }, (_, i): Submission => ({
+      ...seedRows(1)[0]!,
+      submissionId: crypto.randomUUID(),
+      popupId: POPUPS[i % 3]!,
+      domain: Math.floor(i / 3) % 2 === 0 ? "example.com" : "shop.example.com",
+      device: DEVICES[Math.floor(i / 2) % 4]!,
+      status: i % 5 < 2 ? "completed" : "pending",
+      // twelve a day over eight days, two at each midnight
+      createdAt: new Date(D0 + Math.floor(i / 12) * DAY + (i % 12 < 2 ? 0 : (i % 12) * 7_000_000)).toISOString(),
+    }));
+    await store.importSubmissions(ACCOUNT, rows);
+    await store.importSubmissions(OTHER_ACCOUNT, seedRows(12));
+    const windows = (round: number): SubmissionFilter[] => [
+      {},
+      { createdAfter: D0 + (1 + round) * DAY + (round === 0 ? 3_000_000 : 60_000_000) },
+      { createdBefore: D0 + (6 - round) * DAY + (round === 0 ? -1 : 50_000_000) },
+      { createdAfter: D0 + round * DAY - 1, createdBefore: D0 + (5 + round) * DAY + 20_000_000 },
+    ];
+    const pages = [{ limit: 5, offset: 0 }, { limit: 3, offset: 4 }, { limit: 100, offset: 0 }, { limit: 10, offset: 1500 }];
+    for (let round = 0; round < 2; round++) {
+      let i = 0;
+      for (let mask = 0; mask < 16; mask++) {
+        for (const window of windows(round)) {
+          for (const order of ["asc", "desc"] as const) {
+            const v = i + round;
+            const filter: SubmissionFilter = {
+              ...(mask & 1 ? { popupId: POPUPS[v % 3]! } : {}),
+              ...(mask & 2 ? { domain: v % 2 === 0 ? "example.com" : "shop.example.com" } : {}),
+              ...(mask & 4 ? { device: DEVICES[v % 4]! } : {}),
+              ...(mask & 8 ? { status: v % 2 === 0 ? ("pending" as const) : ("completed" as const) } : {}),
+              ...window,
+            };
+            await expectList(store, ACCOUNT, rows, { ...filter, order, ...pages[(i + round) % pages.length]! });
+            if (i % 4 === round) {
+              const limit = [2, 7][round]!;
+              const expected = expectedPage(rows, { ...filter, order, limit: 1000, offset: 0 }).ids;
+              assert.equal(await walkAll(store, ACCOUNT, { ...filter, order, limit }), expected, `walk of ${JSON.stringify(filter)} ${order} by ${limit}`);
+            }
+            i++;
+          }
+        }
+      }
+    }
+  });
+
   test("list: deep offsets land exactly across days, on ties of created_at at and around midnights, both orders, with one filter or none, through changes", async (store) => {
     const DAY = 86_400_000;
     const D0 = Date.UTC(2025, 6, 1);

@@ -3,11 +3,12 @@
  * and the distinct data keys, all with the same WHERE clause. Kept apart from the store so that
  * `test/stores/sql-schema.test.ts` can `EXPLAIN QUERY PLAN` these very statements.
  */
-import type { SqlStatement } from "./driver.ts";
+import type { SqlStatement, SqlValue } from "./driver.ts";
 import type { SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
 import { SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_JSON, SUBMISSION_JSON_AROUND_TIME } from "./submission-row.ts";
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
+const EQUALITY_FIELDS = Object.keys(EQUALITY_COLUMNS) as (keyof typeof EQUALITY_COLUMNS)[];
 
 /** A list's statements (`listStatements`). */
 export interface ListStatements {
@@ -37,20 +38,105 @@ export interface ListStatements {
  * (two filters whose matches are plentiful) needs this.
  */
 export function listStatements(accountId: string, query: SubmissionQuery, as: "rows" | "json" = "rows"): ListStatements {
-  const select = as === "json" ? `${SUBMISSION_JSON_AROUND_TIME.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME.tail} AS tail` : SUBMISSION_COLUMNS;
+  const select = as === "json" ? LIST_JSON : SUBMISSION_COLUMNS;
   const bounds = { limit: query.limit, offset: query.offset };
-  const count = { ...countStatement(accountId, query), oneRow: true } as const;
+  const count = withFlags(countStatement(accountId, query), { oneRow: true });
   if (readsWalkOrMerge(query, bounds)) {
     const pays = walkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
     return {
-      page: { ...indexWalk(accountId, query, query.order, bounds, select, CHOSEN, MAX_WALK_ROWS_READ), asArrays: true },
+      page: withFlags(indexWalk(accountId, query, query.order, bounds, select, CHOSEN, MAX_WALK_ROWS_READ), { asArrays: true }),
       count,
-      merge: () => ({ ...mergedPage(accountId, query, query.order, bounds, select), asArrays: true }),
-      choice: { sql: `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql})`, args: pays.args },
-      walkCount: { sql: `SELECT CASE WHEN ${CHOSEN.sql} THEN (${count.sql}) END AS total`, args: count.args, oneRow: true },
+      merge: () => withFlags(mergedPage(accountId, query, query.order, bounds, select), { asArrays: true }),
+      choice: lazy(() => `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql})`, pays.args),
+      walkCount: lazy(() => `SELECT CASE WHEN ${CHOSEN.sql} THEN (${count.sql}) END AS total`, count.args ?? [], { oneRow: true }),
     };
   }
-  return { page: { ...pageStatement(accountId, query, query.order, bounds, select), asArrays: true }, count };
+  return { page: withFlags(pageStatement(accountId, query, query.order, bounds, select), { asArrays: true }), count };
+}
+
+const LIST_JSON = `${SUBMISSION_JSON_AROUND_TIME.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME.tail} AS tail`;
+
+/**
+ * What a list's statements' texts depend on (`listStatements`): the same shape, the same
+ * texts, whatever the values. Every choice the statements make from a query's values is here:
+ * which fields and bounds it has, its order, whether it skips days or walks or merges (from its
+ * offset and depth), and how a dated total counts the ends of its range.
+ */
+export function listShape(query: SubmissionQuery, as: "rows" | "json" = "rows"): string {
+  const bounds = { limit: query.limit, offset: query.offset };
+  return `list ${as} ${pageShape(query, query.order, bounds)} ${countShape(query)}`;
+}
+
+/** What a walk's statement's text depends on (`walkStatement`), as `listShape` says for a list. */
+export function walkShape(walk: SubmissionWalk, as: "rows" | "json" = "rows"): string {
+  return `walk ${as} ${pageShape(withoutBoundBehind(walk), walk.order, { limit: walk.limit, offset: 0, after: walk.after })}`;
+}
+
+function pageShape(filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds): string {
+  let fields = "";
+  for (const field of EQUALITY_FIELDS) fields += filter[field] === undefined ? "-" : "=";
+  const bounds = `${filter.createdAfter === undefined ? "-" : ">"}${filter.createdBefore === undefined ? "-" : "<"}${page.after === undefined ? "-" : "@"}`;
+  const reading = skipsDays(filter, page) ? "days" : pageReading(filter, page.offset + page.limit);
+  return `${order} ${fields} ${bounds} ${reading}`;
+}
+
+/**
+ * Texts made once per shape of query (`listShape`, `walkShape`) and the part of its reading
+ * (`part`): building a list's text costs more than the rest of its JavaScript, and the driver
+ * finds its prepared statement by the text, fastest when it is the very string it was given
+ * before (bench/http.ts, list).
+ */
+export function statementTexts(maxKept = MAX_KEPT_TEXTS): (shape: string, part: string, statement: SqlStatement) => SqlStatement {
+  const texts = new Map<string, string>();
+  return (shape, part, statement) => {
+    const key = `${shape} ${part}`;
+    let sql = texts.get(key);
+    if (sql === undefined) {
+      if (texts.size >= maxKept) texts.clear();
+      sql = statement.sql;
+      texts.set(key, sql);
+    }
+    const kept: SqlStatement = { sql, args: statement.args };
+    if (statement.asArrays) kept.asArrays = true;
+    if (statement.oneRow) kept.oneRow = true;
+    return kept;
+  };
+}
+
+/** Texts kept per store by default; past this many, they start over (as the driver's prepared statements do). */
+const MAX_KEPT_TEXTS = 512;
+
+/**
+ * A statement whose text is made only when read: its arguments are made for every query, its
+ * text only for a shape not seen yet (`statementTexts`). Never spread it: that reads the text.
+ * A class, not an object literal with a getter, which V8 builds far more slowly.
+ */
+class LazyStatement implements SqlStatement {
+  readonly #text: () => string;
+  readonly args: readonly SqlValue[];
+  readonly asArrays?: true;
+  readonly oneRow?: true;
+
+  constructor(text: () => string, args: readonly SqlValue[], flags: { asArrays?: true; oneRow?: true }) {
+    this.#text = text;
+    this.args = args;
+    if (flags.asArrays) this.asArrays = true;
+    if (flags.oneRow) this.oneRow = true;
+  }
+
+  get sql(): string {
+    return this.#text();
+  }
+}
+
+const NO_FLAGS = {};
+
+function lazy(text: () => string, args: readonly SqlValue[], flags: { asArrays?: true; oneRow?: true } = NO_FLAGS): SqlStatement {
+  return new LazyStatement(text, args, flags);
+}
+
+function withFlags(statement: SqlStatement, flags: { asArrays?: true; oneRow?: true }): SqlStatement {
+  return lazy(() => statement.sql, statement.args ?? [], flags);
 }
 
 /** The counts' choice of a walk, as the WITH clause of `listStatements`' `choice` holds it. */
@@ -58,7 +144,8 @@ const CHOSEN = { sql: "(SELECT pays FROM walk_pays)", args: [] };
 
 /** `statement` with the WITH clause `choice` (of `listStatements`) in front, when given. */
 export function withChoice(choice: SqlStatement | undefined, statement: SqlStatement): SqlStatement {
-  return choice === undefined ? statement : { ...statement, sql: `${choice.sql} ${statement.sql}`, args: [...(choice.args ?? []), ...(statement.args ?? [])] };
+  if (choice === undefined) return statement;
+  return lazy(() => `${choice.sql} ${statement.sql}`, [...(choice.args ?? []), ...(statement.args ?? [])], statement);
 }
 
 /**
@@ -95,11 +182,11 @@ function pageStatement(accountId: string, filter: SubmissionFilter, order: "asc"
   const merge = mergedPage(accountId, filter, order, page, select, walkFound);
   // The merge reads rows only when the walk was not chosen or did not find the page; either
   // side is in the list order (`walked` is kept in the order its rows were found).
-  return {
-    sql: `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql}), walked AS MATERIALIZED (${walk.sql})
+  return lazy(
+    () => `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql}), walked AS MATERIALIZED (${walk.sql})
           SELECT * FROM walked WHERE ${walkFound.sql} UNION ALL SELECT * FROM (${merge.sql})`,
-    args: [...pays.args, ...walk.args!, ...walkFound.args, ...merge.args!],
-  };
+    [...pays.args, ...walk.args!, ...walkFound.args, ...merge.args!],
+  );
 }
 
 interface PageBounds {
@@ -135,25 +222,25 @@ function daySkippingPage(accountId: string, filter: SubmissionFilter, order: "as
   const ascending = order === "asc";
   const direction = ascending ? "ASC" : "DESC";
   const [field] = equalityFields(filter);
-  const days = field === undefined
-    ? { sql: `(${ACCOUNT_DAYS})`, args: [accountId] }
-    : { sql: "submission_value_days WHERE account_id = ? AND field = ? AND value = ?", args: [accountId, EQUALITY_COLUMNS[field], filter[field]!] };
-  const rows = field === undefined
-    ? { sql: "submissions WHERE account_id = ?", args: [accountId] }
-    : { sql: `submissions INDEXED BY ${walkIndex(filter).index} WHERE account_id = ? AND ${EQUALITY_COLUMNS[field]} = ?`, args: [accountId, filter[field]!] };
-  // The day the offset falls in is the last, in the list order, whose preceding days hold no
-  // more than the offset; past the end, the list's last day, and the rest of the offset skips
-  // all of it.
-  const skip = `SELECT ${ascending ? "day" : "(day + 1)"} * ${DAY_MS} AS boundary, COALESCE(preceding, 0) AS skipped FROM (
-      SELECT day, SUM(n) OVER (ORDER BY day ${direction} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS preceding
-      FROM ${days.sql})
-    WHERE COALESCE(preceding, 0) <= ? ORDER BY day ${ascending ? "DESC" : "ASC"} LIMIT 1`;
-  return {
-    sql: `WITH skip (boundary, skipped) AS MATERIALIZED (${skip})
-      SELECT ${select} FROM ${rows.sql} AND created_at ${ascending ? ">=" : "<"} (SELECT boundary FROM skip)
-      ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ? - COALESCE((SELECT skipped FROM skip), 0)`,
-    args: [...days.args, page.offset, ...rows.args, page.limit, page.offset],
+  const days = field === undefined ? [accountId] : [accountId, EQUALITY_COLUMNS[field], filter[field]!];
+  const rows = field === undefined ? [accountId] : [accountId, filter[field]!];
+  const text = () => {
+    const days = field === undefined ? `(${ACCOUNT_DAYS})` : "submission_value_days WHERE account_id = ? AND field = ? AND value = ?";
+    const rows = field === undefined
+      ? "submissions WHERE account_id = ?"
+      : `submissions INDEXED BY ${walkIndex(filter).index} WHERE account_id = ? AND ${EQUALITY_COLUMNS[field]} = ?`;
+    // The day the offset falls in is the last, in the list order, whose preceding days hold no
+    // more than the offset; past the end, the list's last day, and the rest of the offset skips
+    // all of it.
+    const skip = `SELECT ${ascending ? "day" : "(day + 1)"} * ${DAY_MS} AS boundary, COALESCE(preceding, 0) AS skipped FROM (
+        SELECT day, SUM(n) OVER (ORDER BY day ${direction} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS preceding
+        FROM ${days})
+      WHERE COALESCE(preceding, 0) <= ? ORDER BY day ${ascending ? "DESC" : "ASC"} LIMIT 1`;
+    return `WITH skip (boundary, skipped) AS MATERIALIZED (${skip})
+      SELECT ${select} FROM ${rows} AND created_at ${ascending ? ">=" : "<"} (SELECT boundary FROM skip)
+      ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ? - COALESCE((SELECT skipped FROM skip), 0)`;
   };
+  return lazy(text, [...days, page.offset, ...rows, page.limit, page.offset]);
 }
 
 /**
@@ -218,28 +305,28 @@ const MERGE_SEEK_ROWS = 2;
  * filters), the merge (depth + a seek) for each matching tuple. From the maintained counts:
  * one range of submission_counts, the popup's or the account's.
  */
-function walkPays(accountId: string, filter: SubmissionFilter, depth: number, maxWalk?: number): { sql: string; args: (string | number)[] } {
+function walkPays(accountId: string, filter: SubmissionFilter, depth: number, maxWalk?: number): SqlStatement & { args: readonly SqlValue[] } {
   const { field } = walkIndex(filter);
   const others = equalityFields(filter).filter((other) => other !== field);
-  const matching = others.map((other) => `f.${EQUALITY_COLUMNS[other]} = ?`).join(" AND ");
   const values = others.map((other) => filter[other]!);
-  const merge = `COUNT(*) FILTER (WHERE ${matching} AND f.n > 0) * ?`;
-  return {
-    sql: `(SELECT ? * COALESCE(SUM(f.n), 0) <= COALESCE(SUM(f.n) FILTER (WHERE ${matching}), 0)
+  const text = () => {
+    const matching = others.map((other) => `f.${EQUALITY_COLUMNS[other]} = ?`).join(" AND ");
+    const merge = `COUNT(*) FILTER (WHERE ${matching} AND f.n > 0) * ?`;
+    return `(SELECT ? * COALESCE(SUM(f.n), 0) <= COALESCE(SUM(f.n) FILTER (WHERE ${matching}), 0)
             * ${maxWalk === undefined ? merge : `min(?, ${merge})`}
-          FROM submission_counts f WHERE f.account_id = ?${field === undefined ? "" : " AND f.popup_id = ?"})`,
-    args: [
-      depth, ...values, ...(maxWalk === undefined ? [] : [maxWalk]), ...values, depth + MERGE_SEEK_ROWS, accountId,
-      ...(field === undefined ? [] : [filter[field]!]),
-    ],
+          FROM submission_counts f WHERE f.account_id = ?${field === undefined ? "" : " AND f.popup_id = ?"})`;
   };
+  return lazy(text, [
+    depth, ...values, ...(maxWalk === undefined ? [] : [maxWalk]), ...values, depth + MERGE_SEEK_ROWS, accountId,
+    ...(field === undefined ? [] : [filter[field]!]),
+  ]) as SqlStatement & { args: readonly SqlValue[] };
 }
 
 /** Rows per tuple up to which a merge reads less than walking one filter's index would: a list page's (limit 100, one more for a cursor) and a shallow offset's. */
 const MAX_MERGE_DEPTH = 200;
 
 function equalityFields(filter: SubmissionFilter): (keyof typeof EQUALITY_COLUMNS)[] {
-  return (Object.keys(EQUALITY_COLUMNS) as (keyof typeof EQUALITY_COLUMNS)[]).filter((field) => filter[field] !== undefined);
+  return EQUALITY_FIELDS.filter((field) => filter[field] !== undefined);
 }
 
 function equalityCount(filter: SubmissionFilter): number {
@@ -248,13 +335,11 @@ function equalityCount(filter: SubmissionFilter): number {
 
 /** A page of a list without equality filters, or with only a popup filter, read from the index that holds exactly its rows. */
 function indexPage(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
-  const { where, args } = whereClause(accountId, filter);
-  const after = cursorCondition(order, page.after);
   const direction = order === "asc" ? "ASC" : "DESC";
-  return {
-    sql: `SELECT ${select} FROM submissions INDEXED BY ${walkIndex(filter).index} WHERE ${where}${after.sql} ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ?`,
-    args: [...args, ...after.args, page.limit, page.offset],
-  };
+  return lazy(
+    () => `SELECT ${select} FROM submissions INDEXED BY ${walkIndex(filter).index} WHERE ${whereText(filter)}${cursorText(order, page.after)} ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ?`,
+    [...whereArgs(accountId, filter), ...cursorArgs(page.after), page.limit, page.offset],
+  );
 }
 
 /**
@@ -266,10 +351,13 @@ function onlyIf(condition: { sql: string } | undefined, limit: string): string {
   return condition === undefined ? limit : `CASE WHEN ${condition.sql} THEN ${limit} ELSE 0 END`;
 }
 
-/** The walk cursor as a condition on (created_at, id), starting with AND. */
-function cursorCondition(order: "asc" | "desc", after: SubmissionCursor | undefined): { sql: string; args: (string | number)[] } {
-  if (after === undefined) return { sql: "", args: [] };
-  return { sql: ` AND (created_at, id) ${order === "asc" ? ">" : "<"} (?, ?)`, args: [after.createdAt, after.submissionId] };
+/** The walk cursor as a condition on (created_at, id), starting with AND; its arguments are `cursorArgs`. */
+function cursorText(order: "asc" | "desc", after: SubmissionCursor | undefined): string {
+  return after === undefined ? "" : ` AND (created_at, id) ${order === "asc" ? ">" : "<"} (?, ?)`;
+}
+
+function cursorArgs(after: SubmissionCursor | undefined): (string | number)[] {
+  return after === undefined ? [] : [after.createdAt, after.submissionId];
 }
 
 /**
@@ -285,33 +373,30 @@ function indexWalk(
   order: "asc" | "desc",
   page: PageBounds,
   select: string,
-  pays: { sql: string; args: (string | number)[] },
+  pays: { readonly sql: string; args: readonly SqlValue[] },
   maxRead?: number,
 ): SqlStatement {
   const direction = order === "asc" ? "ASC" : "DESC";
   const { index, field } = walkIndex(filter);
   if (maxRead === undefined) {
-    const { where, args } = whereClause(accountId, filter);
-    const after = cursorCondition(order, page.after);
-    return {
-      sql: `SELECT ${select} FROM submissions INDEXED BY ${index} WHERE ${where}${after.sql}
+    return lazy(
+      () => `SELECT ${select} FROM submissions INDEXED BY ${index} WHERE ${whereText(filter)}${cursorText(order, page.after)}
             ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf(pays, "?")} OFFSET ?`,
-      args: [...args, ...after.args, ...pays.args, page.limit, page.offset],
-    };
+      [...whereArgs(accountId, filter), ...cursorArgs(page.after), ...pays.args, page.limit, page.offset],
+    );
   }
   const others = equalityFields(filter).filter((other) => other !== field);
-  const range = rangeOf("submissions", filter, order, page.after);
   // No ORDER BY outside: the walk's rows come in its order, and a sort would read them all.
-  return {
-    sql: `SELECT ${select} FROM (
-            SELECT * FROM submissions INDEXED BY ${index} WHERE account_id = ?${field === undefined ? "" : " AND popup_id = ?"}${range.sql}
+  return lazy(
+    () => `SELECT ${select} FROM (
+            SELECT * FROM submissions INDEXED BY ${index} WHERE account_id = ?${field === undefined ? "" : " AND popup_id = ?"}${rangeText("submissions", filter, order, page.after)}
               ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf(pays, "?")})
           WHERE ${others.map((other) => `${EQUALITY_COLUMNS[other]} = ?`).join(" AND ")} LIMIT ? OFFSET ?`,
-    args: [
-      accountId, ...(field === undefined ? [] : [filter[field]!]), ...range.args, ...pays.args, maxRead,
+    [
+      accountId, ...(field === undefined ? [] : [filter[field]!]), ...rangeArgs(filter, page.after), ...pays.args, maxRead,
       ...others.map((other) => filter[other]!), page.limit, page.offset,
     ],
-  };
+  );
 }
 
 /**
@@ -325,14 +410,36 @@ function indexWalk(
 function countStatement(accountId: string, filter: SubmissionFilter): SqlStatement {
   // Without dates the WHERE clause names only columns submission_counts has too.
   if (!isDated(filter)) {
-    const { where, args } = whereClause(accountId, filter);
-    return { sql: `SELECT COALESCE(SUM(n), 0) AS total FROM submission_counts WHERE ${where}`, args };
+    return lazy(() => `SELECT COALESCE(SUM(n), 0) AS total FROM submission_counts WHERE ${whereText(filter)}`, whereArgs(accountId, filter));
   }
+  const plan = datedCount(filter);
+  if (plan === undefined) return rowCount(accountId, filter);
+  const ends = (ranges: DateRange[]) => ranges.map((range) => rowCount(accountId, { ...filter, ...range }));
+  const counted = [dayCounts(accountId, filter, plan.first, plan.last), ...ends(plan.added)];
+  const subtracted = ends(plan.taken);
+  return lazy(
+    () => `SELECT ${counted.map((part) => `(${part.sql})`).join(" + ")}${subtracted.map((part) => ` - (${part.sql})`).join("")} AS total`,
+    [...counted, ...subtracted].flatMap((part) => part.args ?? []),
+  );
+}
+
+type DateRange = { createdAfter: number; createdBefore: number };
+
+/**
+ * How `countStatement` counts a dated total: the days `first` to `last` from the counts per
+ * day, the rows of the `added` ranges added and of the `taken` ones taken away (a range that
+ * holds no whole millisecond left out); undefined when the range holds no whole day.
+ */
+function datedCount(filter: SubmissionFilter): { first?: number; last?: number; added: DateRange[]; taken: DateRange[] } | undefined {
   const days = wholeDays(filter);
-  if (days === undefined) return rowCount(accountId, filter);
+  if (days === undefined) return undefined;
   let { first, last } = days;
-  const added: (SqlStatement | undefined)[] = [];
-  const taken: (SqlStatement | undefined)[] = [];
+  const added: DateRange[] = [];
+  const taken: DateRange[] = [];
+  // The rows of an end of the range; none when it holds no whole millisecond.
+  const end = (into: DateRange[], range: DateRange) => {
+    if (Math.floor(range.createdAfter) + 1 < Math.ceil(range.createdBefore)) into.push(range);
+  };
   const { createdAfter, createdBefore } = filter;
   if (createdAfter !== undefined) {
     // created_at is whole milliseconds: after `a` is from floor(a) + 1
@@ -340,9 +447,9 @@ function countStatement(accountId: string, filter: SubmissionFilter): SqlStateme
     const dayStart = (first! - 1) * DAY_MS;
     if (from - dayStart < DAY_MS / 2) {
       first = first! - 1;
-      taken.push(endCount(accountId, { ...filter, createdAfter: dayStart - 1, createdBefore: from }));
+      end(taken, { createdAfter: dayStart - 1, createdBefore: from });
     } else {
-      added.push(endCount(accountId, { ...filter, createdAfter, createdBefore: first! * DAY_MS }));
+      end(added, { createdAfter, createdBefore: first! * DAY_MS });
     }
   }
   if (createdBefore !== undefined) {
@@ -351,17 +458,20 @@ function countStatement(accountId: string, filter: SubmissionFilter): SqlStateme
     const dayStart = (last! + 1) * DAY_MS;
     if (to - dayStart > DAY_MS / 2) {
       last = last! + 1;
-      taken.push(endCount(accountId, { ...filter, createdAfter: to - 1, createdBefore: dayStart + DAY_MS }));
+      end(taken, { createdAfter: to - 1, createdBefore: dayStart + DAY_MS });
     } else {
-      added.push(endCount(accountId, { ...filter, createdAfter: dayStart - 1, createdBefore }));
+      end(added, { createdAfter: dayStart - 1, createdBefore });
     }
   }
-  const counted = [dayCounts(accountId, filter, first, last), ...added.filter((part) => part !== undefined)];
-  const subtracted = taken.filter((part) => part !== undefined);
-  return {
-    sql: `SELECT ${counted.map((part) => `(${part.sql})`).join(" + ")}${subtracted.map((part) => ` - (${part.sql})`).join("")} AS total`,
-    args: [...counted, ...subtracted].flatMap((part) => part.args ?? []),
-  };
+  return { first, last, added, taken };
+}
+
+/** What a total's text depends on (`countStatement`), for `listShape`. */
+function countShape(filter: SubmissionFilter): string {
+  if (!isDated(filter)) return "counts";
+  const plan = datedCount(filter);
+  if (plan === undefined) return "rows";
+  return `days ${plan.first === undefined ? "-" : "["}${plan.last === undefined ? "-" : "]"} +${plan.added.length} -${plan.taken.length}`;
 }
 
 /**
@@ -370,25 +480,24 @@ function countStatement(accountId: string, filter: SubmissionFilter): SqlStateme
  * matching tuple's (from the totals, as a merge takes them).
  */
 function dayCounts(accountId: string, filter: SubmissionFilter, first: number | undefined, last: number | undefined): SqlStatement {
-  const range = `${first === undefined ? "" : " AND d.day >= ?"}${last === undefined ? "" : " AND d.day <= ?"}`;
+  const range = () => `${first === undefined ? "" : " AND d.day >= ?"}${last === undefined ? "" : " AND d.day <= ?"}`;
   const rangeArgs = [...(first === undefined ? [] : [first]), ...(last === undefined ? [] : [last])];
   const fields = equalityFields(filter);
   if (fields.length === 0) {
-    return { sql: `SELECT COALESCE(SUM(d.n), 0) FROM submission_value_days d WHERE d.account_id = ? AND d.field = 'status'${range}`, args: [accountId, ...rangeArgs] };
+    return lazy(() => `SELECT COALESCE(SUM(d.n), 0) FROM submission_value_days d WHERE d.account_id = ? AND d.field = 'status'${range()}`, [accountId, ...rangeArgs]);
   }
   if (fields.length === 1) {
     const [field] = fields as [keyof typeof EQUALITY_COLUMNS];
-    return {
-      sql: `SELECT COALESCE(SUM(d.n), 0) FROM submission_value_days d WHERE d.account_id = ? AND d.field = ?${range} AND d.value = ?`,
-      args: [accountId, EQUALITY_COLUMNS[field], ...rangeArgs, filter[field]!],
-    };
+    return lazy(
+      () => `SELECT COALESCE(SUM(d.n), 0) FROM submission_value_days d WHERE d.account_id = ? AND d.field = ?${range()} AND d.value = ?`,
+      [accountId, EQUALITY_COLUMNS[field], ...rangeArgs, filter[field]!],
+    );
   }
-  const tuples = matchingTuples(accountId, filter);
-  return {
-    sql: `SELECT COALESCE(SUM(d.n), 0) FROM submission_counts c CROSS JOIN submission_day_counts d
-          ON ${TUPLE_COLUMNS.map((column) => `d.${column} = c.${column}`).join(" AND ")}${range} WHERE ${tuples.where}`,
-    args: [...rangeArgs, ...tuples.args],
-  };
+  return lazy(
+    () => `SELECT COALESCE(SUM(d.n), 0) FROM submission_counts c CROSS JOIN submission_day_counts d
+          ON ${TUPLE_COLUMNS.map((column) => `d.${column} = c.${column}`).join(" AND ")}${range()} WHERE ${matchingTuplesWhere(filter)}`,
+    [...rangeArgs, ...matchingTuplesArgs(accountId, filter)],
+  );
 }
 
 /** A UTC day in milliseconds: the days of `submission_day_counts` (migrations.ts, dayOf). */
@@ -416,27 +525,21 @@ function wholeDays(filter: SubmissionFilter): { first?: number; last?: number } 
  * a seek into every matching tuple's range costs more.
  */
 function rowCount(accountId: string, filter: SubmissionFilter): SqlStatement {
-  const { where, args } = whereClause(accountId, filter);
   const { index, field } = walkIndex(filter);
-  const walked = { sql: `SELECT COUNT(*) AS total FROM submissions INDEXED BY ${index} WHERE ${where}`, args };
-  if (equalityCount(filter) < 2) return walked;
-  const range = rangeOf("s", filter);
-  const tuples = matchingTuples(accountId, filter);
-  const indexed = whereClause(accountId, { ...(field === undefined ? {} : { [field]: filter[field] }), createdAfter: filter.createdAfter, createdBefore: filter.createdBefore });
-  const few = `(SELECT COUNT(*) FROM (SELECT 1 FROM submissions INDEXED BY ${index} WHERE ${indexed.where} LIMIT ?)) < ?`;
-  return {
-    sql: `SELECT CASE WHEN ${few} THEN (${walked.sql}) ELSE (SELECT COUNT(*) FROM ${tuples.from} ON ${TUPLE_JOIN}${range.sql} WHERE ${tuples.where}) END AS total`,
-    args: [...indexed.args, MAX_COUNTED_ROWS, MAX_COUNTED_ROWS, ...args, ...range.args, ...tuples.args],
+  const walked = () => `SELECT COUNT(*) AS total FROM submissions INDEXED BY ${index} WHERE ${whereText(filter)}`;
+  if (equalityCount(filter) < 2) return lazy(walked, whereArgs(accountId, filter));
+  const indexed = { ...(field === undefined ? {} : { [field]: filter[field] }), createdAfter: filter.createdAfter, createdBefore: filter.createdBefore };
+  const text = () => {
+    const few = `(SELECT COUNT(*) FROM (SELECT 1 FROM submissions INDEXED BY ${index} WHERE ${whereText(indexed)} LIMIT ?)) < ?`;
+    return `SELECT CASE WHEN ${few} THEN (${walked()}) ELSE (SELECT COUNT(*) FROM ${MATCHING_TUPLES_FROM} ON ${TUPLE_JOIN}${rangeText("s", filter)} WHERE ${matchingTuplesWhere(filter)}) END AS total`;
   };
+  return lazy(text, [
+    ...whereArgs(accountId, indexed), MAX_COUNTED_ROWS, MAX_COUNTED_ROWS, ...whereArgs(accountId, filter), ...rangeArgs(filter), ...matchingTuplesArgs(accountId, filter),
+  ]);
 }
 
 /** Rows of a range up to which `rowCount` reads them from the popup's or the time index rather than seek into the matching tuples' ranges. */
 const MAX_COUNTED_ROWS = 16;
-
-/** The rows of an end of a total's range (`countStatement`), counted; none when the range holds no whole millisecond. */
-function endCount(accountId: string, filter: SubmissionFilter & { createdAfter: number; createdBefore: number }): SqlStatement | undefined {
-  return Math.floor(filter.createdAfter) + 1 < Math.ceil(filter.createdBefore) ? rowCount(accountId, filter) : undefined;
-}
 
 /**
  * The page after `walk.after`: a row-value comparison on (created_at, id), which SQLite walks
@@ -445,19 +548,30 @@ function endCount(accountId: string, filter: SubmissionFilter & { createdAfter: 
  * `json`, the submission's JSON text (SUBMISSION_JSON). `wholePage` reads a page as one text.
  */
 export function walkStatement(accountId: string, walk: SubmissionWalk, as: "rows" | "json" = "rows"): SqlStatement {
-  const value = `${as === "json" ? SUBMISSION_JSON : SUBMISSION_ARRAY} AS submission, created_at, id`;
-  return pageStatement(accountId, withoutBoundBehind(walk), walk.order, { limit: walk.limit, offset: 0, after: walk.after }, value);
+  return pageStatement(accountId, withoutBoundBehind(walk), walk.order, { limit: walk.limit, offset: 0, after: walk.after }, as === "json" ? WALK_JSON : WALK_ARRAY);
 }
+
+const WALK_JSON = `${SUBMISSION_JSON} AS submission, created_at, id`;
+const WALK_ARRAY = `${SUBMISSION_ARRAY} AS submission, created_at, id`;
 
 const TUPLE_COLUMNS = ["account_id", "popup_id", "domain", "device", "status"];
 const TUPLE_JOIN = TUPLE_COLUMNS.map((column) => `s.${column} = c.${column}`).join(" AND ");
 
-/** The count rows of the tuples that match the filter's equality fields and hold rows, as `c` (`from`: joined to their rows as `s`). */
-function matchingTuples(accountId: string, filter: SubmissionFilter): { from: string; where: string; args: (string | number)[] } {
-  const { where, args } = whereClause(accountId, { ...filter, createdAfter: undefined, createdBefore: undefined }, "c.");
-  // CROSS JOIN keeps the counts as the outer loop: each tuple is one range of the index.
-  return { from: "submission_counts c CROSS JOIN submissions s INDEXED BY submissions_by_tuple", where: `${where} AND c.n > 0`, args };
+/**
+ * The count rows of the tuples that match the filter's equality fields and hold rows, as `c`
+ * (MATCHING_TUPLES_FROM: joined to their rows as `s`): the condition, and its arguments
+ * (`matchingTuplesArgs`).
+ */
+function matchingTuplesWhere(filter: SubmissionFilter): string {
+  return `${whereText({ ...filter, createdAfter: undefined, createdBefore: undefined }, "c.")} AND c.n > 0`;
 }
+
+function matchingTuplesArgs(accountId: string, filter: SubmissionFilter): SqlValue[] {
+  return whereArgs(accountId, { ...filter, createdAfter: undefined, createdBefore: undefined });
+}
+
+// CROSS JOIN keeps the counts as the outer loop: each tuple is one range of the index.
+const MATCHING_TUPLES_FROM = "submission_counts c CROSS JOIN submissions s INDEXED BY submissions_by_tuple";
 
 /**
  * A page read by merging the matching tuples' ranges (see `pageReading`): of each tuple, the
@@ -470,14 +584,10 @@ function mergedPage(
   order: "asc" | "desc",
   page: PageBounds,
   select: string,
-  unless?: { sql: string; args: (string | number)[] },
+  unless?: { readonly sql: string; args?: readonly SqlValue[] },
 ): SqlStatement {
   const ascending = order === "asc";
   const direction = ascending ? "ASC" : "DESC";
-  const deepestRange = rangeOf("k", filter, order, page.after);
-  const deepest = `SELECT k.created_at FROM submissions k INDEXED BY submissions_by_tuple
-    WHERE ${TUPLE_COLUMNS.map((column) => `k.${column} = c.${column}`).join(" AND ")}${deepestRange.sql}
-    ORDER BY k.created_at ${direction}, k.id ${direction} LIMIT 1 OFFSET ?`;
   // The far end of each tuple's range is its deepest row, or else the date bound on that side
   // (as whole milliseconds, inclusive): one bound, so that SQLite ranges over it rather than
   // over the whole window.
@@ -485,40 +595,41 @@ function mergedPage(
   const [reach, otherwise] = ascending
     ? ["<=", createdBefore === undefined ? 1e300 : Math.ceil(createdBefore) - 1]
     : [">=", createdAfter === undefined ? -1e300 : Math.floor(createdAfter) + 1];
-  const nearRange = rangeOf("s", ascending ? { ...filter, createdBefore: undefined } : { ...filter, createdAfter: undefined }, order, page.after);
-  const tuples = matchingTuples(accountId, filter);
-  const candidates = `SELECT s.id AS candidate FROM ${tuples.from}
-    ON ${TUPLE_JOIN}${nearRange.sql} AND s.created_at ${reach} COALESCE((${deepest}), ?)
-    WHERE ${tuples.where} ORDER BY s.created_at ${direction}, s.id ${direction} LIMIT ${onlyIf(unless && { sql: `NOT ${unless.sql}` }, "?")} OFFSET ?`;
-  return {
+  const near = ascending ? { ...filter, createdBefore: undefined } : { ...filter, createdAfter: undefined };
+  const text = () => {
+    const deepest = `SELECT k.created_at FROM submissions k INDEXED BY submissions_by_tuple
+    WHERE ${TUPLE_COLUMNS.map((column) => `k.${column} = c.${column}`).join(" AND ")}${rangeText("k", filter, order, page.after)}
+    ORDER BY k.created_at ${direction}, k.id ${direction} LIMIT 1 OFFSET ?`;
+    const candidates = `SELECT s.id AS candidate FROM ${MATCHING_TUPLES_FROM}
+    ON ${TUPLE_JOIN}${rangeText("s", near, order, page.after)} AND s.created_at ${reach} COALESCE((${deepest}), ?)
+    WHERE ${matchingTuplesWhere(filter)} ORDER BY s.created_at ${direction}, s.id ${direction} LIMIT ${onlyIf(unless && { sql: `NOT ${unless.sql}` }, "?")} OFFSET ?`;
     // By primary key from the candidates: left to itself, SQLite would walk the time index to
     // save the sort of a page. The outer LIMIT keeps the ORDER BY, which SQLite may drop from a
     // subquery without one (wholePage reads this one).
-    sql: `SELECT ${select} FROM (${candidates}) CROSS JOIN submissions ON account_id = ? AND id = candidate
-          ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
-    args: [
-      ...nearRange.args, ...deepestRange.args, page.offset + page.limit - 1, otherwise, ...tuples.args, ...(unless?.args ?? []), page.limit, page.offset, accountId, page.limit,
-    ],
+    return `SELECT ${select} FROM (${candidates}) CROSS JOIN submissions ON account_id = ? AND id = candidate
+          ORDER BY created_at ${direction}, id ${direction} LIMIT ?`;
   };
+  return lazy(text, [
+    ...rangeArgs(near, page.after), ...rangeArgs(filter, page.after), page.offset + page.limit - 1, otherwise, ...matchingTuplesArgs(accountId, filter),
+    ...(unless?.args ?? []), page.limit, page.offset, accountId, page.limit,
+  ]);
 }
 
-/** The date bounds and the walk cursor as conditions on `table`'s (created_at, id), each starting with AND. */
-function rangeOf(table: string, filter: SubmissionFilter, order?: "asc" | "desc", after?: SubmissionCursor): { sql: string; args: (string | number)[] } {
+/** The date bounds and the walk cursor as conditions on `table`'s (created_at, id), each starting with AND; their arguments are `rangeArgs`. */
+function rangeText(table: string, filter: SubmissionFilter, order?: "asc" | "desc", after?: SubmissionCursor): string {
   let sql = "";
+  if (filter.createdAfter !== undefined) sql += ` AND ${table}.created_at > ?`;
+  if (filter.createdBefore !== undefined) sql += ` AND ${table}.created_at < ?`;
+  if (after !== undefined) sql += ` AND (${table}.created_at, ${table}.id) ${order === "asc" ? ">" : "<"} (?, ?)`;
+  return sql;
+}
+
+function rangeArgs(filter: SubmissionFilter, after?: SubmissionCursor): (string | number)[] {
   const args: (string | number)[] = [];
-  if (filter.createdAfter !== undefined) {
-    sql += ` AND ${table}.created_at > ?`;
-    args.push(filter.createdAfter);
-  }
-  if (filter.createdBefore !== undefined) {
-    sql += ` AND ${table}.created_at < ?`;
-    args.push(filter.createdBefore);
-  }
-  if (after !== undefined) {
-    sql += ` AND (${table}.created_at, ${table}.id) ${order === "asc" ? ">" : "<"} (?, ?)`;
-    args.push(after.createdAt, after.submissionId);
-  }
-  return { sql, args };
+  if (filter.createdAfter !== undefined) args.push(filter.createdAfter);
+  if (filter.createdBefore !== undefined) args.push(filter.createdBefore);
+  if (after !== undefined) args.push(after.createdAt, after.submissionId);
+  return args;
 }
 
 // bench/http.ts (list): the binding converts each value of each row on its own, at a cost per value.
@@ -530,12 +641,24 @@ function rangeOf(table: string, filter: SubmissionFilter, order?: "asc" | "desc"
  * `choice`: the WITH clause the page and the total read (`listStatements`), put in front.
  */
 export function pageWithTotal(page: SqlStatement, count: SqlStatement, choice?: SqlStatement): SqlStatement {
-  return withChoice(choice, {
-    sql: `SELECT (${count.sql}) AS total, group_concat(head, char(30)) AS heads, group_concat(tail, char(30)) AS tails,
+  return withChoice(choice, lazy(
+    () => `SELECT (${count.sql}) AS total, group_concat(head, char(30)) AS heads, group_concat(tail, char(30)) AS tails,
           json_group_array(created_at) AS times, json_group_array(id) AS ids FROM (${page.sql})`,
-    args: [...(count.args ?? []), ...(page.args ?? [])],
-    oneRow: true,
-  });
+    [...(count.args ?? []), ...(page.args ?? [])],
+    { oneRow: true },
+  ));
+}
+
+/**
+ * A walk of a list (`page` of `listStatements` with a `merge`) read as rows, each with the
+ * total when the counts chose the walk (`walkCount`) as a last column; `choice` put in front.
+ */
+export function rowsWithTotal(page: SqlStatement, walkCount: SqlStatement, choice: SqlStatement): SqlStatement {
+  return withChoice(choice, lazy(
+    () => `SELECT *, (${walkCount.sql}) AS total FROM (${page.sql})`,
+    [...(walkCount.args ?? []), ...(page.args ?? [])],
+    { asArrays: true },
+  ));
 }
 
 // bench/export.ts: CSV and NDJSON >= 200k rows/s need a page read as one text, not a row at a time from the driver.
@@ -549,11 +672,11 @@ export function pageWithTotal(page: SqlStatement, count: SqlStatement, choice?: 
  */
 export function wholePage(statement: SqlStatement, separator: "," | "lines"): SqlStatement {
   const page = separator === "," ? "group_concat(submission, ',')" : "CAST(group_concat(submission, char(10)) || char(10) AS BLOB)";
-  return {
-    sql: `SELECT ${page} AS page, json_group_array(created_at) AS times,
+  return lazy(
+    () => `SELECT ${page} AS page, json_group_array(created_at) AS times,
           json_group_array(id) AS ids FROM (${statement.sql})`,
-    args: statement.args,
-  };
+    statement.args ?? [],
+  );
 }
 
 /**
@@ -582,22 +705,22 @@ export function dataKeysStatement(accountId: string, filter: SubmissionFilter, l
   };
 }
 
-function whereClause(accountId: string, filter: SubmissionFilter, table = ""): { where: string; args: (string | number)[] } {
-  const conditions = [`${table}account_id = ?`];
-  const args: (string | number)[] = [accountId];
-  for (const [field, column] of Object.entries(EQUALITY_COLUMNS)) {
-    const value = filter[field as keyof typeof EQUALITY_COLUMNS];
-    if (value === undefined) continue;
-    conditions.push(`${table}${column} = ?`);
-    args.push(value);
+/** The filter as a WHERE condition on `table`'s columns; its arguments are `whereArgs`. */
+function whereText(filter: SubmissionFilter, table = ""): string {
+  let where = `${table}account_id = ?`;
+  for (const field of EQUALITY_FIELDS) if (filter[field] !== undefined) where += ` AND ${table}${EQUALITY_COLUMNS[field]} = ?`;
+  if (filter.createdAfter !== undefined) where += " AND created_at > ?";
+  if (filter.createdBefore !== undefined) where += " AND created_at < ?";
+  return where;
+}
+
+function whereArgs(accountId: string, filter: SubmissionFilter): SqlValue[] {
+  const args: SqlValue[] = [accountId];
+  for (const field of EQUALITY_FIELDS) {
+    const value = filter[field];
+    if (value !== undefined) args.push(value);
   }
-  if (filter.createdAfter !== undefined) {
-    conditions.push("created_at > ?");
-    args.push(filter.createdAfter);
-  }
-  if (filter.createdBefore !== undefined) {
-    conditions.push("created_at < ?");
-    args.push(filter.createdBefore);
-  }
-  return { where: conditions.join(" AND "), args };
+  if (filter.createdAfter !== undefined) args.push(filter.createdAfter);
+  if (filter.createdBefore !== undefined) args.push(filter.createdBefore);
+  return args;
 }

@@ -14,7 +14,10 @@ import { readPerTurn } from "./per-turn.ts";
 import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
-import { dataKeysStatement, type ListStatements, listStatements, pageWithTotal, walkFoundPage, walkStatement, wholePage, withChoice } from "./list-query.ts";
+import {
+  dataKeysStatement, listShape, type ListStatements, listStatements, pageWithTotal, rowsWithTotal, statementTexts, walkFoundPage, walkShape, walkStatement,
+  wholePage,
+} from "./list-query.ts";
 import { migrate } from "./migrate.ts";
 import { deliveriesOfPrunedEvents, sqlWebhookStore } from "./webhooks.ts";
 import { randomHex } from "../../hex.ts";
@@ -51,48 +54,54 @@ export async function createSqlStore(
 /** A walk the counts may not choose: their choice and the total when they chose it (`ListStatements`). */
 type WalkChoice = Required<Pick<ListStatements, "choice" | "walkCount">>;
 
+/** A statement of a list or walk, its text kept for its shape (`statementTexts`) under the name of its part. */
+type Kept = (part: string, statement: SqlStatement) => SqlStatement;
+
 function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identifyingFields: readonly string[]): CompleteStore {
+  const texts = statementTexts();
+  const keptFor = (shape: string): Kept => (part, statement) => texts(shape, part, statement);
   // A walk's page (wholePage) and where its last row is; undefined for no rows.
-  const readWholePage = async (statement: SqlStatement, separator: "," | "lines", order: "asc" | "desc") => {
-    const row = (await driver.execute(wholePage(statement, separator))).rows[0];
+  const readWholePage = async (statement: SqlStatement, shape: string, separator: "," | "lines", order: "asc" | "desc") => {
+    const row = (await driver.execute(texts(shape, separator, wholePage(statement, separator)))).rows[0];
     if (row?.page === null || row?.page === undefined) return undefined;
     const { times, last } = pagePlaces(row, order);
     return { page: row.page, rows: times.length, last };
   };
   const walkAsNdjson = async (accountId: string, walk: SubmissionWalk): Promise<NdjsonPage> => {
-    const read = await readWholePage(walkStatement(accountId, walk, "json"), "lines", walk.order);
+    const read = await readWholePage(walkStatement(accountId, walk, "json"), walkShape(walk, "json"), "lines", walk.order);
     return read === undefined ? { bytes: new Uint8Array(0), rows: 0 } : { bytes: bytesOf(read.page), rows: read.rows, last: read.last, fromDatabase: true };
   };
   // A list's page and its total from one snapshot, read by `read`. A walk the counts may not
   // choose (`walk`) is read first; when it was not chosen (its total then reads NaN) or did not
   // find the page (walkFoundPage), the merge is read with the total.
+  // Each statement's text is kept for the list's shape (`listShape`) under its part's name.
   const readList = async <Read extends { items: readonly unknown[]; total: number }>(
     { page, count, merge, choice, walkCount }: ListStatements,
+    shape: string,
     query: SubmissionQuery,
-    read: (page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => Promise<Read>,
+    read: (kept: Kept, page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => Promise<Read>,
   ): Promise<Read> => {
-    if (merge === undefined) return read(page, count);
-    const walked = await read(page, count, { choice: choice!, walkCount: walkCount! });
-    return !Number.isNaN(walked.total) && walkFoundPage(query, walked.items.length, walked.total) ? walked : read(merge(), count);
+    if (merge === undefined) return read(keptFor(`${shape} page`), page, count);
+    const walked = await read(keptFor(`${shape} walk`), page, count, { choice: choice!, walkCount: walkCount! });
+    return !Number.isNaN(walked.total) && walkFoundPage(query, walked.items.length, walked.total) ? walked : read(keptFor(`${shape} merge`), merge(), count);
   };
   // A total as read: NaN when the statement gave none (a walk's, when the counts did not choose it).
   const totalOf = (value: unknown) => (value === null ? Number.NaN : Number(value));
   // The page's rows and its total in one read transaction. A walk's rows in one statement, each
   // with the total when the counts chose the walk as a last column (rowToSubmission reads the
   // columns before it): without a row, the merge reads the page.
-  const readRowsWithTotal = async (page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => {
+  const readRowsWithTotal = async (kept: Kept, page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => {
     if (walk !== undefined) {
-      const walked = { sql: `SELECT *, (${walk.walkCount.sql}) AS total FROM (${page.sql})`, args: [...(walk.walkCount.args ?? []), ...(page.args ?? [])], asArrays: true } as const;
-      const rows = arrayRows(await driver.execute(withChoice(walk.choice, walked)));
+      const rows = arrayRows(await driver.execute(kept("rows", rowsWithTotal(page, walk.walkCount, walk.choice))));
       return { items: rows, total: rows.length === 0 ? Number.NaN : totalOf(rows[0]!.at(-1)) };
     }
-    const [rows, total] = await driver.batch([page, count], "read");
+    const [rows, total] = await driver.batch([kept("rows", page), kept("total", count)], "read");
     return { items: arrayRows(rows!), total: totalOf(total!.rows[0]!.total) };
   };
   // The page's JSON texts and its total in one statement (pageWithTotal); a walk's total only
   // when the counts chose it, from the choice the walk reads.
-  const readTextsWithTotal = (order: "asc" | "desc") => async (page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => {
-    const row = (await driver.execute(pageWithTotal(page, walk?.walkCount ?? count, walk?.choice))).rows[0]!;
+  const readTextsWithTotal = (order: "asc" | "desc") => async (kept: Kept, page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => {
+    const row = (await driver.execute(kept("texts", pageWithTotal(page, walk?.walkCount ?? count, walk?.choice)))).rows[0]!;
     const total = totalOf(row.total);
     if (row.heads === null || row.heads === undefined) return { items: [], total };
     const [heads, tails] = [String(row.heads).split("\x1e"), String(row.tails).split("\x1e")];
@@ -136,14 +145,14 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       return row && joinAroundTime(row[0], row[1], row[2]);
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
-      const { items, total } = await readList(listStatements(accountId, query), query, readRowsWithTotal);
+      const { items, total } = await readList(listStatements(accountId, query), listShape(query, "rows"), query, readRowsWithTotal);
       return { items: items.map(rowToSubmission), total };
     },
     async listSubmissionsAsJson(accountId, query) {
-      return readList(listStatements(accountId, query, "json"), query, readTextsWithTotal(query.order));
+      return readList(listStatements(accountId, query, "json"), listShape(query, "json"), query, readTextsWithTotal(query.order));
     },
     async walkSubmissions(accountId, walk) {
-      const read = await readWholePage(walkStatement(accountId, walk, "rows"), ",", walk.order);
+      const read = await readWholePage(walkStatement(accountId, walk, "rows"), walkShape(walk, "rows"), ",", walk.order);
       return read === undefined ? [] : (JSON.parse(`[${String(read.page)}]`) as unknown[][]).map(arrayToSubmission);
     },
     async walkSubmissionsAsJson(accountId, walk) {
