@@ -13,7 +13,6 @@
  * `--quick`: a tenth of the data (the flatness check then compares 100k with 1k).
  */
 import { createReadStream, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { SubmissionFilter, SubmissionQuery, CompleteStore } from "../src/store.ts";
 import { createLibsqlStore } from "../src/stores/libsql/index.ts";
@@ -60,18 +59,31 @@ async function openStore(): Promise<{ store: CompleteStore; cleanup: () => void 
   return { store: await createLibsqlStore({ url: `file:${file}` }), cleanup: remove };
 }
 
-/** Reads NDJSON line by line and imports it in batches: the bulk path, timed from the file. */
+/**
+ * Reads NDJSON and imports it in batches: the bulk path, timed from the file. The file is read in
+ * chunks and cut at each newline, as an importer would, rather than through `readline`, whose
+ * line splitting and events cost more than the `JSON.parse` of the line.
+ */
 async function loadNdjson(store: CompleteStore, accountId: string, file: string): Promise<number> {
   const started = performance.now();
   let batch: Submission[] = [];
-  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
-    if (line === "") continue;
-    batch.push(JSON.parse(line) as Submission);
-    if (batch.length === IMPORT_BATCH) {
-      await store.importSubmissions(accountId, batch);
-      batch = [];
+  let rest = "";
+  for await (const chunk of createReadStream(file, { encoding: "utf8" }) as AsyncIterable<string>) {
+    const text = rest + chunk;
+    let start = 0;
+    for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
+      const line = text.slice(start, end);
+      start = end + 1;
+      if (line.trim() === "") continue;
+      batch.push(JSON.parse(line) as Submission);
+      if (batch.length === IMPORT_BATCH) {
+        await store.importSubmissions(accountId, batch);
+        batch = [];
+      }
     }
+    rest = text.slice(start);
   }
+  if (rest.trim() !== "") batch.push(JSON.parse(rest) as Submission);
   if (batch.length > 0) await store.importSubmissions(accountId, batch);
   return performance.now() - started;
 }
