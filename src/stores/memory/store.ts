@@ -7,6 +7,7 @@ import {
 import type { DeletionReason, Submission } from "../../submission.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import { AccountRows } from "./account-rows.ts";
+import { timeOf } from "./created-time.ts";
 import { MemoryEventLog } from "./events.ts";
 import { IdempotencyRecords } from "./idempotency.ts";
 import { pageOf, spansOf, totalOf } from "./pages.ts";
@@ -276,11 +277,4 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
       webhooks.clear();
     },
   };
-}
-
-/** The row's place in the list order; a time that does not parse would corrupt every list. */
-function timeOf(submission: Submission): number {
-  const time = Date.parse(submission.createdAt);
-  if (Number.isNaN(time)) throw new RangeError(`submission ${submission.submissionId}: createdAt is not a time`);
-  return time;
 }
