@@ -3,9 +3,8 @@
  * into a few columns (its JSON text, its id, its time, its tuple), so a row costs its JSON's
  * bytes outside the JavaScript heap (text-column.ts), one id string and about 60 bytes of
  * arrays (the id index's among them: id-slots.ts), and no object per row for the garbage
- * collector to trace. The rows are
- * indexed twice, both in the list order (createdAt, then id): all of them, and per tuple (see
- * tuples.ts).
+ * collector to trace. The rows are indexed twice, both in the list order (createdAt, then id):
+ * all of them, and per tuple (see tuples.ts).
  */
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { compareByCodePoint } from "../../text-order.ts";
