@@ -1,14 +1,15 @@
 /**
  * One account's submissions, kept compactly for millions of rows: each row is a slot number
  * into a few columns (its JSON text, its id, its time, its tuple), so a row costs its JSON's
- * bytes outside the JavaScript heap (text-column.ts), one id string, a Map entry and about 50
- * bytes of arrays, and no object per row for the garbage collector to trace. The rows are
- * indexed twice, both in the list order (createdAt, then id): all of them, and per tuple (see
- * tuples.ts).
+ * bytes outside the JavaScript heap (text-column.ts), one id string and about 60 bytes of
+ * arrays (the id index's among them: id-slots.ts), and no object per row for the garbage
+ * collector to trace. The rows are indexed twice, both in the list order (createdAt, then id):
+ * all of them, and per tuple (see tuples.ts).
  */
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import { SortedSlots, type Probe, type SlotOrder } from "./sorted-slots.ts";
+import { IdSlots } from "./id-slots.ts";
 import { IdentifierIndex } from "./identifiers.ts";
 import { detached } from "./strings.ts";
 import { submissionToText, textToSubmission } from "./submission-text.ts";
@@ -21,7 +22,7 @@ export class AccountRows implements SlotOrder {
   private times = new Float64Array(256);
   private tupleOfSlot = new Int32Array(256);
   private readonly freeSlots: number[] = [];
-  private readonly slotById = new Map<string, number>();
+  private readonly slotById = new IdSlots(this.ids);
   /** Every data key seen per popup number; deletes do not shrink it (the contract allows more). */
   private readonly dataKeysByPopup: Array<Set<string>> = [];
   readonly all = new SortedSlots(this);
@@ -49,7 +50,7 @@ export class AccountRows implements SlotOrder {
   }
 
   has(submissionId: string): boolean {
-    return this.slotById.has(submissionId);
+    return this.slotById.get(submissionId) !== undefined;
   }
 
   /** The JSON text of the row with this id, or undefined. */
@@ -61,7 +62,11 @@ export class AccountRows implements SlotOrder {
   /** The row's id and popup id as the rows keep them, to be kept elsewhere without a copy. */
   keptNames(submissionId: string): { id: string; popupId: string } | undefined {
     const slot = this.slotById.get(submissionId);
-    if (slot === undefined) return undefined;
+    return slot === undefined ? undefined : this.namesAt(slot);
+  }
+
+  /** The id and popup id of the row in `slot`, as `keptNames` gives them. */
+  namesAt(slot: number): { id: string; popupId: string } {
     return { id: this.ids[slot]!, popupId: this.index.popups.values[this.index.tuples[this.tupleOfSlot[slot]!]!.popup]! };
   }
 
@@ -80,8 +85,11 @@ export class AccountRows implements SlotOrder {
     return { time: this.times[slot]!, id: this.ids[slot]!, tieAfter };
   }
 
-  /** Adds a row whose id the account does not have; `time` is `Date.parse(submission.createdAt)`. */
-  insert(submission: Submission, time: number): void {
+  /**
+   * Adds a row whose id the account does not have, and returns its slot; `time` is
+   * `Date.parse(submission.createdAt)`.
+   */
+  insert(submission: Submission, time: number): number {
     // everything that can throw on a malformed record comes before the first change
     const text = submissionToText(submission);
     const id = detached(submission.submissionId);
@@ -92,11 +100,12 @@ export class AccountRows implements SlotOrder {
     this.texts.set(slot, text);
     this.times[slot] = time;
     this.tupleOfSlot[slot] = tuple;
-    this.slotById.set(id, slot);
+    this.slotById.add(slot);
     this.all.insert(slot);
     this.index.tuples[tuple]!.rows.insert(slot);
     this.noteDataKeys(this.index.tuples[tuple]!.popup, submission.data);
     this.identifiers.add(slot, submission.data);
+    return slot;
   }
 
   /** False when there is no such row. */
@@ -122,7 +131,7 @@ export class AccountRows implements SlotOrder {
     this.identifiers.remove(slot);
     this.all.remove(slot);
     this.index.tuples[this.tupleOfSlot[slot]!]!.rows.remove(slot);
-    this.slotById.delete(submissionId);
+    this.slotById.remove(slot);
     this.ids[slot] = "";
     this.texts.remove(slot);
     this.freeSlots.push(slot);
@@ -152,6 +161,7 @@ export class AccountRows implements SlotOrder {
     const tuples = new Int32Array(capacity);
     tuples.set(this.tupleOfSlot);
     this.tupleOfSlot = tuples;
+    this.slotById.ensureCapacity(capacity);
     this.identifiers.ensureCapacity(capacity);
     this.texts.ensureCapacity(capacity);
   }

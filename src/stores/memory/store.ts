@@ -7,6 +7,7 @@ import {
 import type { DeletionReason, Submission } from "../../submission.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import { AccountRows } from "./account-rows.ts";
+import { timeOf } from "./created-time.ts";
 import { MemoryEventLog } from "./events.ts";
 import { IdempotencyRecords } from "./idempotency.ts";
 import { pageOf, spansOf, totalOf } from "./pages.ts";
@@ -29,10 +30,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
   const idempotencyByAccount = new Map<string, IdempotencyRecords>();
   const rateLimiter = createMemoryRateLimiter();
   const events = new MemoryEventLog((accountId, submissionId) => rowsByAccount.get(accountId)?.textOf(submissionId));
-  /** Logs a row just inserted, with the strings the rows keep. */
-  const logCreated = (accountId: string, rows: AccountRows, submission: Submission) => {
-    const names = rows.keptNames(submission.submissionId)!;
-    events.created(accountId, names.id, names.popupId, submission.status);
+  /** Logs the row just inserted into `slot`, with the strings the rows keep. */
+  const logCreated = (accountId: string, rows: AccountRows, slot: number, status: Submission["status"]) => {
+    const names = rows.namesAt(slot);
+    events.created(accountId, names.id, names.popupId, status);
   };
   let closed = false;
 
@@ -90,8 +91,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
     async insertSubmission(accountId, submission) {
       const rows = writableRowsOf(accountId);
       if (rows.has(submission.submissionId)) throw new Error(`submission ${submission.submissionId} already exists`);
-      rows.insert(submission, timeOf(submission));
-      logCreated(accountId, rows, submission);
+      logCreated(accountId, rows, rows.insert(submission, timeOf(submission)), submission.status);
     },
     async getSubmission(accountId, submissionId) {
       const text = rowsOf(accountId)?.textOf(submissionId);
@@ -123,20 +123,21 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
     },
     async importSubmissions(accountId, incoming) {
       const rows = writableRowsOf(accountId);
-      const inserted: Submission[] = [];
+      const slots: number[] = [];
+      const statuses: Submission["status"][] = [];
       try {
         for (const submission of incoming) {
           if (rows.has(submission.submissionId)) continue;
-          rows.insert(submission, timeOf(submission));
-          inserted.push(submission);
+          slots.push(rows.insert(submission, timeOf(submission)));
+          statuses.push(submission.status);
         }
       } catch (error) {
         // all or nothing, as one transaction would be
-        for (const submission of inserted) rows.delete(submission.submissionId);
+        for (const slot of slots) rows.delete(rows.namesAt(slot).id);
         throw error;
       }
-      for (const submission of inserted) logCreated(accountId, rows, submission);
-      return inserted.length;
+      for (let i = 0; i < slots.length; i++) logCreated(accountId, rows, slots[i]!, statuses[i]!);
+      return slots.length;
     },
     async setSubmissionStatus(accountId, submissionId, status) {
       const rows = rowsOf(accountId);
@@ -166,9 +167,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
       const taken = records.live(idempotency.key, now);
       if (taken) return { inserted: false, fingerprint: taken.fingerprint, submission: textToSubmission(taken.submissionText) };
       if (rows.has(submission.submissionId)) throw new Error(`submission ${submission.submissionId} already exists`);
-      rows.insert(submission, timeOf(submission));
-      records.add(idempotency, submission.submissionId, rows.textOf(submission.submissionId)!);
-      logCreated(accountId, rows, submission);
+      const slot = rows.insert(submission, timeOf(submission));
+      records.add(idempotency, submission.submissionId, rows.textAt(slot));
+      logCreated(accountId, rows, slot, submission.status);
       return { inserted: true };
     },
     async countRateLimitHit(bucket, windowStart, windowEnd) {
@@ -276,11 +277,4 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
       webhooks.clear();
     },
   };
-}
-
-/** The row's place in the list order; a time that does not parse would corrupt every list. */
-function timeOf(submission: Submission): number {
-  const time = Date.parse(submission.createdAt);
-  if (Number.isNaN(time)) throw new RangeError(`submission ${submission.submissionId}: createdAt is not a time`);
-  return time;
 }

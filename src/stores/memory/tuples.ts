@@ -46,7 +46,8 @@ export class TupleIndex {
   private readonly domains = new ValueNumbers();
   private readonly devices = new ValueNumbers();
   private readonly statuses = new ValueNumbers();
-  private readonly numberByKey = new Map<string, number>();
+  /** The tuple numbers by popup, domain, device and status number, in that nesting: no key to build per row. */
+  private readonly numberByValues: number[][][][] = [];
   readonly tuples: Tuple[] = [];
 
   constructor(private readonly order: SlotOrder) {}
@@ -57,12 +58,12 @@ export class TupleIndex {
     const domain = this.domains.add(fields.domain);
     const device = this.devices.add(fields.device);
     const status = this.statuses.add(fields.status);
-    const key = `${popup} ${domain} ${device} ${status}`;
-    let number = this.numberByKey.get(key);
+    const byStatus = (((this.numberByValues[popup] ??= [])[domain] ??= [])[device] ??= []);
+    let number = byStatus[status];
     if (number === undefined) {
       number = this.tuples.length;
       this.tuples.push({ popup, domain, device, status, rows: new SortedSlots(this.order) });
-      this.numberByKey.set(key, number);
+      byStatus[status] = number;
     }
     return number;
   }
