@@ -10,6 +10,13 @@
 /** An empty place in the table. */
 const EMPTY = -1;
 
+/**
+ * Imported rows bring their own ids: with a hash known in advance, ids chosen to share places
+ * would make every insert and lookup a walk over all of them. A seed per process keeps such
+ * ids from being computed ahead.
+ */
+const HASH_SEED = (Math.random() * 0x1_0000_0000) >>> 0;
+
 export class IdSlots {
   /** Places, each EMPTY or a slot; linear probing from `hash & mask`, at most half full. */
   private table = new Int32Array(512).fill(EMPTY);
@@ -89,7 +96,11 @@ export class IdSlots {
 
 /** FNV-1a over the UTF-16 units. */
 function hashOf(id: string): number {
-  let hash = 0x811c9dc5;
+  let hash = 0x811c9dc5 ^ HASH_SEED;
   for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
-  return hash;
+  // FNV's low bits depend only on the input's low bits, and the table's place is the low bits:
+  // mix every bit into them (MurmurHash3's finalizer)
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return hash ^ (hash >>> 16);
 }
