@@ -20,9 +20,17 @@ const HEAD_END = "\r\n\r\n";
 const MOST_HEAD_LENGTH = 64 * 1024;
 const NEEDS_NO_ESCAPE = /^[^\r\n]*$/;
 
-/** The request's bytes: `POST`, the URL's path and query, its host, the headers, the body's length and the body. */
-export function requestText(url: URL, headers: Record<string, string>, body: string): string {
-  let text = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+/** The request's first lines, the same for every request to `url`: `POST`, the URL's path and query, and its host. */
+export function requestStart(url: URL): string {
+  return `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+}
+
+/**
+ * The request's bytes: its first lines (`requestStart`, which a caller sending many requests to
+ * one URL keeps), the headers, the body's length and the body.
+ */
+export function requestText(url: URL, headers: Record<string, string>, body: string, start = requestStart(url)): string {
+  let text = start;
   for (const [name, value] of Object.entries(headers)) {
     // Line breaks in a header would start another header, or another request.
     if (!NEEDS_NO_ESCAPE.test(name) || !NEEDS_NO_ESCAPE.test(value)) throw new TypeError(`the header ${JSON.stringify(name)} has a line break`);

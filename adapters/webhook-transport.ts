@@ -16,7 +16,7 @@ import { isIP, type LookupFunction, connect as netConnect, type Socket } from "n
 import { connect as tlsConnect } from "node:tls";
 import { blockedAddressReason } from "../src/webhooks/addresses.ts";
 import { checkDeliveryUrl, WebhookRefused, type WebhookTransport, type WebhookTransportOptions } from "../src/webhooks/transport.ts";
-import { type Answer, readAnswerHead, requestText } from "./webhook-http.ts";
+import { type Answer, readAnswerHead, requestStart, requestText } from "./webhook-http.ts";
 
 export interface WebhookTransportNodeOptions extends WebhookTransportOptions {
   /** Every address of a name; default node:dns `lookup` with `all`. Tests give their own. */
@@ -30,6 +30,16 @@ export interface ClosableWebhookTransport extends WebhookTransport {
 
 const systemResolve = (hostname: string) =>
   new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+
+/** A delivery URL once checked (`checkDeliveryUrl`) and parsed: what every request to it shares. */
+interface Target {
+  url: URL;
+  origin: string;
+  start: string;
+}
+
+/** URLs whose check and parse are kept: an endpoint's every delivery goes to the same one. */
+const MOST_TARGETS = 1000;
 
 /** One connection to a receiver, and the request it carries now (none while it waits in the pool). */
 interface Connection {
@@ -56,6 +66,23 @@ export function createWebhookTransport(options: WebhookTransportNodeOptions = {}
     ).catch((error: NodeJS.ErrnoException) => callback(error, ""));
   };
 
+  /**
+   * Per URL, its check's and parse's result: the check depends on the URL and the options alone
+   * (a name's addresses are checked where it is resolved, at each connection), so it is made once
+   * per URL, not once per delivery. A URL refused is not kept: it is refused again each time.
+   */
+  const targets = new Map<string, Target>();
+  const targetOf = (text: string): Target => {
+    let target = targets.get(text);
+    if (target === undefined) {
+      const url = checkDeliveryUrl(text, options);
+      if (targets.size >= MOST_TARGETS) targets.clear();
+      target = { url, origin: `${url.protocol}//${url.host}`, start: requestStart(url) };
+      targets.set(text, target);
+    }
+    return target;
+  };
+
   /** Every open connection; per origin, those that wait for the next delivery. */
   const open = new Set<Connection>();
   const waiting = new Map<string, Connection[]>();
@@ -74,7 +101,9 @@ export function createWebhookTransport(options: WebhookTransportNodeOptions = {}
     if (closed) return discard(connection);
     // A waiting connection must not keep a process alive once everything else stopped.
     connection.socket.unref();
-    waiting.set(connection.origin, [...(waiting.get(connection.origin) ?? []), connection]);
+    const pool = waiting.get(connection.origin);
+    if (pool) pool.push(connection);
+    else waiting.set(connection.origin, [connection]);
   };
   const connect = (url: URL, origin: string): Connection => {
     const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
@@ -101,8 +130,7 @@ export function createWebhookTransport(options: WebhookTransportNodeOptions = {}
 
   const transport = (request: Parameters<WebhookTransport>[0]) =>
     new Promise<{ status: number }>((resolve, reject) => {
-      const url = checkDeliveryUrl(request.url, options);
-      const origin = `${url.protocol}//${url.host}`;
+      const { url, origin, start } = targetOf(request.url);
       const connection = waiting.get(origin)?.pop() ?? connect(url, origin);
       if (waiting.get(origin)?.length === 0) waiting.delete(origin);
       connection.socket.ref();
@@ -136,7 +164,7 @@ export function createWebhookTransport(options: WebhookTransportNodeOptions = {}
           reject(error);
         },
       };
-      connection.socket.write(requestText(url, request.headers, request.body));
+      connection.socket.write(requestText(url, request.headers, request.body, start));
     });
   return Object.assign(transport, {
     hmacSha256: (key: Uint8Array, content: string) => createHmac("sha256", key).update(content).digest("base64"),

@@ -41,7 +41,19 @@ export function pruneBefore(now: number, days: number): number {
   return now - days * DAY_MS;
 }
 
-/** A new event id: `evt_` and 128 random bits in lower-case hex. */
-export function newEventId(): string {
-  return `evt_${toHex(pooledRandomBytes(16))}`;
+/**
+ * A new event id: `evt_` and 32 lower-case hex digits, the first 12 the time `now` (epoch
+ * milliseconds), the rest 80 random bits. Time first, so that the ids made one after another
+ * sort together: an index by event id (the webhook delivery log's, which a retry finds its
+ * delivery by) then takes each new entry beside the last instead of on a page of its own, and
+ * a commit of many deliveries writes a few of its pages, not one per delivery.
+ */
+export function newEventId(now = Date.now()): string {
+  return `${eventIdStart(now)}${toHex(pooledRandomBytes(10))}`;
+}
+
+/** What every event id made at `now` starts with: `evt_` and the time's 12 hex digits. */
+export function eventIdStart(now: number): string {
+  const millis = Math.min(Math.max(0, Math.floor(now)), 2 ** 48 - 1);
+  return `evt_${millis.toString(16).padStart(12, "0")}`;
 }

@@ -88,7 +88,9 @@ bulk("after imports, one failed and one done, creates, status changes and delete
     let failed = false;
     await store.importSubmissions("a", [row(100), { ...row(101), status: "archived" as Submission["status"] }]).catch(() => (failed = true));
     assert.ok(failed);
+    const importedFrom = Date.now();
     assert.is(await store.importSubmissions("a", rows), rows.length);
+    const importedBy = Date.now();
     const created = row(41);
     await store.insertSubmission("a", created);
     await store.setSubmissionStatus("a", rows[1]!.submissionId, "completed");
@@ -110,6 +112,8 @@ bulk("after imports, one failed and one done, creates, status changes and delete
     const createdEvents = page.events.filter((e) => e.type === "submission.created");
     assert.equal(createdEvents.map((e) => e.data.submissionId), [...rows.map((r) => r.submissionId), created.submissionId]);
     assert.ok(createdEvents.every((e) => /^evt_[0-9a-f]{32}$/.test(e.id)), "event ids are made as newEventId makes them");
+    const idTimes = createdEvents.slice(0, rows.length).map((e) => parseInt(e.id.slice(4, 16), 16));
+    assert.ok(idTimes.every((at) => at >= importedFrom && at <= importedBy), "an imported event's id starts with the import's time");
     assert.is(new Set(createdEvents.map((e) => e.id)).size, createdEvents.length, "every event has its own id");
   } finally {
     await store.close();

@@ -10,7 +10,7 @@ import { rowToJson, type SubmissionRow } from "./rows.ts";
 
 /** A created event's stored text: the event's JSON up to its data, which is read from the row. */
 export function createdEventText(now: number): string {
-  return `{"id":"${newEventId()}","type":"submission.created","timestamp":"${formatInstant(now)}","data":`;
+  return `{"id":"${newEventId(now)}","type":"submission.created","timestamp":"${formatInstant(now)}","data":`;
 }
 
 /**

@@ -49,7 +49,7 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
   };
   const deleteRows = async (accountId: string, submissionIds: readonly string[], reason: DeletionReason): Promise<string[]> => {
     const now = Date.now();
-    const eventIds = submissionIds.map(() => newEventId());
+    const eventIds = submissionIds.map(() => newEventId(now));
     const gone = await query(
       "SELECT formsink_delete($1, $2, $3, $4, $5, $6, $7) AS id",
       [accountId, JSON.stringify(submissionIds), JSON.stringify(eventIds), reason, now, formatInstant(now), lockTimeout],
@@ -131,7 +131,7 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
       const now = Date.now();
       const [row] = await query(
         "SELECT formsink_set_status($1, $2, $3, $4, $5, $6, $7) AS found",
-        [accountId, submissionId, status, now, newEventId(), formatInstant(now), lockTimeout],
+        [accountId, submissionId, status, now, newEventId(now), formatInstant(now), lockTimeout],
       );
       return row!.found === true;
     },

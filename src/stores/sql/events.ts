@@ -7,7 +7,7 @@
  * event's data is the submission's row, read with it (see migration 5).
  */
 import type { ChangeEvent } from "../../events.ts";
-import { newEventId } from "../../events.ts";
+import { eventIdStart, newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
 import type { EventPage, EventQuery, EventTextPage } from "../../store.ts";
 import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
@@ -18,7 +18,7 @@ const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_st
 
 /** A created event's stored text: the event's JSON up to its data, which is read from the row. */
 function createdEventText(now: number): string {
-  return `{"id":"${newEventId()}","type":"submission.created","timestamp":"${formatInstant(now)}","data":`;
+  return `{"id":"${newEventId(now)}","type":"submission.created","timestamp":"${formatInstant(now)}","data":`;
 }
 
 /**
@@ -70,9 +70,9 @@ export function importedEvents(newRows: string, now: number): SqlStatement {
   const [before, after] = createdEventText(now).split(/evt_[0-9a-f]{32}/) as [string, string];
   return {
     sql: `INSERT INTO events (${EVENT_COLUMNS})
-          SELECT account_id, 'submission.created', ?, popup_id, id, status, ? || 'evt_' || lower(hex(randomblob(16))) || ?, rowid
+          SELECT account_id, 'submission.created', ?, popup_id, id, status, ? || lower(hex(randomblob(10))) || ?, rowid
           FROM submissions WHERE ${newRows} ORDER BY rowid`,
-    args: [now, before, after],
+    args: [now, before + eventIdStart(now), after],
   };
 }
 
@@ -83,7 +83,7 @@ export function statusChangedEvent(accountId: string, submissionId: string, stat
           SELECT account_id, 'submission.status_changed', ?, popup_id, id, NULL,
                  ${eventObject("submission.status_changed", "json_object('submissionId', id, 'popupId', popup_id, 'status', ?, 'previousStatus', status)")}, NULL
           FROM submissions WHERE account_id = ? AND id = ? AND status != ?`,
-    args: [now, newEventId(), formatInstant(now), status, accountId, submissionId, status],
+    args: [now, newEventId(now), formatInstant(now), status, accountId, submissionId, status],
   };
 }
 
@@ -94,7 +94,7 @@ export function deletedEvent(accountId: string, submissionId: string, reason: De
           SELECT account_id, 'submission.deleted', ?, popup_id, id, NULL,
                  ${eventObject("submission.deleted", "json_object('submissionId', id, 'popupId', popup_id, 'reason', ?)")}, NULL
           FROM submissions WHERE account_id = ? AND id = ?`,
-    args: [now, newEventId(), formatInstant(now), reason, accountId, submissionId],
+    args: [now, newEventId(now), formatInstant(now), reason, accountId, submissionId],
   };
 }
 
