@@ -45,6 +45,7 @@ const DATA_DIR = fileURLToPath(new URL("./.data/", import.meta.url));
 const SCHEMA = createHash("sha256").update(JSON.stringify(MIGRATIONS)).digest("hex").slice(0, 8);
 const DATABASE = `${DATA_DIR}correlated-${ROWS}-${SCHEMA}.db`;
 const SERVER = new URL("./support/correlated-server.ts", import.meta.url);
+const RAW_SERVER = new URL("./support/bridge-server.ts", import.meta.url);
 const DAY = 24 * 3600 * 1000;
 /** A month in the middle of the data's year. */
 const WINDOW = { createdAfter: DATASET_START + 150 * DAY, createdBefore: DATASET_START + 180 * DAY };
@@ -106,6 +107,8 @@ interface Worst {
   waited: Record<string, number>;
   /** Lines the caller adds below the table. */
   notes: string[];
+  /** How many combinations were timed TAIL_SAMPLES times. */
+  suspects: number;
 }
 
 /** Timings of each suspect for its p50 and p99: a p99 needs a hundred, not the slowest of ROUNDS. */
@@ -177,6 +180,7 @@ async function everyCombination(rounds: number, list: (c: Case) => Promise<numbe
     cpu,
     waited,
     notes,
+    suspects: suspects.length,
   };
 }
 
@@ -296,22 +300,51 @@ function collectionsNote(collections: { kind: number; ms: number }[], lists: num
     `pauses ${ms(percentile(pauses, 50))} median, ${ms(Math.max(...pauses))} longest`;
 }
 
-async function measureHttp(source: string): Promise<void> {
+/** One request at a time over `agent`: GET `base?query`, its JSON answer parsed. */
+function client<T>(base: string, agent: Agent, headers: Record<string, string>): (query: string) => Promise<T> {
+  return (query) =>
+    new Promise<T>((resolve, reject) => {
+      get(`${base}?${query}`, { agent, headers }, (response) => {
+        let body = "";
+        response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+        response.on("end", () => (response.statusCode === 200 ? resolve(JSON.parse(body) as T) : reject(new Error(`${response.statusCode}: ${body}`))));
+      }).on("error", reject);
+    });
+}
+
+/**
+ * The machine's own tail over HTTP: a raw node:http server's fixed answer (http.ts's), on core 0,
+ * timed by the same client as the suspects are (`groups` of TAIL_SAMPLES timings, round after
+ * round), so that the p99s above can be read against what no server's work is in.
+ */
+async function measureFloor(groups: number): Promise<void> {
+  const { url, child } = await startServerProcess(RAW_SERVER, ["raw node:http"], 0);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const request = client<unknown>(url, agent, {});
+  try {
+    for (let i = 0; i < 1000; i++) await request("");
+    const beforeEach = collectYoungGeneration();
+    const timings = Array.from({ length: groups }, () => [] as number[]);
+    for (let round = 0; round < TAIL_SAMPLES; round++) {
+      for (const group of timings) group.push(await timeOnce(() => request(""), beforeEach));
+    }
+    const p99s = timings.map((group) => percentile(group, 99));
+    tables.push(`the machine's floor over HTTP: a raw node:http server's fixed 2 KB answer, timed as the suspects are (${groups} groups of ${TAIL_SAMPLES}, round after round)\n` +
+      `p50 ${ms(percentile(timings.flat(), 50))}, median p99 ${ms(percentile(p99s, 50))}, worst p99 ${ms(Math.max(...p99s))}, slowest timing ${ms(Math.max(...timings.flat()))}`);
+  } finally {
+    agent.destroy();
+    await stopServerProcess(child);
+  }
+}
+
+async function measureHttp(source: string): Promise<number> {
   const where = `${kind} over HTTP`;
   mkdirSync(DATA_DIR, { recursive: true });
   const keyFile = `${DATA_DIR}correlated-${kind}.key`;
   rmSync(keyFile, { force: true });
   const { url, child } = await startServerProcess(SERVER, [kind, source, keyFile], 0);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const headers = { "x-api-key": readFileSync(keyFile, "utf8") };
-  const request = (query: string) =>
-    new Promise<{ total: number; nextCursor: string | null }>((resolve, reject) => {
-      get(`${url}/api/submission?${query}`, { agent, headers }, (response) => {
-        let body = "";
-        response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
-        response.on("end", () => (response.statusCode === 200 ? resolve(JSON.parse(body) as { total: number; nextCursor: string | null }) : reject(new Error(`${response.statusCode}: ${body}`))));
-      }).on("error", reject);
-    });
+  const request = client<{ total: number; nextCursor: string | null }>(`${url}/api/submission`, agent, { "x-api-key": readFileSync(keyFile, "utf8") });
   try {
     const cpu = () => {
       const { user, system } = process.cpuUsage();
@@ -320,7 +353,8 @@ async function measureHttp(source: string): Promise<void> {
     const list = async (c: Case) => (await request(queryOf(c.filter, c.order))).total;
     const waited = () => ({ server: waitedForCore(child.pid!), client: waitedForCore(process.pid) });
     const around = { before: () => serverCollections(child, keyFile).then(() => undefined), after: async (lists: number) => [collectionsNote(await serverCollections(child, keyFile), lists)] };
-    reportCombinations(where, await everyCombination(HTTP_ROUNDS, list, { beforeEach: collectYoungGeneration(), cpu, waited, around }));
+    const worst = await everyCombination(HTTP_ROUNDS, list, { beforeEach: collectYoungGeneration(), cpu, waited, around });
+    reportCombinations(where, worst);
 
     const cursorRows: string[][] = [];
     let worstCursor = 0;
@@ -338,6 +372,7 @@ async function measureHttp(source: string): Promise<void> {
     const offsets = [];
     for (const order of ["desc", "asc"] as const) offsets.push(await timeRepeated(3, () => request(queryOf({}, order, `&offset=${ROWS / 2}`))));
     reportOffset(where, Math.max(...offsets));
+    return worst.suspects;
   } finally {
     agent.destroy();
     await stopServerProcess(child);
@@ -384,7 +419,7 @@ async function measureInStore(): Promise<void> {
 await measureInStore();
 if (withHttp) {
   pinSelf(1);
-  await measureHttp(kind === "libsql" ? DATABASE : String(ROWS));
+  await measureFloor(await measureHttp(kind === "libsql" ? DATABASE : String(ROWS)));
 }
 
 console.log(`\n${tables.join("\n\n")}`);
