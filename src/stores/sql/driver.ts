@@ -46,3 +46,8 @@ export interface SqlDriver {
   /** Runs every statement in one transaction: all of them take effect, or none. */
   batch(statements: readonly SqlStatement[], mode: "read" | "write"): Promise<SqlResult[]>;
 }
+
+/** Whether the database refused a value for its length (D1's SQLITE_TOOBIG past 2 MB). */
+export function valueTooBig(error: unknown): boolean {
+  return /too big|TOOBIG/i.test(error instanceof Error ? error.message : String(error));
+}

@@ -11,7 +11,7 @@ import { eventIdStart, newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
 import type { EventPage, EventQuery, EventTextPage } from "../../store.ts";
 import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
-import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
+import { arrayRows, valueTooBig, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { submissionJson } from "./submission-row.ts";
 
 const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event, submission_rowid";
@@ -130,7 +130,7 @@ export async function readEventTexts(driver: SqlDriver, accountId: string, query
     return { pruned: rows[0]?.[0], newest: rows[0]?.[1], count: rows.length, last: rows.at(-1)?.[2], json: rows.map((row) => String(row[3])).join(",") };
   };
   const read = await readJoined().catch((error: unknown) => {
-    if (!/too big|TOOBIG/i.test(error instanceof Error ? error.message : String(error))) throw error;
+    if (!valueTooBig(error)) throw error;
     return readRowByRow();
   });
   const prunedThrough = Number(read.pruned ?? 0);

@@ -8,7 +8,7 @@ import {
 } from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { createdEvent, deletedEvent, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
-import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
+import { arrayRows, valueTooBig, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
 import { readPerTurn } from "./per-turn.ts";
 import { toApiKey, toErasureReceipt } from "./records.ts";
@@ -61,14 +61,31 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   const texts = statementTexts();
   const keptFor = (shape: string): Kept => (part, statement) => texts(shape, part, statement);
   // A walk's page (wholePage) and where its last row is; undefined for no rows.
-  const readWholePage = async (statement: SqlStatement, shape: string, separator: "," | "lines", order: "asc" | "desc") => {
+  const readWholePage = async (statement: SqlStatement, shape: string, separator: "," | "lines", order: "asc" | "desc"): Promise<WholePage | undefined> => {
     const row = (await driver.execute(texts(shape, separator, wholePage(statement, separator)))).rows[0];
     if (row?.page === null || row?.page === undefined) return undefined;
     const { times, last } = pagePlaces(row, order);
     return { page: row.page, rows: times.length, last };
   };
+  // A walk's page as one value; a database that limits a value's length (D1: 2 MB) refuses a
+  // page of large rows, which is then read as two walks of half the rows each and joined.
+  const readWalkPage = async (accountId: string, walk: SubmissionWalk, as: "rows" | "json"): Promise<WholePage | undefined> => {
+    const separator = as === "rows" ? "," : "lines";
+    try {
+      return await readWholePage(walkStatement(accountId, walk, as), walkShape(walk, as), separator, walk.order);
+    } catch (error) {
+      if (walk.limit <= 1 || !valueTooBig(error)) throw error;
+    }
+    const half = Math.ceil(walk.limit / 2);
+    const first = await readWalkPage(accountId, { ...walk, limit: half }, as);
+    if (first === undefined || first.rows < half) return first;
+    const rest = await readWalkPage(accountId, { ...walk, limit: walk.limit - half, after: first.last }, as);
+    if (rest === undefined) return first;
+    const page = as === "rows" ? `${String(first.page)},${String(rest.page)}` : joinBytes(bytesOf(first.page), bytesOf(rest.page));
+    return { page, rows: first.rows + rest.rows, last: rest.last };
+  };
   const walkAsNdjson = async (accountId: string, walk: SubmissionWalk): Promise<NdjsonPage> => {
-    const read = await readWholePage(walkStatement(accountId, walk, "json"), walkShape(walk, "json"), "lines", walk.order);
+    const read = await readWalkPage(accountId, walk, "json");
     return read === undefined ? { bytes: new Uint8Array(0), rows: 0 } : { bytes: bytesOf(read.page), rows: read.rows, last: read.last, fromDatabase: true };
   };
   // A list's page and its total from one snapshot, read by `read`. A walk the counts may not
@@ -152,7 +169,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       return readList(listStatements(accountId, query, "json"), listShape(query, "json"), query, readTextsWithTotal(query.order));
     },
     async walkSubmissions(accountId, walk) {
-      const read = await readWholePage(walkStatement(accountId, walk, "rows"), walkShape(walk, "rows"), ",", walk.order);
+      const read = await readWalkPage(accountId, walk, "rows");
       return read === undefined ? [] : (JSON.parse(`[${String(read.page)}]`) as unknown[][]).map(arrayToSubmission);
     },
     async walkSubmissionsAsJson(accountId, walk) {
@@ -428,6 +445,20 @@ function writtenKeys(s: Submission): ReadonlyMap<string, string[]> {
 }
 
 /** A BLOB as the driver gives it (a Buffer, an ArrayBuffer, or D1's array of numbers), as bytes. */
+/** A walk's rows as one value (`wholePage`), how many, and where the last is. */
+interface WholePage {
+  page: unknown;
+  rows: number;
+  last: SubmissionCursor;
+}
+
+function joinBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const joined = new Uint8Array(a.byteLength + b.byteLength);
+  joined.set(a);
+  joined.set(b, a.byteLength);
+  return joined;
+}
+
 function bytesOf(value: unknown): Uint8Array {
   if (value instanceof Uint8Array) return value;
   if (value instanceof ArrayBuffer) return new Uint8Array(value);

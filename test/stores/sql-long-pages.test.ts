@@ -1,29 +1,32 @@
 /**
- * The SQL store reads a page of the change log as one text joined by SQLite
- * (src/stores/sql/events.ts). D1 refuses a text longer than 2 MB: a page too long for one text
- * is read again a row per event, and the reader gets the same page.
+ * The SQL store reads a page of the change log, and a walk's page (cursor lists, exports), as
+ * one value joined by SQLite (src/stores/sql/events.ts, store.ts). D1 refuses a value longer
+ * than 2 MB: a page of events too long for one text is read again a row per event, a walk's
+ * page in halves, and the reader gets the same page.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { openLibsqlFile } from "../../src/stores/libsql/file.ts";
 import type { SqlDriver } from "../../src/stores/sql/driver.ts";
 import { createSqlStore } from "../../src/stores/sql/store.ts";
-import { eventTexts } from "../../src/store.ts";
+import { openExport } from "../../src/export/export.ts";
+import { eventTexts, type SubmissionWalk } from "../../src/store.ts";
 import type { Submission } from "../../src/submission.ts";
 
-const test = suite("SQL store: event pages");
+const test = suite("SQL store: pages too long for one value");
 
 const ACCOUNT = "acct_pages";
 const TEXT_LIMIT = 4000;
 
-/** A store over :memory: whose database, while `limited`, refuses texts longer than TEXT_LIMIT, as D1 does past 2 MB. */
+/** A store over :memory: whose database, while `limited`, refuses values longer than TEXT_LIMIT, as D1 does past 2 MB. */
 async function limitedStore() {
   const connection = openLibsqlFile(":memory:");
   const state = { limited: false, refused: 0 };
   const driver: SqlDriver = {
     execute: async (statement) => {
       const result = await connection.driver.execute(statement);
-      const tooLong = (result.rows as unknown as unknown[][]).some((row) => Object.values(row).some((value) => typeof value === "string" && value.length > TEXT_LIMIT));
+      const length = (value: unknown) => (typeof value === "string" ? value.length : value instanceof ArrayBuffer || ArrayBuffer.isView(value) ? value.byteLength : 0);
+      const tooLong = (result.rows as unknown as unknown[][]).some((row) => Object.values(row).some((value) => length(value) > TEXT_LIMIT));
       if (state.limited && tooLong) {
         state.refused++;
         throw new Error("D1_ERROR: string or blob too big: SQLITE_TOOBIG");
@@ -85,6 +88,42 @@ test("a page too long for one text is read a row per event: the same events, in 
 });
 
 
+
+test("a walk's page too long for one value is read in halves: the same rows, the same NDJSON, the same export", async () => {
+  const { store, state } = await limitedStore();
+  try {
+    const rows = Array.from({ length: 60 }, (_, i) => submission(i));
+    await store.importSubmissions(ACCOUNT, rows);
+    const read = async () => {
+      const walks: unknown[] = [];
+      for (const order of ["asc", "desc"] as const) {
+        let walk: SubmissionWalk = { order, limit: 25 };
+        for (;;) {
+          const page = await store.walkSubmissions(ACCOUNT, walk);
+          const ndjson = new TextDecoder().decode((await store.walkSubmissionsAsNdjson!(ACCOUNT, walk)).bytes);
+          walks.push(page, ndjson);
+          if (page.length < 25) break;
+          const last = page.at(-1)!;
+          walk = { ...walk, after: { createdAt: Date.parse(last.createdAt), submissionId: last.submissionId } };
+        }
+      }
+      for (const format of ["ndjson", "csv"] as const) {
+        walks.push(await new Response(await openExport(store, ACCOUNT, { format, filter: {}, order: "asc", pageSize: 1000 })).text());
+      }
+      return walks;
+    };
+    const whole = await read();
+    assert.is(state.refused, 0);
+    state.limited = true;
+    const halved = await read();
+    assert.ok(state.refused > 0, "the long pages were refused as one value");
+    assert.equal(halved, whole);
+    assert.equal((whole[0] as Submission[]).map((row) => row.submissionId), rows.slice(0, 25).map((row) => row.submissionId));
+    assert.is((whole.at(-2) as string).split("\n").length, 61, "the NDJSON export holds every row");
+  } finally {
+    await store.close();
+  }
+});
 
 test("a created event whose submission's rowid changed (VACUUM may renumber them) or that has none still shows its own submission", async () => {
   const connection = openLibsqlFile(":memory:");
