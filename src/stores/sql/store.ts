@@ -444,7 +444,6 @@ function writtenKeys(s: Submission): ReadonlyMap<string, string[]> {
   return new Map([[s.popupId, keys]]);
 }
 
-/** A BLOB as the driver gives it (a Buffer, an ArrayBuffer, or D1's array of numbers), as bytes. */
 /** A walk's rows as one value (`wholePage`), how many, and where the last is. */
 interface WholePage {
   page: unknown;
@@ -459,6 +458,7 @@ function joinBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
   return joined;
 }
 
+/** A BLOB as the driver gives it (a Buffer, an ArrayBuffer, or D1's array of numbers), as bytes. */
 function bytesOf(value: unknown): Uint8Array {
   if (value instanceof Uint8Array) return value;
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
