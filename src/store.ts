@@ -235,6 +235,11 @@ export type EventPage =
 /** `json`: the page's `count` events as JSON texts, oldest first, joined by commas (a JSON array's inside). */
 export type EventTextPage = { expired: false; count: number; json: string; cursor: number } | { expired: true };
 
+/** A page of the events' texts (`readEventsAsJson`) as the events (`readEvents`): one parse of the whole page. */
+export function parsedEventPage(page: EventTextPage): EventPage {
+  return page.expired ? page : { expired: false, events: JSON.parse(`[${page.json}]`) as ChangeEvent[], cursor: page.cursor };
+}
+
 /** The events of a page `readEventsAsJson` gives, each as its text. */
 export function eventTexts(page: { json: string }): string[] {
   return (JSON.parse(`[${page.json}]`) as unknown[]).map((event) => JSON.stringify(event));

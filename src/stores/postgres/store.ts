@@ -5,7 +5,7 @@
  */
 import type postgres from "postgres";
 import { randomHex } from "../../hex.ts";
-import { type Account, type ApiKeyListing, type CompleteStore, identifierKey, ndjsonPage, type RetentionRule, type SubmissionQuery } from "../../store.ts";
+import { type Account, type ApiKeyListing, type CompleteStore, identifierKey, ndjsonPage, parsedEventPage, type RetentionRule, type SubmissionQuery } from "../../store.ts";
 import type { DeletionReason, Submission } from "../../submission.ts";
 import { newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
@@ -214,8 +214,7 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
     },
 
     async readEvents(accountId, eventQuery) {
-      const page = await readEventTexts(query, accountId, eventQuery);
-      return page.expired ? page : { expired: false, events: JSON.parse(`[${page.json}]`) as never, cursor: page.cursor };
+      return parsedEventPage(await readEventTexts(query, accountId, eventQuery));
     },
     readEventsAsJson(accountId, eventQuery) {
       return readEventTexts(query, accountId, eventQuery);

@@ -9,7 +9,7 @@
 import type { ChangeEvent } from "../../events.ts";
 import { eventIdStart, newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
-import type { EventPage, EventQuery, EventTextPage } from "../../store.ts";
+import { type EventPage, type EventQuery, type EventTextPage, parsedEventPage } from "../../store.ts";
 import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
 import { arrayRows, valueTooBig, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { submissionJson } from "./submission-row.ts";
@@ -140,8 +140,7 @@ export async function readEventTexts(driver: SqlDriver, accountId: string, query
 }
 
 export async function readEvents(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventPage> {
-  const page = await readEventTexts(driver, accountId, query);
-  return page.expired ? page : { expired: false, events: JSON.parse(`[${page.json}]`) as ChangeEvent[], cursor: page.cursor };
+  return parsedEventPage(await readEventTexts(driver, accountId, query));
 }
 
 /** Events a prune looks at per batch, oldest first: bounds one write transaction. */
