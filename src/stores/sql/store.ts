@@ -15,7 +15,7 @@ import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
 import {
-  dataKeysStatement, listShape, type ListStatements, listStatements, pageWithTotal, rowsWithTotal, statementTexts, walkFoundPage, walkShape, walkStatement,
+  dataKeysStatement, type ListStatements, listStatements, pageWithTotal, rowsWithTotal, statementTexts, walkFoundPage, walkStatement, type WalkStatement,
   wholePage,
 } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
@@ -61,8 +61,8 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   const texts = statementTexts();
   const keptFor = (shape: string): Kept => (part, statement) => texts(shape, part, statement);
   // A walk's page (wholePage) and where its last row is; undefined for no rows.
-  const readWholePage = async (statement: SqlStatement, shape: string, separator: "," | "lines", order: "asc" | "desc"): Promise<WholePage | undefined> => {
-    const row = (await driver.execute(texts(shape, separator, wholePage(statement, separator)))).rows[0];
+  const readWholePage = async ({ page, shape }: WalkStatement, separator: "," | "lines", order: "asc" | "desc"): Promise<WholePage | undefined> => {
+    const row = (await driver.execute(texts(shape, separator, wholePage(page, separator)))).rows[0];
     if (row?.page === null || row?.page === undefined) return undefined;
     const { times, last } = pagePlaces(row, order);
     return { page: row.page, rows: times.length, last };
@@ -72,7 +72,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   const readWalkPage = async (accountId: string, walk: SubmissionWalk, as: "rows" | "json"): Promise<WholePage | undefined> => {
     const separator = as === "rows" ? "," : "lines";
     try {
-      return await readWholePage(walkStatement(accountId, walk, as), walkShape(walk, as), separator, walk.order);
+      return await readWholePage(walkStatement(accountId, walk, as), separator, walk.order);
     } catch (error) {
       if (walk.limit <= 1 || !valueTooBig(error)) throw error;
     }
@@ -91,10 +91,9 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   // A list's page and its total from one snapshot, read by `read`. A walk the counts may not
   // choose (`walk`) is read first; when it was not chosen (its total then reads NaN) or did not
   // find the page (walkFoundPage), the merge is read with the total.
-  // Each statement's text is kept for the list's shape (`listShape`) under its part's name.
+  // Each statement's text is kept for the list's shape under its part's name.
   const readList = async <Read extends { items: readonly unknown[]; total: number }>(
-    { page, count, merge, choice, walkCount }: ListStatements,
-    shape: string,
+    { shape, page, count, merge, choice, walkCount }: ListStatements,
     query: SubmissionQuery,
     read: (kept: Kept, page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => Promise<Read>,
   ): Promise<Read> => {
@@ -162,11 +161,11 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       return row && joinAroundTime(row[0], row[1], row[2]);
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
-      const { items, total } = await readList(listStatements(accountId, query), listShape(query, "rows"), query, readRowsWithTotal);
+      const { items, total } = await readList(listStatements(accountId, query), query, readRowsWithTotal);
       return { items: items.map(rowToSubmission), total };
     },
     async listSubmissionsAsJson(accountId, query) {
-      return readList(listStatements(accountId, query, "json"), listShape(query, "json"), query, readTextsWithTotal(query.order));
+      return readList(listStatements(accountId, query, "json"), query, readTextsWithTotal(query.order));
     },
     async walkSubmissions(accountId, walk) {
       const read = await readWalkPage(accountId, walk, "rows");
