@@ -358,9 +358,14 @@ function onlyIf(condition: { sql: string } | undefined, limit: string): string {
   return condition === undefined ? limit : `CASE WHEN ${condition.sql} THEN ${limit} ELSE 0 END`;
 }
 
-/** The walk cursor as a condition on (created_at, id), starting with AND; its arguments are `cursorArgs`. */
-function cursorText(order: "asc" | "desc", after: SubmissionCursor | undefined): string {
-  return after === undefined ? "" : ` AND (created_at, id) ${order === "asc" ? ">" : "<"} (?, ?)`;
+/**
+ * The walk cursor as a condition on (created_at, id), of `table` when given, starting with AND;
+ * its arguments are `cursorArgs`. With the date bounds beside it: `rangeText`.
+ */
+function cursorText(order: "asc" | "desc" | undefined, after: SubmissionCursor | undefined, table?: string): string {
+  if (after === undefined) return "";
+  const columns = table === undefined ? "created_at, id" : `${table}.created_at, ${table}.id`;
+  return ` AND (${columns}) ${order === "asc" ? ">" : "<"} (?, ?)`;
 }
 
 function cursorArgs(after: SubmissionCursor | undefined): (string | number)[] {
@@ -653,15 +658,14 @@ function rangeText(table: string, filter: SubmissionFilter, order?: "asc" | "des
   let sql = "";
   if (filter.createdAfter !== undefined) sql += ` AND ${table}.created_at > ?`;
   if (filter.createdBefore !== undefined) sql += ` AND ${table}.created_at < ?`;
-  if (after !== undefined) sql += ` AND (${table}.created_at, ${table}.id) ${order === "asc" ? ">" : "<"} (?, ?)`;
-  return sql;
+  return sql + cursorText(order, after, table);
 }
 
 function rangeArgs(filter: SubmissionFilter, after?: SubmissionCursor): (string | number)[] {
   const args: (string | number)[] = [];
   if (filter.createdAfter !== undefined) args.push(filter.createdAfter);
   if (filter.createdBefore !== undefined) args.push(filter.createdBefore);
-  if (after !== undefined) args.push(after.createdAt, after.submissionId);
+  args.push(...cursorArgs(after));
   return args;
 }
 
