@@ -101,9 +101,9 @@ export function deletedEvent(accountId: string, submissionId: string, reason: De
 // bench/events.ts: a row per event costs the binding more than SQLite's reading it.
 /**
  * One page of the log, its horizon and its newest position, from one statement (one snapshot).
- * The page's events come as one text, joined by SQLite: the aggregate reads the ordered, limited
- * page as it is produced (a query with LIMIT is not flattened into an aggregate), so the texts
- * are in position order. A database that limits a text's length (D1: 2 MB) refuses a page too
+ * The page's events come as one text, joined by SQLite in position order by the aggregate's own
+ * ORDER BY (SQLite 3.44, docs/stores.md): SQLite promises no order for the rows an aggregate
+ * reads from a subquery, and nothing else would notice events joined out of order. A database that limits a text's length (D1: 2 MB) refuses a page too
  * long for one; that page is read again a row per event.
  */
 export async function readEventTexts(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventTextPage> {
@@ -121,7 +121,7 @@ export async function readEventTexts(driver: SqlDriver, accountId: string, query
   const around = (select: string) => `SELECT (SELECT pruned_through FROM event_horizons WHERE account_id = ?), (SELECT MAX(position) FROM events WHERE account_id = ?), ${select}`;
   const pageArgs = [accountId, accountId, ...args, query.limit];
   const readJoined = async () => {
-    const [row] = arrayRows(await driver.execute({ sql: `${around("COUNT(*), MAX(position), group_concat(json, ',')")} FROM (${page})`, args: pageArgs, asArrays: true, oneRow: true }));
+    const [row] = arrayRows(await driver.execute({ sql: `${around("COUNT(*), MAX(position), group_concat(json, ',' ORDER BY position)")} FROM (${page})`, args: pageArgs, asArrays: true, oneRow: true }));
     const [pruned, newest, count, last, json] = row!;
     return { pruned, newest, count: Number(count), last, json: String(json ?? "") };
   };

@@ -703,7 +703,10 @@ export function rowsWithTotal(page: SqlStatement, walkCount: SqlStatement, choic
  * A walk page as one row: `page`, the rows' values joined by `separator` (NULL for no rows),
  * and their cursors as JSON arrays `times` and `ids`. SQLite aggregates a subquery with a
  * LIMIT in its ORDER BY order (it runs it as a co-routine, never flattened into the
- * aggregate); the store checks the order all the same. As "lines", `page` is the values each
+ * aggregate), which it does not promise: the store checks the order of every page
+ * (`checkOrder`), so that an engine that ever aggregates otherwise fails loudly. Each
+ * aggregate's own ORDER BY (as the change log's page has) would promise it, but sorts every
+ * page again, a cost bench/export.ts and bench/http.ts's list feel. As "lines", `page` is the values each
  * ending with a line feed, as a BLOB: the driver hands it out as bytes, not as a string that
  * the export would encode again (bench/export.ts, NDJSON).
  */
