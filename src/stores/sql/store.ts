@@ -8,9 +8,10 @@ import {
 } from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { createdEvent, deletedEvent, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
-import { arrayRows, valueTooBig, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
+import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
 import { readPerTurn } from "./per-turn.ts";
+import { readInHalves } from "./read-in-halves.ts";
 import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
@@ -68,21 +69,19 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     return { page: row.page, rows: times.length, last };
   };
   // A walk's page as one value; a database that limits a value's length (D1: 2 MB) refuses a
-  // page of large rows, which is then read as two walks of half the rows each and joined.
-  const readWalkPage = async (accountId: string, walk: SubmissionWalk, as: "rows" | "json"): Promise<WholePage | undefined> => {
+  // page of large rows, which is then read in halves (readInHalves).
+  const readWalkPage = (accountId: string, walk: SubmissionWalk, as: "rows" | "json"): Promise<WholePage | undefined> => {
     const separator = as === "rows" ? "," : "lines";
-    try {
-      return await readWholePage(walkStatement(accountId, walk, as), separator, walk.order);
-    } catch (error) {
-      if (walk.limit <= 1 || !valueTooBig(error)) throw error;
-    }
-    const half = Math.ceil(walk.limit / 2);
-    const first = await readWalkPage(accountId, { ...walk, limit: half }, as);
-    if (first === undefined || first.rows < half) return first;
-    const rest = await readWalkPage(accountId, { ...walk, limit: walk.limit - half, after: first.last }, as);
-    if (rest === undefined) return first;
-    const page = as === "rows" ? `${String(first.page)},${String(rest.page)}` : joinBytes(bytesOf(first.page), bytesOf(rest.page));
-    return { page, rows: first.rows + rest.rows, last: rest.last };
+    // `first` is never undefined in `after` and `join`: a half without rows ends the read.
+    return readInHalves(walk, (part) => readWholePage(walkStatement(accountId, part, as), separator, part.order), {
+      rows: (page) => page?.rows ?? 0,
+      after: (part, first) => ({ ...part, after: first!.last }),
+      join: (first, rest) => {
+        if (rest === undefined) return first;
+        const page = as === "rows" ? `${String(first!.page)},${String(rest.page)}` : joinBytes(bytesOf(first!.page), bytesOf(rest.page));
+        return { page, rows: first!.rows + rest.rows, last: rest.last };
+      },
+    });
   };
   const walkAsNdjson = async (accountId: string, walk: SubmissionWalk): Promise<NdjsonPage> => {
     const read = await readWalkPage(accountId, walk, "json");
