@@ -14,9 +14,9 @@
  */
 import { createHash } from "node:crypto";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Agent, get } from "node:http";
-import { loadavg } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
@@ -338,10 +338,17 @@ async function measureFloor(groups: number): Promise<void> {
 }
 
 async function measureHttp(source: string): Promise<number> {
+  // The server's key file and the collections it writes beside it (`<key file>.gc`) last only as long as the run.
+  const files = mkdtempSync(`${tmpdir()}/correlated-${kind}-`);
+  try {
+    return await measureHttpWithKey(source, `${files}/key`);
+  } finally {
+    rmSync(files, { recursive: true, force: true });
+  }
+}
+
+async function measureHttpWithKey(source: string, keyFile: string): Promise<number> {
   const where = `${kind} over HTTP`;
-  mkdirSync(DATA_DIR, { recursive: true });
-  const keyFile = `${DATA_DIR}correlated-${kind}.key`;
-  rmSync(keyFile, { force: true });
   const { url, child } = await startServerProcess(SERVER, [kind, source, keyFile], 0);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const request = client<{ total: number; nextCursor: string | null }>(`${url}/api/submission`, agent, { "x-api-key": readFileSync(keyFile, "utf8") });

@@ -1,16 +1,17 @@
 /**
- * The SQL store keeps a list's and a walk's statement texts per shape of query (`listShape`,
- * `walkShape`) and builds only their arguments for each query: for queries of every shape, with
- * values that move each choice the texts make (deep or shallow, bounds early or late in their
- * days, a range without a whole millisecond at an end), the kept text must be the one the
- * query's own statement has, and hold a placeholder for each of its arguments.
+ * The SQL store keeps a list's and a walk's statement texts per shape of query (the `shape`
+ * that `listStatements` and `walkStatement` return) and builds only their arguments for each
+ * query: for queries of every shape, with values that move each choice the texts make (deep or
+ * shallow, bounds early or late in their days, a range without a whole millisecond at an end),
+ * the kept text must be the one the query's own statement has, and hold a placeholder for each
+ * of its arguments.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import type { SubmissionQuery, SubmissionWalk } from "../../src/store.ts";
 import type { SqlStatement } from "../../src/stores/sql/driver.ts";
 import {
-  listShape, listStatements, pageWithTotal, rowsWithTotal, statementTexts, walkShape, walkStatement, wholePage, withChoice,
+  listStatements, pageWithTotal, rowsWithTotal, statementTexts, walkStatement, wholePage, withChoice,
 } from "../../src/stores/sql/list-query.ts";
 
 const texts = suite("SQL store: statement texts kept per shape of query");
@@ -65,8 +66,7 @@ texts("for thousands of queries of every shape, the kept text is the query's own
     const query = randomQuery(next);
     const what = JSON.stringify(query);
     for (const as of ["rows", "json"] as const) {
-      const shape = listShape(query, as);
-      const { page, count, merge, choice, walkCount } = listStatements("account", query, as);
+      const { shape, page, count, merge, choice, walkCount } = listStatements("account", query, as);
       check(shape, "count", count, what);
       if (merge === undefined) check(shape, "page", page, what);
       else {
@@ -78,7 +78,10 @@ texts("for thousands of queries of every shape, the kept text is the query's own
       if (as === "json") check(shape, "with total", pageWithTotal(merge?.() ?? page, count), what);
     }
     const walk: SubmissionWalk = { ...query, ...(next() < 0.5 ? { after: { createdAt: (query.createdAfter ?? D0) + next() * 3 * DAY, submissionId: "id" } } : {}) };
-    for (const as of ["rows", "json"] as const) check(walkShape(walk, as), "lines", wholePage(walkStatement("account", walk, as), "lines"), JSON.stringify(walk));
+    for (const as of ["rows", "json"] as const) {
+      const { shape, page } = walkStatement("account", walk, as);
+      check(shape, "lines", wholePage(page, "lines"), JSON.stringify(walk));
+    }
   }
   // the queries reached many shapes, each more than once
   assert.ok(shapes.size > 500 && shapes.size < 6000, `${shapes.size} shapes`);

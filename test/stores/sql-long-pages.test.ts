@@ -1,8 +1,8 @@
 /**
  * The SQL store reads a page of the change log, and a walk's page (cursor lists, exports), as
  * one value joined by SQLite (src/stores/sql/events.ts, store.ts). D1 refuses a value longer
- * than 2 MB: a page of events too long for one text is read again a row per event, a walk's
- * page in halves, and the reader gets the same page.
+ * than 2 MB: such a page is read again in halves (src/stores/sql/read-in-halves.ts), and the
+ * reader gets the same page.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
@@ -18,10 +18,13 @@ const test = suite("SQL store: pages too long for one value");
 const ACCOUNT = "acct_pages";
 const TEXT_LIMIT = 4000;
 
-/** A store over :memory: whose database, while `limited`, refuses values longer than TEXT_LIMIT, as D1 does past 2 MB. */
+/**
+ * A store over :memory: whose database, while `limited`, refuses values longer than TEXT_LIMIT,
+ * as D1 does past 2 MB; `afterRead`, when set, runs after each read it answers.
+ */
 async function limitedStore() {
   const connection = openLibsqlFile(":memory:");
-  const state = { limited: false, refused: 0 };
+  const state: { limited: boolean; refused: number; afterRead?: () => Promise<void> } = { limited: false, refused: 0 };
   const driver: SqlDriver = {
     execute: async (statement) => {
       const result = await connection.driver.execute(statement);
@@ -31,6 +34,7 @@ async function limitedStore() {
         state.refused++;
         throw new Error("D1_ERROR: string or blob too big: SQLITE_TOOBIG");
       }
+      await state.afterRead?.();
       return result;
     },
     batch: (statements, mode) => connection.driver.batch(statements, mode),
@@ -63,7 +67,7 @@ const submission = (i: number): Submission => ({
   createdAt: new Date(Date.UTC(2025, 0, 1) + i).toISOString(),
 });
 
-test("a page too long for one text is read a row per event: the same events, in the same order, with the same cursor", async () => {
+test("a page of events too long for one text is read in halves: the same events, in the same order, with the same cursor", async () => {
   const { store, state } = await limitedStore();
   try {
     const rows = Array.from({ length: 30 }, (_, i) => submission(i));
@@ -97,6 +101,34 @@ test("a page too long for one text is read a row per event: the same events, in 
 });
 
 
+test("events pruned between the halves of a long page end the page before them, and the next read says the log expired", async () => {
+  const { store, state } = await limitedStore();
+  try {
+    const rows = Array.from({ length: 30 }, (_, i) => submission(i));
+    await store.importSubmissions(ACCOUNT, rows);
+    state.limited = true;
+    // Once the first half is read, every event is pruned: the second half finds them gone.
+    let pruned = false;
+    state.afterRead = async () => {
+      if (state.refused === 0 || pruned) return;
+      pruned = true;
+      await store.pruneEvents(Date.now() + 1000);
+    };
+    const page = await store.readEventsAsJson!(ACCOUNT, { limit: 25 });
+    assert.ok(pruned && !page.expired);
+    const texts = eventTexts(page);
+    assert.ok(texts.length > 0 && texts.length < 25, `${texts.length} events`);
+    assert.is(page.count, texts.length);
+    assert.equal(
+      texts.map((text) => (JSON.parse(text) as { data: { submissionId: string } }).data.submissionId),
+      rows.slice(0, texts.length).map((row) => row.submissionId),
+      "the first events, in commit order",
+    );
+    assert.equal(await store.readEventsAsJson!(ACCOUNT, { after: page.cursor, limit: 25 }), { expired: true });
+  } finally {
+    await store.close();
+  }
+});
 
 test("a walk's page too long for one value is read in halves: the same rows, the same NDJSON, the same export", async () => {
   const { store, state } = await limitedStore();

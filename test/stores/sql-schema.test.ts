@@ -50,10 +50,10 @@ plans("every filter combination, date bound and order is an index walk: no table
     for (const query of queries) {
       const { page, count, merge, choice } = listStatements("account", query);
       // a cursor between the date bounds, as in any walk that got past its first page
-      const walk = walkStatement("account", { ...query, after: { createdAt: 1.5, submissionId: "id" } });
-      const firstWalk = walkStatement("account", query);
+      const walk = walkStatement("account", { ...query, after: { createdAt: 1.5, submissionId: "id" } }).page;
+      const firstWalk = walkStatement("account", query).page;
       // an export's page: deeper than a merge reads
-      const exportWalk = walkStatement("account", { ...query, limit: 1000, after: { createdAt: 1.5, submissionId: "id" } });
+      const exportWalk = walkStatement("account", { ...query, limit: 1000, after: { createdAt: 1.5, submissionId: "id" } }).page;
       const statements: [string, SqlStatement, number][] = [
         ["page", withChoice(choice, page), query.limit], ["count", count, 0], ["walk", walk, query.limit], ["first walk page", firstWalk, query.limit], ["walk", exportWalk, 1000],
       ];

@@ -11,7 +11,8 @@ import { eventIdStart, newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
 import { type EventPage, type EventQuery, type EventTextPage, parsedEventPage } from "../../store.ts";
 import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
-import { arrayRows, valueTooBig, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
+import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
+import { readInHalves } from "./read-in-halves.ts";
 import { submissionJson } from "./submission-row.ts";
 
 const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event, submission_rowid";
@@ -101,12 +102,27 @@ export function deletedEvent(accountId: string, submissionId: string, reason: De
 // bench/events.ts: a row per event costs the binding more than SQLite's reading it.
 /**
  * One page of the log, its horizon and its newest position, from one statement (one snapshot).
- * The page's events come as one text, joined by SQLite: the aggregate reads the ordered, limited
- * page as it is produced (a query with LIMIT is not flattened into an aggregate), so the texts
- * are in position order. A database that limits a text's length (D1: 2 MB) refuses a page too
- * long for one; that page is read again a row per event.
+ * The page's events come as one text, joined by SQLite in position order by the aggregate's own
+ * ORDER BY (SQLite 3.44, docs/stores.md): SQLite promises no order for the rows an aggregate
+ * reads from a subquery, and nothing else would notice events joined out of order. A database
+ * that limits a text's length (D1: 2 MB) refuses a page too long for one; that page is read
+ * again in halves (readInHalves), each half a snapshot of its own: a half that finds its
+ * events pruned since the first ends the page there, and the next read from its cursor says
+ * it expired.
  */
-export async function readEventTexts(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventTextPage> {
+export function readEventTexts(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventTextPage> {
+  return readInHalves(query, (part) => readEventPage(driver, accountId, part), {
+    rows: (page) => (page.expired ? 0 : page.count),
+    after: (part, first) => (first.expired ? part : { ...part, after: first.cursor }),
+    join: (first, rest) => {
+      if (first.expired || rest.expired) return first;
+      return { expired: false, count: first.count + rest.count, json: rest.count === 0 ? first.json : `${first.json},${rest.json}`, cursor: rest.cursor };
+    },
+  });
+}
+
+/** One page of the log as one text (`readEventTexts`). */
+async function readEventPage(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventTextPage> {
   const filters: string[] = [];
   const args: SqlValue[] = [accountId, query.after ?? 0];
   if (query.types !== undefined) {
@@ -118,25 +134,19 @@ export async function readEventTexts(driver: SqlDriver, accountId: string, query
     args.push(query.popupId);
   }
   const page = `SELECT position, ${EVENT_JSON} AS json FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`;
-  const around = (select: string) => `SELECT (SELECT pruned_through FROM event_horizons WHERE account_id = ?), (SELECT MAX(position) FROM events WHERE account_id = ?), ${select}`;
-  const pageArgs = [accountId, accountId, ...args, query.limit];
-  const readJoined = async () => {
-    const [row] = arrayRows(await driver.execute({ sql: `${around("COUNT(*), MAX(position), group_concat(json, ',')")} FROM (${page})`, args: pageArgs, asArrays: true, oneRow: true }));
-    const [pruned, newest, count, last, json] = row!;
-    return { pruned, newest, count: Number(count), last, json: String(json ?? "") };
-  };
-  const readRowByRow = async () => {
-    const rows = arrayRows(await driver.execute({ sql: `${around("position, json")} FROM (${page})`, args: pageArgs, asArrays: true }));
-    return { pruned: rows[0]?.[0], newest: rows[0]?.[1], count: rows.length, last: rows.at(-1)?.[2], json: rows.map((row) => String(row[3])).join(",") };
-  };
-  const read = await readJoined().catch((error: unknown) => {
-    if (!valueTooBig(error)) throw error;
-    return readRowByRow();
-  });
-  const prunedThrough = Number(read.pruned ?? 0);
+  const [row] = arrayRows(await driver.execute({
+    sql: `SELECT (SELECT pruned_through FROM event_horizons WHERE account_id = ?), (SELECT MAX(position) FROM events WHERE account_id = ?),
+          COUNT(*), MAX(position), group_concat(json, ',' ORDER BY position) FROM (${page})`,
+    args: [accountId, accountId, ...args, query.limit],
+    asArrays: true,
+    oneRow: true,
+  }));
+  const [pruned, newest, rows, last, json] = row!;
+  const prunedThrough = Number(pruned ?? 0);
   if (query.after !== undefined && query.after < prunedThrough) return { expired: true };
-  const cursor = read.count === query.limit ? Number(read.last) : Math.max(query.after ?? 0, prunedThrough, Number(read.newest ?? 0));
-  return { expired: false, count: read.count, json: read.json, cursor };
+  const count = Number(rows);
+  const cursor = count === query.limit ? Number(last) : Math.max(query.after ?? 0, prunedThrough, Number(newest ?? 0));
+  return { expired: false, count, json: String(json ?? ""), cursor };
 }
 
 export async function readEvents(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventPage> {

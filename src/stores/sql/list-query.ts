@@ -12,6 +12,8 @@ const EQUALITY_FIELDS = Object.keys(EQUALITY_COLUMNS) as (keyof typeof EQUALITY_
 
 /** A list's statements (`listStatements`). */
 export interface ListStatements {
+  /** What the statements' texts depend on: the same shape, the same texts (`statementTexts`), whatever the values. */
+  shape: string;
   page: SqlStatement;
   count: SqlStatement;
   /** When the counts choose between a walk and a merge: the page read by the merge. */
@@ -36,14 +38,22 @@ export interface ListStatements {
  * alone costs much less than a statement that holds both ways (`pageStatement`, or the merge
  * beside the walk with a LIMIT of 0, whose cursors SQLite still opens): bench/http.ts's list
  * (two filters whose matches are plentiful) needs this.
+ *
+ * Each choice the texts make from the query's values (the page's reading, the total's
+ * counting) is made here once, handed to the statements and written into `shape`, the key
+ * their texts are kept under: nothing else re-derives it.
  */
 export function listStatements(accountId: string, query: SubmissionQuery, as: "rows" | "json" = "rows"): ListStatements {
   const select = as === "json" ? LIST_JSON : SUBMISSION_COLUMNS;
   const bounds = { limit: query.limit, offset: query.offset };
-  const count = withFlags(countStatement(accountId, query), { oneRow: true });
-  if (readsWalkOrMerge(query, bounds)) {
+  const reading = readingOf(query, bounds);
+  const counting = countingOf(query);
+  const shape = `list ${as} ${fieldsShape(query, query.order, bounds)} ${reading} ${countShape(counting)}`;
+  const count = withFlags(countStatement(accountId, query, counting), { oneRow: true });
+  if (reading === "walk or merge") {
     const pays = walkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
     return {
+      shape,
       page: withFlags(indexWalk(accountId, query, query.order, bounds, select, CHOSEN, MAX_WALK_ROWS_READ), { asArrays: true }),
       count,
       merge: () => withFlags(mergedPage(accountId, query, query.order, bounds, select), { asArrays: true }),
@@ -51,38 +61,28 @@ export function listStatements(accountId: string, query: SubmissionQuery, as: "r
       walkCount: lazy(() => `SELECT CASE WHEN ${CHOSEN.sql} THEN (${count.sql}) END AS total`, count.args ?? [], { oneRow: true }),
     };
   }
-  return { page: withFlags(pageStatement(accountId, query, query.order, bounds, select), { asArrays: true }), count };
+  return { shape, page: withFlags(pageStatement(accountId, query, query.order, bounds, select, reading), { asArrays: true }), count };
 }
 
 const LIST_JSON = `${SUBMISSION_JSON_AROUND_TIME.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME.tail} AS tail`;
 
 /**
- * What a list's statements' texts depend on (`listStatements`): the same shape, the same
- * texts, whatever the values. Every choice the statements make from a query's values is here:
- * which fields and bounds it has, its order, whether it skips days or walks or merges (from its
- * offset and depth), and how a dated total counts the ends of its range.
+ * The part of a statement's shape (`ListStatements`' `shape`, `WalkStatement`'s) that is not a
+ * choice made from the query's values: its order and which fields and bounds it has. Beside it,
+ * the shape holds each such choice (a page's reading, `readingOf`; a total's, `countingOf`),
+ * made once and handed to the statements, which read the query's values only for their
+ * arguments.
  */
-export function listShape(query: SubmissionQuery, as: "rows" | "json" = "rows"): string {
-  const bounds = { limit: query.limit, offset: query.offset };
-  return `list ${as} ${pageShape(query, query.order, bounds)} ${countShape(query)}`;
-}
-
-/** What a walk's statement's text depends on (`walkStatement`), as `listShape` says for a list. */
-export function walkShape(walk: SubmissionWalk, as: "rows" | "json" = "rows"): string {
-  return `walk ${as} ${pageShape(withoutBoundBehind(walk), walk.order, { limit: walk.limit, offset: 0, after: walk.after })}`;
-}
-
-function pageShape(filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds): string {
+function fieldsShape(filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds): string {
   let fields = "";
   for (const field of EQUALITY_FIELDS) fields += filter[field] === undefined ? "-" : "=";
   const bounds = `${filter.createdAfter === undefined ? "-" : ">"}${filter.createdBefore === undefined ? "-" : "<"}${page.after === undefined ? "-" : "@"}`;
-  const reading = skipsDays(filter, page) ? "days" : pageReading(filter, page.offset + page.limit);
-  return `${order} ${fields} ${bounds} ${reading}`;
+  return `${order} ${fields} ${bounds}`;
 }
 
 /**
- * Texts made once per shape of query (`listShape`, `walkShape`) and the part of its reading
- * (`part`): building a list's text costs more than the rest of its JavaScript, and the driver
+ * Texts made once per shape of query (`ListStatements`' and `WalkStatement`'s `shape`) and
+ * the part of its reading (`part`): building a list's text costs more than the rest of its JavaScript, and the driver
  * finds its prepared statement by the text, fastest when it is the very string it was given
  * before (bench/http.ts, list).
  */
@@ -158,8 +158,9 @@ export function walkFoundPage(query: SubmissionQuery, rows: number, total: numbe
   return rows === query.limit || query.offset + rows >= total;
 }
 
-function readsWalkOrMerge(filter: SubmissionFilter, page: PageBounds): boolean {
-  return !skipsDays(filter, page) && pageReading(filter, page.offset + page.limit) === "walk or merge";
+/** How a page is read: by skipping days (`daySkippingPage`), else as `pageReading` chooses. */
+function readingOf(filter: SubmissionFilter, page: PageBounds): "days" | ReturnType<typeof pageReading> {
+  return skipsDays(filter, page) ? "days" : pageReading(filter, page.offset + page.limit);
 }
 
 /** A deep offset without a cursor, a date range or two equality filters: `daySkippingPage` reads it. */
@@ -167,10 +168,16 @@ function skipsDays(filter: SubmissionFilter, page: PageBounds): boolean {
   return page.offset >= MIN_DAY_SKIP && page.after === undefined && equalityCount(filter) <= 1 && !isDated(filter);
 }
 
-/** A page of `select` by the reading `pageReading` chooses. */
-function pageStatement(accountId: string, filter: SubmissionFilter, order: "asc" | "desc", page: PageBounds, select: string): SqlStatement {
-  if (skipsDays(filter, page)) return daySkippingPage(accountId, filter, order, page, select);
-  const reading = pageReading(filter, page.offset + page.limit);
+/** A page of `select` by `reading` (`readingOf`). */
+function pageStatement(
+  accountId: string,
+  filter: SubmissionFilter,
+  order: "asc" | "desc",
+  page: PageBounds,
+  select: string,
+  reading: ReturnType<typeof readingOf>,
+): SqlStatement {
+  if (reading === "days") return daySkippingPage(accountId, filter, order, page, select);
   if (reading === "index") return indexPage(accountId, filter, order, page, select);
   const deep = reading === "deep walk or merge";
   const depth = page.offset + page.limit;
@@ -351,9 +358,14 @@ function onlyIf(condition: { sql: string } | undefined, limit: string): string {
   return condition === undefined ? limit : `CASE WHEN ${condition.sql} THEN ${limit} ELSE 0 END`;
 }
 
-/** The walk cursor as a condition on (created_at, id), starting with AND; its arguments are `cursorArgs`. */
-function cursorText(order: "asc" | "desc", after: SubmissionCursor | undefined): string {
-  return after === undefined ? "" : ` AND (created_at, id) ${order === "asc" ? ">" : "<"} (?, ?)`;
+/**
+ * The walk cursor as a condition on (created_at, id), of `table` when given, starting with AND;
+ * its arguments are `cursorArgs`. With the date bounds beside it: `rangeText`.
+ */
+function cursorText(order: "asc" | "desc" | undefined, after: SubmissionCursor | undefined, table?: string): string {
+  if (after === undefined) return "";
+  const columns = table === undefined ? "created_at, id" : `${table}.created_at, ${table}.id`;
+  return ` AND (${columns}) ${order === "asc" ? ">" : "<"} (?, ?)`;
 }
 
 function cursorArgs(after: SubmissionCursor | undefined): (string | number)[] {
@@ -407,13 +419,13 @@ function indexWalk(
  * and a range from midnight to midnight counts next to no rows (bench/correlated.ts's
  * combinations with a month's window need this).
  */
-function countStatement(accountId: string, filter: SubmissionFilter): SqlStatement {
+function countStatement(accountId: string, filter: SubmissionFilter, counting: Counting): SqlStatement {
   // Without dates the WHERE clause names only columns submission_counts has too.
-  if (!isDated(filter)) {
+  if (counting === "counts") {
     return lazy(() => `SELECT COALESCE(SUM(n), 0) AS total FROM submission_counts WHERE ${whereText(filter)}`, whereArgs(accountId, filter));
   }
-  const plan = datedCount(filter);
-  if (plan === undefined) return rowCount(accountId, filter);
+  if (counting === "rows") return rowCount(accountId, filter);
+  const plan = counting;
   const ends = (ranges: DateRange[]) => ranges.map((range) => rowCount(accountId, { ...filter, ...range }));
   const counted = [dayCounts(accountId, filter, plan.first, plan.last), ...ends(plan.added)];
   const subtracted = ends(plan.taken);
@@ -425,12 +437,27 @@ function countStatement(accountId: string, filter: SubmissionFilter): SqlStateme
 
 type DateRange = { createdAfter: number; createdBefore: number };
 
+/** How a total is counted: the maintained counts (undated), the rows (a range without a whole day), or by day (`datedCount`). */
+type Counting = "counts" | "rows" | DatedCount;
+
+function countingOf(filter: SubmissionFilter): Counting {
+  if (!isDated(filter)) return "counts";
+  return datedCount(filter) ?? "rows";
+}
+
+interface DatedCount {
+  first?: number;
+  last?: number;
+  added: DateRange[];
+  taken: DateRange[];
+}
+
 /**
  * How `countStatement` counts a dated total: the days `first` to `last` from the counts per
  * day, the rows of the `added` ranges added and of the `taken` ones taken away (a range that
  * holds no whole millisecond left out); undefined when the range holds no whole day.
  */
-function datedCount(filter: SubmissionFilter): { first?: number; last?: number; added: DateRange[]; taken: DateRange[] } | undefined {
+function datedCount(filter: SubmissionFilter): DatedCount | undefined {
   const days = wholeDays(filter);
   if (days === undefined) return undefined;
   let { first, last } = days;
@@ -466,11 +493,10 @@ function datedCount(filter: SubmissionFilter): { first?: number; last?: number; 
   return { first, last, added, taken };
 }
 
-/** What a total's text depends on (`countStatement`), for `listShape`. */
-function countShape(filter: SubmissionFilter): string {
-  if (!isDated(filter)) return "counts";
-  const plan = datedCount(filter);
-  if (plan === undefined) return "rows";
+/** What a total's text depends on (`countStatement`), for `ListStatements`' `shape`. */
+function countShape(counting: Counting): string {
+  if (typeof counting === "string") return counting;
+  const plan = counting;
   return `days ${plan.first === undefined ? "-" : "["}${plan.last === undefined ? "-" : "]"} +${plan.added.length} -${plan.taken.length}`;
 }
 
@@ -547,8 +573,20 @@ const MAX_COUNTED_ROWS = 16;
  * (`submission`) and its cursor: as `rows`, SUBMISSION_ARRAY (for `arrayToSubmission`); as
  * `json`, the submission's JSON text (SUBMISSION_JSON). `wholePage` reads a page as one text.
  */
-export function walkStatement(accountId: string, walk: SubmissionWalk, as: "rows" | "json" = "rows"): SqlStatement {
-  return pageStatement(accountId, withoutBoundBehind(walk), walk.order, { limit: walk.limit, offset: 0, after: walk.after }, as === "json" ? WALK_JSON : WALK_ARRAY);
+export function walkStatement(accountId: string, walk: SubmissionWalk, as: "rows" | "json" = "rows"): WalkStatement {
+  const filter = withoutBoundBehind(walk);
+  const bounds = { limit: walk.limit, offset: 0, after: walk.after };
+  const reading = readingOf(filter, bounds);
+  return {
+    shape: `walk ${as} ${fieldsShape(filter, walk.order, bounds)} ${reading}`,
+    page: pageStatement(accountId, filter, walk.order, bounds, as === "json" ? WALK_JSON : WALK_ARRAY, reading),
+  };
+}
+
+/** A walk's page (`walkStatement`) and, as `ListStatements` has it, the shape its text is kept under. */
+export interface WalkStatement {
+  shape: string;
+  page: SqlStatement;
 }
 
 const WALK_JSON = `${SUBMISSION_JSON} AS submission, created_at, id`;
@@ -620,15 +658,14 @@ function rangeText(table: string, filter: SubmissionFilter, order?: "asc" | "des
   let sql = "";
   if (filter.createdAfter !== undefined) sql += ` AND ${table}.created_at > ?`;
   if (filter.createdBefore !== undefined) sql += ` AND ${table}.created_at < ?`;
-  if (after !== undefined) sql += ` AND (${table}.created_at, ${table}.id) ${order === "asc" ? ">" : "<"} (?, ?)`;
-  return sql;
+  return sql + cursorText(order, after, table);
 }
 
 function rangeArgs(filter: SubmissionFilter, after?: SubmissionCursor): (string | number)[] {
   const args: (string | number)[] = [];
   if (filter.createdAfter !== undefined) args.push(filter.createdAfter);
   if (filter.createdBefore !== undefined) args.push(filter.createdBefore);
-  if (after !== undefined) args.push(after.createdAt, after.submissionId);
+  args.push(...cursorArgs(after));
   return args;
 }
 
@@ -666,7 +703,10 @@ export function rowsWithTotal(page: SqlStatement, walkCount: SqlStatement, choic
  * A walk page as one row: `page`, the rows' values joined by `separator` (NULL for no rows),
  * and their cursors as JSON arrays `times` and `ids`. SQLite aggregates a subquery with a
  * LIMIT in its ORDER BY order (it runs it as a co-routine, never flattened into the
- * aggregate); the store checks the order all the same. As "lines", `page` is the values each
+ * aggregate), which it does not promise: the store checks the order of every page
+ * (`checkOrder`), so that an engine that ever aggregates otherwise fails loudly. Each
+ * aggregate's own ORDER BY (as the change log's page has) would promise it, but sorts every
+ * page again, a cost bench/export.ts and bench/http.ts's list feel. As "lines", `page` is the values each
  * ending with a line feed, as a BLOB: the driver hands it out as bytes, not as a string that
  * the export would encode again (bench/export.ts, NDJSON).
  */

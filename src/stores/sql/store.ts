@@ -8,14 +8,15 @@ import {
 } from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { createdEvent, deletedEvent, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
-import { arrayRows, valueTooBig, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
+import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
 import { readPerTurn } from "./per-turn.ts";
+import { readInHalves } from "./read-in-halves.ts";
 import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
 import {
-  dataKeysStatement, listShape, type ListStatements, listStatements, pageWithTotal, rowsWithTotal, statementTexts, walkFoundPage, walkShape, walkStatement,
+  dataKeysStatement, type ListStatements, listStatements, pageWithTotal, rowsWithTotal, statementTexts, walkFoundPage, walkStatement, type WalkStatement,
   wholePage,
 } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
@@ -61,28 +62,26 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   const texts = statementTexts();
   const keptFor = (shape: string): Kept => (part, statement) => texts(shape, part, statement);
   // A walk's page (wholePage) and where its last row is; undefined for no rows.
-  const readWholePage = async (statement: SqlStatement, shape: string, separator: "," | "lines", order: "asc" | "desc"): Promise<WholePage | undefined> => {
-    const row = (await driver.execute(texts(shape, separator, wholePage(statement, separator)))).rows[0];
+  const readWholePage = async ({ page, shape }: WalkStatement, separator: "," | "lines", order: "asc" | "desc"): Promise<WholePage | undefined> => {
+    const row = (await driver.execute(texts(shape, separator, wholePage(page, separator)))).rows[0];
     if (row?.page === null || row?.page === undefined) return undefined;
     const { times, last } = pagePlaces(row, order);
     return { page: row.page, rows: times.length, last };
   };
   // A walk's page as one value; a database that limits a value's length (D1: 2 MB) refuses a
-  // page of large rows, which is then read as two walks of half the rows each and joined.
-  const readWalkPage = async (accountId: string, walk: SubmissionWalk, as: "rows" | "json"): Promise<WholePage | undefined> => {
+  // page of large rows, which is then read in halves (readInHalves).
+  const readWalkPage = (accountId: string, walk: SubmissionWalk, as: "rows" | "json"): Promise<WholePage | undefined> => {
     const separator = as === "rows" ? "," : "lines";
-    try {
-      return await readWholePage(walkStatement(accountId, walk, as), walkShape(walk, as), separator, walk.order);
-    } catch (error) {
-      if (walk.limit <= 1 || !valueTooBig(error)) throw error;
-    }
-    const half = Math.ceil(walk.limit / 2);
-    const first = await readWalkPage(accountId, { ...walk, limit: half }, as);
-    if (first === undefined || first.rows < half) return first;
-    const rest = await readWalkPage(accountId, { ...walk, limit: walk.limit - half, after: first.last }, as);
-    if (rest === undefined) return first;
-    const page = as === "rows" ? `${String(first.page)},${String(rest.page)}` : joinBytes(bytesOf(first.page), bytesOf(rest.page));
-    return { page, rows: first.rows + rest.rows, last: rest.last };
+    // `first` is never undefined in `after` and `join`: a half without rows ends the read.
+    return readInHalves(walk, (part) => readWholePage(walkStatement(accountId, part, as), separator, part.order), {
+      rows: (page) => page?.rows ?? 0,
+      after: (part, first) => ({ ...part, after: first!.last }),
+      join: (first, rest) => {
+        if (rest === undefined) return first;
+        const page = as === "rows" ? `${String(first!.page)},${String(rest.page)}` : joinBytes(bytesOf(first!.page), bytesOf(rest.page));
+        return { page, rows: first!.rows + rest.rows, last: rest.last };
+      },
+    });
   };
   const walkAsNdjson = async (accountId: string, walk: SubmissionWalk): Promise<NdjsonPage> => {
     const read = await readWalkPage(accountId, walk, "json");
@@ -91,10 +90,9 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   // A list's page and its total from one snapshot, read by `read`. A walk the counts may not
   // choose (`walk`) is read first; when it was not chosen (its total then reads NaN) or did not
   // find the page (walkFoundPage), the merge is read with the total.
-  // Each statement's text is kept for the list's shape (`listShape`) under its part's name.
+  // Each statement's text is kept for the list's shape under its part's name.
   const readList = async <Read extends { items: readonly unknown[]; total: number }>(
-    { page, count, merge, choice, walkCount }: ListStatements,
-    shape: string,
+    { shape, page, count, merge, choice, walkCount }: ListStatements,
     query: SubmissionQuery,
     read: (kept: Kept, page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => Promise<Read>,
   ): Promise<Read> => {
@@ -162,11 +160,11 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       return row && joinAroundTime(row[0], row[1], row[2]);
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
-      const { items, total } = await readList(listStatements(accountId, query), listShape(query, "rows"), query, readRowsWithTotal);
+      const { items, total } = await readList(listStatements(accountId, query), query, readRowsWithTotal);
       return { items: items.map(rowToSubmission), total };
     },
     async listSubmissionsAsJson(accountId, query) {
-      return readList(listStatements(accountId, query, "json"), listShape(query, "json"), query, readTextsWithTotal(query.order));
+      return readList(listStatements(accountId, query, "json"), query, readTextsWithTotal(query.order));
     },
     async walkSubmissions(accountId, walk) {
       const read = await readWalkPage(accountId, walk, "rows");
