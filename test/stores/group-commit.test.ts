@@ -29,8 +29,14 @@ async function recordingStore() {
   };
   const store = await createSqlStore(driver, connection.close);
   commits.length = 0; // migrations
-  return { store, commits };
+  return { store, commits, driver };
 }
+
+/**
+ * Statements a group of creates that share their counts adds (group-counts.ts): the count
+ * trigger set aside, an upsert per table of counts, the trigger back.
+ */
+const COUNTED_TOGETHER = 5;
 
 // A data key of its own for each row: a create whose keys the store has seen committed leaves
 // out the key list's statement, and these tests count three statements per create.
@@ -50,7 +56,7 @@ test("concurrent creates share one commit, and each is answered after it", async
   try {
     const answered: number[] = [];
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.insertSubmission("acct", row(i)).then(() => answered.push(commits.length))));
-    assert.equal(commits, [60], "one transaction of 20 rows, their 20 data-key statements and 20 events");
+    assert.equal(commits, [60 + COUNTED_TOGETHER], "one transaction of 20 rows, their 20 data-key statements and 20 events, counted together");
     assert.ok(answered.every((seen) => seen === 1), "no create was answered before the commit");
     assert.is((await store.listSubmissions("acct", { order: "asc", limit: 1, offset: 0 })).total, 20);
   } finally {
@@ -85,6 +91,70 @@ test("a create that fails in a group fails alone: the others are stored", async 
     const page = await store.listSubmissions("acct", { order: "asc", limit: 10, offset: 0 });
     assert.equal(page.items.map((s) => s.data.i), [1, 2, 3, 4]);
     assert.is(page.total, 4);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a group's counts are kept once for the group, exact at each commit, also when a create of a group fails and when one is idempotent", async () => {
+  const { store, commits, driver } = await recordingStore();
+  const day = Date.UTC(2025, 0, 1);
+  // Two accounts, two popups, two days, a completed one: creates that share some counts.
+  const create = (i: number, id = i) => {
+    const s = row(id);
+    return { account: `acct_${i % 2}`, s: { ...s, popupId: `popup_${(i >> 1) % 2}`, status: i === 5 ? "completed" as const : s.status, createdAt: new Date(day + ((i >> 2) % 2) * 86_400_000 + i).toISOString() } };
+  };
+  const insert = ({ account, s }: ReturnType<typeof create>) => store.insertSubmission(account, s).then(() => "stored", () => "refused");
+  /** The tables of counts, and the same counts made from the rows. */
+  const counts = async () => {
+    const read = async (sql: string) => (await driver.execute({ sql })).rows.map((r) => JSON.stringify(Object.values(r))).sort();
+    const day = "((created_at - ((created_at % 86400000) + 86400000) % 86400000) / 86400000)";
+    return {
+      kept: [
+        await read("SELECT account_id, popup_id, domain, device, status, n FROM submission_counts WHERE n > 0"),
+        await read("SELECT account_id, popup_id, domain, device, status, day, n FROM submission_day_counts WHERE n > 0"),
+        await read("SELECT account_id, field, day, value, n FROM submission_value_days WHERE n > 0"),
+        await read("SELECT account_id, submission_id FROM submission_identifiers"),
+      ],
+      fromRows: [
+        await read("SELECT account_id, popup_id, domain, device, status, COUNT(*) FROM submissions GROUP BY 1, 2, 3, 4, 5"),
+        await read(`SELECT account_id, popup_id, domain, device, status, ${day}, COUNT(*) FROM submissions GROUP BY 1, 2, 3, 4, 5, 6`),
+        await read(["popup_id", "domain", "device", "status"].map((column) => `SELECT account_id, '${column}', ${day}, ${column}, COUNT(*) FROM submissions GROUP BY 1, 3, 4`).join(" UNION ALL ")),
+        await read("SELECT account_id, id FROM submissions WHERE data ->> 'email' IS NOT NULL"),
+      ],
+    };
+  };
+  try {
+    // 16 creates over 9 combinations of account, popup, status and day: counted together.
+    const first = await Promise.all(Array.from({ length: 16 }, (_, i) => insert(create(i))));
+    assert.ok(first.every((outcome) => outcome === "stored"));
+    // (the 24 counts per value and day take two upserts: 20 rows per statement, as D1 allows 100 bound values)
+    assert.equal(commits, [16 * 3 + COUNTED_TOGETHER + 1]);
+    let now = await counts();
+    assert.equal(now.kept, now.fromRows);
+    assert.is(now.kept[1]!.length, 9, "nine combinations of account, popup, status and day");
+    // A group whose create 3 repeats a stored id: the group's transaction fails, each create runs alone.
+    commits.length = 0;
+    const second = await Promise.all(Array.from({ length: 8 }, (_, i) => insert(create(i, i === 3 ? 7 : 100 + i))));
+    assert.equal(second, ["stored", "stored", "stored", "refused", "stored", "stored", "stored", "stored"]);
+    assert.is(commits.length, 7, "each create ran again alone, and the refused one committed nothing");
+    now = await counts();
+    assert.equal(now.kept, now.fromRows);
+    // With an idempotent create in it, a group leaves the counts to the trigger.
+    commits.length = 0;
+    const third = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) => insert(create(i, 200 + i))),
+      store.insertSubmissionOnce("acct_0", create(0, 300).s, { key: "k", fingerprint: "f", expiresAt: Date.now() + 60_000 }, Date.now()),
+    ]);
+    assert.equal(third.slice(0, 8), Array(8).fill("stored"));
+    assert.equal(commits, [8 * 3 + 6]);
+    now = await counts();
+    assert.equal(now.kept, now.fromRows);
+    assert.is((await driver.execute({ sql: "SELECT COUNT(*) AS n FROM submission_import" })).rows[0]!.n, 0);
+    // Every stored row has its one created event, in the order of the rows.
+    const events = await driver.execute({ sql: "SELECT submission_id FROM events WHERE type = 'submission.created' ORDER BY position" });
+    const rows = await driver.execute({ sql: "SELECT id FROM submissions ORDER BY rowid" });
+    assert.equal(events.rows.map((r) => r.submission_id), rows.rows.map((r) => r.id));
   } finally {
     await store.close();
   }
@@ -136,7 +206,7 @@ test("after a commit, the next group waits for the writers it answered: clients 
         for (let turn = 0; turn <= client % 2; turn++) await new Promise((resolve) => setImmediate(resolve));
       }
     }));
-    assert.equal(commits, [30, 30, 30], "each commit holds one create of every client");
+    assert.equal(commits, Array(3).fill(30 + COUNTED_TOGETHER), "each commit holds one create of every client");
   } finally {
     await store.close();
   }
@@ -188,7 +258,7 @@ test("creates that arrive while a commit is in flight wait for it, then share th
     assert.equal(commits, [3], "no second commit while the first is in flight");
     release();
     await Promise.all([first, later]);
-    assert.equal(commits, [3, 15], "the five later creates went in one commit, after the first");
+    assert.equal(commits, [3, 15 + COUNTED_TOGETHER], "the five later creates went in one commit, after the first");
     assert.is((await store.listSubmissions("acct", { order: "asc", limit: 1, offset: 0 })).total, 6);
   } finally {
     await store.close();

@@ -7,6 +7,10 @@
  * The shared transaction runs the batches one after another, exactly as if each had committed
  * alone in that order. When it fails (one batch breaks a constraint), every batch of the group
  * runs again on its own, so that only the batch at fault fails; a storage fault fails them all.
+ *
+ * A group of several batches may also share work that each would otherwise do alone
+ * (`GroupCommitOptions.around`): statements run first and last in its transaction. A batch
+ * run again on its own runs without them, as any batch alone does.
  */
 import { StoreUnavailable } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlStatement } from "./driver.ts";
@@ -33,8 +37,26 @@ const MAX_GATHER_MS = 1;
  */
 const MAY_GATHER = HAS_SET_IMMEDIATE;
 
-interface PendingWrite {
+/** Statements that run first and last in the transaction of a group. */
+export interface GroupWork {
+  first: readonly SqlStatement[];
+  last: readonly SqlStatement[];
+}
+
+export interface GroupCommitOptions<Mark> {
+  /**
+   * The statements to run around a group of several batches, from the marks of those given one
+   * (in the group's order); undefined for none.
+   */
+  around?: (marks: readonly Mark[]) => GroupWork | undefined;
+}
+
+/** Queues a batch for the next group commit, with a mark for `GroupCommitOptions.around`. */
+export type GroupedWrite<Mark = never> = (statements: readonly SqlStatement[], mark?: Mark) => Promise<SqlResult[]>;
+
+interface PendingWrite<Mark> {
   statements: readonly SqlStatement[];
+  mark: Mark | undefined;
   resolve: (results: SqlResult[]) => void;
   reject: (error: unknown) => void;
 }
@@ -46,8 +68,8 @@ interface PendingWrite {
  * binding's thread) so gathers every write that arrives during one commit into the next, and
  * after a commit the next group waits a little for the writers it answered (MAX_GATHER_MS).
  */
-export function groupCommit(driver: SqlDriver): (statements: readonly SqlStatement[]) => Promise<SqlResult[]> {
-  const queue: PendingWrite[] = [];
+export function groupCommit<Mark = never>(driver: SqlDriver, options: GroupCommitOptions<Mark> = {}): GroupedWrite<Mark> {
+  const queue: PendingWrite<Mark>[] = [];
   let scheduled = false;
   let committing = false;
   // Batches the next group waits for: those queued when the last commit was done, and one from
@@ -78,15 +100,16 @@ export function groupCommit(driver: SqlDriver): (statements: readonly SqlStateme
       if (queue.length > 0) schedule();
     }
   };
-  const commit = async (group: PendingWrite[]) => {
+  const commit = async (group: PendingWrite<Mark>[]) => {
     if (group.length === 1) {
       const [only] = group;
       await driver.batch(only!.statements, "write").then(only!.resolve, only!.reject);
       return;
     }
+    const around = aroundGroup(group, options.around);
     let results: SqlResult[];
     try {
-      results = await driver.batch(group.flatMap((write) => write.statements), "write");
+      results = await driver.batch([...around.first, ...group.flatMap((write) => write.statements), ...around.last], "write");
     } catch (error) {
       // A storage fault (a lock held too long, a full disk) is no one batch's fault: each alone
       // would meet it again, one wait after another.
@@ -97,7 +120,7 @@ export function groupCommit(driver: SqlDriver): (statements: readonly SqlStateme
       for (const write of group) await driver.batch(write.statements, "write").then(write.resolve, write.reject);
       return;
     }
-    let at = 0;
+    let at = around.first.length;
     for (const write of group) {
       write.resolve(results.slice(at, at + write.statements.length));
       at += write.statements.length;
@@ -109,9 +132,19 @@ export function groupCommit(driver: SqlDriver): (statements: readonly SqlStateme
     nextTurn(() => void flush());
   };
 
-  return (statements) =>
+  return (statements, mark) =>
     new Promise<SqlResult[]>((resolve, reject) => {
-      queue.push({ statements, resolve, reject });
+      queue.push({ statements, mark, resolve, reject });
       schedule();
     });
+}
+
+const NOTHING_AROUND: GroupWork = { first: [], last: [] };
+
+/** The statements around `group`'s own, from its batches' marks. */
+function aroundGroup<Mark>(group: readonly PendingWrite<Mark>[], around: GroupCommitOptions<Mark>["around"]): GroupWork {
+  if (around === undefined) return NOTHING_AROUND;
+  const marks: Mark[] = [];
+  for (const write of group) if (write.mark !== undefined) marks.push(write.mark);
+  return around(marks) ?? NOTHING_AROUND;
 }

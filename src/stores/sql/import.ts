@@ -5,6 +5,8 @@
  * values per statement). While they go in, the insert triggers stand aside (migration 11): the
  * counts, the identifier index and the change log take the import's rows in one statement
  * each, grouped, from the rows the insert added (every rowid above the one recorded first).
+ * (A group commit of creates sets the count triggers aside too, and adds its few rows' counts
+ * from what it knows of them: group-counts.ts.)
  * The chunk's data keys are worked out here, once per distinct (popup, key), rather than by
  * SQLite from every row's JSON.
  */

@@ -10,6 +10,7 @@ import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { createdEvent, deletedEvent, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
 import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
+import { createsCountedTogether, type GroupedCreate } from "./group-counts.ts";
 import { readPerTurn } from "./per-turn.ts";
 import { readInHalves } from "./read-in-halves.ts";
 import { toApiKey, toErasureReceipt } from "./records.ts";
@@ -135,8 +136,10 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     });
     return arrayRows(result)[0];
   };
-  // Creates arrive many at a time: they share commits (see group-commit.ts).
-  const writeGrouped = groupCommit(driver);
+  // Creates arrive many at a time: they share commits (see group-commit.ts), and the counts of
+  // a group's rows are kept once per group (group-counts.ts). No grouped write changes or
+  // deletes an existing submission, which that needs: status changes and deletions commit alone.
+  const writeGrouped = groupCommit<GroupedCreate>(driver, { around: createsCountedTogether });
   // Made once per database and never changed: read once per store.
   let hashKey: Promise<string> | undefined;
   const storedKeys = storedDataKeys();
@@ -148,7 +151,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
         { sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (${PLACEHOLDERS})`, args: submissionValues(accountId, s) },
         ...(keysHeld ? [] : [keepDataKeys(accountId, s)]),
         createdEvent(accountId, s, Date.now()),
-      ]);
+      ], { accountId, submission: s });
       if (!keysHeld) storedKeys.add(accountId, writtenKeys(s));
     },
     async getSubmission(accountId, submissionId) {
@@ -264,6 +267,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
           ...(keysHeld ? [] : [keepDataKeys(accountId, s, heldBySubmission)]),
           createdEvent(accountId, s, now, heldBySubmission),
         ],
+        "uncounted",
       );
       const holder = results[3]!.rows[0]!;
       if (String(holder.submission_id) !== s.submissionId) {

@@ -1,0 +1,133 @@
+/**
+ * The counts of a group commit of creates, kept once per group instead of row by row. While a
+ * group's batches run, the insert trigger of the counts stands aside, as it does for an import
+ * (migrations 11 and 15); after them, each table of counts takes the group's rows in one upsert,
+ * from the counts per account, tuple and day worked out here from the creates themselves. An
+ * import counts its rows in SQL from the rows it inserted (import.ts), since its inserts skip
+ * ids the account has; a group's creates each insert their row or fail, and for a group's few
+ * rows those statements cost about what the triggers do. All of it is in the group's
+ * transaction, so totals are exact at every commit. When the group's transaction fails, each
+ * batch runs again alone (group-commit.ts), counted by the trigger.
+ */
+import type { Submission } from "../../submission.ts";
+import type { SqlStatement } from "./driver.ts";
+import type { GroupWork } from "./group-commit.ts";
+
+/** Sets the count trigger aside for the rest of the transaction, the identifier index's not (migration 15). */
+const COUNT_TRIGGER_ASIDE: SqlStatement = { sql: "INSERT INTO submission_import (rowid_before, counts_only) VALUES (0, 1)" };
+
+/** Ends what COUNT_TRIGGER_ASIDE started, before the commit: no reader ever sees its row. */
+const COUNT_TRIGGER_BACK: SqlStatement = { sql: "DELETE FROM submission_import" };
+
+/**
+ * A grouped write's mark: the row a create inserts (it inserts it, or its batch fails), or
+ * `uncounted` for a write that may insert a row the group cannot know of ahead (an idempotent
+ * create's insert depends on who holds its key). A write that changes or deletes an existing
+ * submission must never be grouped with creates whose counts are kept this way: its count
+ * triggers would take from counts the group has not added yet.
+ */
+export type GroupedCreate = { accountId: string; submission: Submission } | "uncounted";
+
+/**
+ * The fewest trigger runs a group's counts must save to be kept together: the creates beyond
+ * one per account, tuple and day. The statements that stand in for the trigger cost about one
+ * trigger run per row they add, and some more for the group: a group of few creates, or of
+ * creates that share no counts, is counted by the trigger.
+ */
+const FEWEST_SAVED = 4;
+
+/** The whole UTC day of epoch milliseconds, as migrations.ts's `dayOf`. */
+const DAY_MS = 86_400_000;
+
+/** Bound values per statement: D1 allows 100. */
+const MAX_BOUND_VALUES = 100;
+
+/** A table of counts: its key's columns and, made once per number of rows, its upserts. */
+class CountTable {
+  readonly #texts: string[] = [];
+  readonly rowsPerStatement: number;
+
+  constructor(readonly table: string, readonly columns: readonly string[]) {
+    this.rowsPerStatement = Math.floor(MAX_BOUND_VALUES / (columns.length + 1));
+  }
+
+  /** An upsert adding `rows` rows of key and count (the driver keeps a prepared statement per text). */
+  upsert(rows: number): string {
+    return (this.#texts[rows] ??= `INSERT INTO ${this.table} (${this.columns.join(", ")}, n)
+      VALUES ${Array.from({ length: rows }, () => `(${Array(this.columns.length + 1).fill("?").join(", ")})`).join(", ")}
+      ON CONFLICT DO UPDATE SET n = n + excluded.n`);
+  }
+}
+
+const TUPLE = ["account_id", "popup_id", "domain", "device", "status"] as const;
+const COUNTS = new CountTable("submission_counts", TUPLE);
+const DAY_COUNTS = new CountTable("submission_day_counts", [...TUPLE, "day"]);
+const VALUE_DAYS = new CountTable("submission_value_days", ["account_id", "field", "day", "value"]);
+
+// bench/http.ts (create): the count triggers' six row updates per create cost more than a
+// group's three upserts.
+/**
+ * The statements around a group commit of `creates` (the marks of its batches) that keep its
+ * rows' counts once for the group; undefined when the trigger should keep them (too few
+ * creates, or a write whose row the group cannot count).
+ */
+export function createsCountedTogether(creates: readonly GroupedCreate[]): GroupWork | undefined {
+  if (creates.length <= FEWEST_SAVED) return undefined;
+  // The rows per account, tuple and day first (a group's rows mostly share one), then every
+  // table's counts from those.
+  const dayCounts = new Counted();
+  for (const create of creates) {
+    if (create === "uncounted") return undefined;
+    const { accountId, submission: s } = create;
+    // As submissionToRow writes the columns.
+    dayCounts.add([accountId, String(s.popupId), String(s.domain), String(s.device), String(s.status), Math.floor(Date.parse(String(s.createdAt)) / DAY_MS)], 1);
+  }
+  if (creates.length - dayCounts.size < FEWEST_SAVED) return undefined;
+  const counts = new Counted();
+  const valueDays = new Counted();
+  for (const row of dayCounts.rows()) {
+    const [accountId, popupId, domain, device, status, day, n] = row as [string, string, string, string, string, number, number];
+    counts.add([accountId, popupId, domain, device, status], n);
+    valueDays.add([accountId, "popup_id", day, popupId], n);
+    valueDays.add([accountId, "domain", day, domain], n);
+    valueDays.add([accountId, "device", day, device], n);
+    valueDays.add([accountId, "status", day, status], n);
+  }
+  return {
+    first: [COUNT_TRIGGER_ASIDE],
+    last: [...counts.added(COUNTS), ...dayCounts.added(DAY_COUNTS), ...valueDays.added(VALUE_DAYS), COUNT_TRIGGER_BACK],
+  };
+}
+
+/** How many rows of a group have each key (the columns a table of counts is keyed by), as rows of the key and the count. */
+class Counted {
+  readonly #rows = new Map<string, (string | number)[]>();
+
+  add(key: readonly (string | number)[], n: number): void {
+    // Each part's length before it: no two keys make the same text. (JSON.stringify costs more.)
+    let text = "";
+    for (const part of key) text += `${String(part).length}:${part}`;
+    const row = this.#rows.get(text);
+    if (row === undefined) this.#rows.set(text, [...key, n]);
+    else (row[key.length] as number) += n;
+  }
+
+  get size(): number {
+    return this.#rows.size;
+  }
+
+  rows(): Iterable<(string | number)[]> {
+    return this.#rows.values();
+  }
+
+  /** The upserts adding every key's count to `table`. */
+  added(table: CountTable): SqlStatement[] {
+    const rows = [...this.#rows.values()];
+    const statements: SqlStatement[] = [];
+    for (let from = 0; from < rows.length; from += table.rowsPerStatement) {
+      const chunk = rows.slice(from, from + table.rowsPerStatement);
+      statements.push({ sql: table.upsert(chunk.length), args: chunk.flat() });
+    }
+    return statements;
+  }
+}
