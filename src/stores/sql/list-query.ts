@@ -678,6 +678,8 @@ export function rowsWithTotal(page: SqlStatement, walkCount: SqlStatement, choic
  * aggregate); the store checks the order all the same. As "lines", `page` is the values (each
  * a line that ends with its line feed) one after the other, as a BLOB: the driver hands it out
  * as bytes, not as a string that the export would encode again (bench/export.ts, NDJSON).
+ * One row, read as one (`oneRow`): the libSQL binding's reading of all rows cost more a page,
+ * and gave the BLOB as a plain Uint8Array rather than a Node Buffer (see `oneLinePerRow`).
  */
 export function wholePage(statement: SqlStatement, separator: "," | "lines"): SqlStatement {
   const page = separator === "," ? "group_concat(submission, ',')" : "CAST(group_concat(submission, '') AS BLOB)";
@@ -685,6 +687,7 @@ export function wholePage(statement: SqlStatement, separator: "," | "lines"): Sq
     () => `SELECT ${page} AS page, json_group_array(created_at) AS times,
           json_group_array(id) AS ids FROM (${statement.sql})`,
     statement.args ?? [],
+    { oneRow: true },
   );
 }
 

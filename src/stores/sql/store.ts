@@ -465,7 +465,8 @@ function joinBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
 /**
  * Whether a page of lines (each ending with a line feed) holds `rows` line feeds and no
  * carriage return: then no row's data held a raw line break. Through `indexOf` of a number,
- * which a Node Buffer (what the libSQL binding returns) runs as a native search for the byte.
+ * which on a Node Buffer (the libSQL binding's BLOB of a row read alone, `wholePage`) is a
+ * native search for the byte, where a plain Uint8Array's compares byte by byte.
  */
 function oneLinePerRow(page: Uint8Array, rows: number): boolean {
   if (page.indexOf(13) !== -1) return false;
