@@ -672,23 +672,21 @@ export function rowsWithTotal(page: SqlStatement, walkCount: SqlStatement, choic
 
 // bench/export.ts: CSV and NDJSON >= 200k rows/s need a page read as one text, not a row at a time from the driver.
 /**
- * A walk page as one row: `page`, the rows' values joined by `separator` (NULL for no rows),
- * and their cursors as JSON arrays `times` and `ids`. SQLite aggregates a subquery with a
- * LIMIT in its ORDER BY order (it runs it as a co-routine, never flattened into the
- * aggregate); the store checks the order all the same. As "lines", `page` is the values (each
- * a line that ends with its line feed) one after the other, as a BLOB: the driver hands it out
- * as bytes, not as a string that the export would encode again (bench/export.ts, NDJSON).
- * One row, read as one (`oneRow`): the libSQL binding's reading of all rows cost more a page,
- * and gave the BLOB as a plain Uint8Array rather than a Node Buffer (see `oneLinePerRow`).
+ * A walk page as one row: `page`, the rows' values joined by `separator` (NULL for no rows).
+ * SQLite aggregates a subquery with a LIMIT in its ORDER BY order (it runs it as a co-routine,
+ * never flattened into the aggregate); the store checks the order all the same, from the rows'
+ * cursors: as ",", each row's array (SUBMISSION_ARRAY) holds its own; as "lines", they come as
+ * JSON arrays `times` and `ids`, and `page` is the values (each a line that ends with its line
+ * feed) one after the other, as a BLOB: the driver hands it out as bytes, not as a string that
+ * the export would encode again (bench/export.ts, NDJSON). One row, read as one (`oneRow`):
+ * the libSQL binding's reading of all rows cost more a page, and gave the BLOB as a plain
+ * Uint8Array rather than a Node Buffer (see `oneLinePerRow`).
  */
 export function wholePage(statement: SqlStatement, separator: "," | "lines"): SqlStatement {
-  const page = separator === "," ? "group_concat(submission, ',')" : "CAST(group_concat(submission, '') AS BLOB)";
-  return lazy(
-    () => `SELECT ${page} AS page, json_group_array(created_at) AS times,
-          json_group_array(id) AS ids FROM (${statement.sql})`,
-    statement.args ?? [],
-    { oneRow: true },
-  );
+  const select = separator === ","
+    ? "group_concat(submission, ',') AS page"
+    : "CAST(group_concat(submission, '') AS BLOB) AS page, json_group_array(created_at) AS times, json_group_array(id) AS ids";
+  return lazy(() => `SELECT ${select} FROM (${statement.sql})`, statement.args ?? [], { oneRow: true });
 }
 
 /**

@@ -24,7 +24,7 @@ import { randomHex } from "../../hex.ts";
 import { type StoredDataKeys, storedDataKeys } from "../stored-data-keys.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import {
-  arrayToSubmission, joinAroundTime, rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, submissionToRow,
+  arrayToSubmission, joinAroundTime, rowToSubmission, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, submissionToRow,
 } from "./submission-row.ts";
 
 /** What every SQL-backed store (libSQL, D1) takes beside its connection. */
@@ -60,10 +60,14 @@ type Kept = (part: string, statement: SqlStatement) => SqlStatement;
 function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identifyingFields: readonly string[]): CompleteStore {
   const texts = statementTexts();
   const keptFor = (shape: string): Kept => (part, statement) => texts(shape, part, statement);
-  // A walk's page (wholePage) and where its last row is; undefined for no rows.
+  // A walk's page (wholePage; as rows, its arrays parsed) and where its last row is; undefined for no rows.
   const readWholePage = async (statement: SqlStatement, shape: string, separator: "," | "lines", order: "asc" | "desc"): Promise<WholePage | undefined> => {
     const row = (await driver.execute(texts(shape, separator, wholePage(statement, separator)))).rows[0];
     if (row?.page === null || row?.page === undefined) return undefined;
+    if (separator === ",") {
+      const rows = JSON.parse(`[${String(row.page)}]`) as unknown[][];
+      return { page: rows, rows: rows.length, last: arrayPagePlace(rows, order) };
+    }
     const { times, last } = pagePlaces(row, order);
     return { page: row.page, rows: times.length, last };
   };
@@ -81,7 +85,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     if (first === undefined || first.rows < half) return first;
     const rest = await readWalkPage(accountId, { ...walk, limit: walk.limit - half, after: first.last }, as);
     if (rest === undefined) return first;
-    const page = as === "rows" ? `${String(first.page)},${String(rest.page)}` : joinBytes(bytesOf(first.page), bytesOf(rest.page));
+    const page = as === "rows" ? [...(first.page as unknown[][]), ...(rest.page as unknown[][])] : joinBytes(bytesOf(first.page), bytesOf(rest.page));
     return { page, rows: first.rows + rest.rows, last: rest.last };
   };
   // Each row's data as stored; a page where a row's holds a raw line break (edited by hand) is
@@ -173,7 +177,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     },
     async walkSubmissions(accountId, walk) {
       const read = await readWalkPage(accountId, walk, "rows");
-      return read === undefined ? [] : (JSON.parse(`[${String(read.page)}]`) as unknown[][]).map(arrayToSubmission);
+      return read === undefined ? [] : (read.page as unknown[][]).map(arrayToSubmission);
     },
     async walkSubmissionsAsJson(accountId, walk) {
       const page = (await walkAsNdjson(accountId, walk)).bytes;
@@ -447,7 +451,7 @@ function writtenKeys(s: Submission): ReadonlyMap<string, string[]> {
   return new Map([[s.popupId, keys]]);
 }
 
-/** A walk's rows as one value (`wholePage`), how many, and where the last is. */
+/** A walk's rows as one value (`wholePage`: as rows, their arrays parsed), how many, and where the last is. */
 interface WholePage {
   page: unknown;
   rows: number;
@@ -519,6 +523,15 @@ function pagePlaces(row: Record<string, unknown>, order: "asc" | "desc"): { time
   const [times, ids] = [JSON.parse(String(row.times)) as number[], JSON.parse(String(row.ids)) as string[]];
   checkOrder(times, ids, order);
   return { times, last: { createdAt: times.at(-1)!, submissionId: ids.at(-1)! } };
+}
+
+// bench/export.ts (CSV): SQLite aggregating each row's cursor a second time cost more than reading it here.
+/** Where the last of a page of parsed SUBMISSION_ARRAYs is, the rows checked to be in the walk's order (`checkOrder`). */
+function arrayPagePlace(rows: readonly unknown[][], order: "asc" | "desc"): SubmissionCursor {
+  const { createdAt, submissionId } = SUBMISSION_ARRAY_CURSOR;
+  const [times, ids] = [rows.map((row) => Number(row[createdAt])), rows.map((row) => String(row[submissionId]))];
+  checkOrder(times, ids, order);
+  return { createdAt: times.at(-1)!, submissionId: ids.at(-1)! };
 }
 
 /**
