@@ -28,6 +28,15 @@ writing("formula injection: a cell that starts with = + - @ tab or CR gets a lea
   assert.ok(row.endsWith(`,'@x,-5,"""-5"""\r\n`), row);
 });
 
+writing("data keys named like an object's built-in members are columns like any other: empty where a submission has no such key, its value where it has", () => {
+  const keys = ["__proto__", "constructor", "toString", "valueOf", "hasOwnProperty", "yes", "no"];
+  const none = csvRecord({ ...awkwardSubmissions()[0]!, data: {} }, keys);
+  assert.ok(none.endsWith(`${awkwardSubmissions()[0]!.createdAt},,,,,,,\r\n`), none);
+  const own = JSON.parse('{"__proto__":"p","constructor":"c","toString":1,"valueOf":null,"hasOwnProperty":[1],"yes":true,"no":false}') as Record<string, never>;
+  const row = csvRecord({ ...awkwardSubmissions()[0]!, data: own }, keys);
+  assert.ok(row.endsWith(`,p,c,1,null,[1],true,false\r\n`), row);
+});
+
 writing("formula injection: the fullwidth ＝ ＋ － ＠ that some spreadsheets take for = + - @ are neutralised too, and read back", () => {
   for (const text of ["＝1+1", "＋1", "－1", "＠SUM(A1)"]) {
     assert.is(neutralise(text), `'${text}`, JSON.stringify(text));

@@ -78,7 +78,7 @@ texts("for thousands of queries of every shape, the kept text is the query's own
       if (as === "json") check(shape, "with total", pageWithTotal(merge?.() ?? page, count), what);
     }
     const walk: SubmissionWalk = { ...query, ...(next() < 0.5 ? { after: { createdAt: (query.createdAfter ?? D0) + next() * 3 * DAY, submissionId: "id" } } : {}) };
-    for (const as of ["rows", "json"] as const) {
+    for (const as of ["rows", "lines", "lines as stored"] as const) {
       const { shape, page } = walkStatement("account", walk, as);
       check(shape, "lines", wholePage(page, "lines"), JSON.stringify(walk));
     }

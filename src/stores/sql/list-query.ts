@@ -5,7 +5,7 @@
  */
 import type { SqlStatement, SqlValue } from "./driver.ts";
 import type { SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
-import { SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_JSON, SUBMISSION_JSON_AROUND_TIME } from "./submission-row.ts";
+import { SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_LINE, SUBMISSION_LINE_AS_STORED } from "./submission-row.ts";
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 const EQUALITY_FIELDS = Object.keys(EQUALITY_COLUMNS) as (keyof typeof EQUALITY_COLUMNS)[];
@@ -568,18 +568,24 @@ function rowCount(accountId: string, filter: SubmissionFilter): SqlStatement {
 const MAX_COUNTED_ROWS = 16;
 
 /**
+ * What each row of a walk is (`walkStatement`): `rows`, SUBMISSION_ARRAY (for
+ * `arrayToSubmission`); `lines`, the submission's line of NDJSON (SUBMISSION_LINE); `lines as
+ * stored`, that line with `data` as stored (SUBMISSION_LINE_AS_STORED).
+ */
+export type WalkRows = "rows" | "lines" | "lines as stored";
+
+/**
  * The page after `walk.after`: a row-value comparison on (created_at, id), which SQLite walks
  * as a range of the same index the list uses, however deep the page. Each row is one value
- * (`submission`) and its cursor: as `rows`, SUBMISSION_ARRAY (for `arrayToSubmission`); as
- * `json`, the submission's JSON text (SUBMISSION_JSON). `wholePage` reads a page as one text.
+ * (`submission`, as `as` says) and its cursor. `wholePage` reads a page as one value.
  */
-export function walkStatement(accountId: string, walk: SubmissionWalk, as: "rows" | "json" = "rows"): WalkStatement {
+export function walkStatement(accountId: string, walk: SubmissionWalk, as: WalkRows = "rows"): WalkStatement {
   const filter = withoutBoundBehind(walk);
   const bounds = { limit: walk.limit, offset: 0, after: walk.after };
   const reading = readingOf(filter, bounds);
   return {
     shape: `walk ${as} ${fieldsShape(filter, walk.order, bounds)} ${reading}`,
-    page: pageStatement(accountId, filter, walk.order, bounds, as === "json" ? WALK_JSON : WALK_ARRAY, reading),
+    page: pageStatement(accountId, filter, walk.order, bounds, WALK_SELECT[as], reading),
   };
 }
 
@@ -589,8 +595,11 @@ export interface WalkStatement {
   page: SqlStatement;
 }
 
-const WALK_JSON = `${SUBMISSION_JSON} AS submission, created_at, id`;
-const WALK_ARRAY = `${SUBMISSION_ARRAY} AS submission, created_at, id`;
+const WALK_SELECT: Record<WalkRows, string> = {
+  rows: `${SUBMISSION_ARRAY} AS submission, created_at, id`,
+  lines: `${SUBMISSION_LINE} AS submission, created_at, id`,
+  "lines as stored": `${SUBMISSION_LINE_AS_STORED} AS submission, created_at, id`,
+};
 
 const TUPLE_COLUMNS = ["account_id", "popup_id", "domain", "device", "status"];
 const TUPLE_JOIN = TUPLE_COLUMNS.map((column) => `s.${column} = c.${column}`).join(" AND ");
@@ -700,23 +709,24 @@ export function rowsWithTotal(page: SqlStatement, walkCount: SqlStatement, choic
 
 // bench/export.ts: CSV and NDJSON >= 200k rows/s need a page read as one text, not a row at a time from the driver.
 /**
- * A walk page as one row: `page`, the rows' values joined by `separator` (NULL for no rows),
- * and their cursors as JSON arrays `times` and `ids`. SQLite aggregates a subquery with a
- * LIMIT in its ORDER BY order (it runs it as a co-routine, never flattened into the
- * aggregate), which it does not promise: the store checks the order of every page
- * (`checkOrder`), so that an engine that ever aggregates otherwise fails loudly. Each
- * aggregate's own ORDER BY (as the change log's page has) would promise it, but sorts every
- * page again, a cost bench/export.ts and bench/http.ts's list feel. As "lines", `page` is the values each
- * ending with a line feed, as a BLOB: the driver hands it out as bytes, not as a string that
- * the export would encode again (bench/export.ts, NDJSON).
+ * A walk page as one row: `page`, the rows' values joined by `separator` (NULL for no rows).
+ * SQLite aggregates a subquery with a LIMIT in its ORDER BY order (it runs it as a co-routine,
+ * never flattened into the aggregate), which it does not promise: the store checks the order of
+ * every page (`checkOrder`) from the rows' cursors, so that an engine that ever aggregates
+ * otherwise fails loudly. Each aggregate's own ORDER BY (as the change log's page has) would
+ * promise it, but sorts every page again, a cost bench/export.ts and bench/http.ts's list feel.
+ * The cursors: as ",", each row's array (SUBMISSION_ARRAY) holds its own; as "lines", they come as
+ * JSON arrays `times` and `ids`, and `page` is the values (each a line that ends with its line
+ * feed) one after the other, as a BLOB: the driver hands it out as bytes, not as a string that
+ * the export would encode again (bench/export.ts, NDJSON). One row, read as one (`oneRow`):
+ * the libSQL binding's reading of all rows cost more a page, and gave the BLOB as a plain
+ * Uint8Array rather than a Node Buffer (see `oneLinePerRow`).
  */
 export function wholePage(statement: SqlStatement, separator: "," | "lines"): SqlStatement {
-  const page = separator === "," ? "group_concat(submission, ',')" : "CAST(group_concat(submission, char(10)) || char(10) AS BLOB)";
-  return lazy(
-    () => `SELECT ${page} AS page, json_group_array(created_at) AS times,
-          json_group_array(id) AS ids FROM (${statement.sql})`,
-    statement.args ?? [],
-  );
+  const select = separator === ","
+    ? "group_concat(submission, ',') AS page"
+    : "CAST(group_concat(submission, '') AS BLOB) AS page, json_group_array(created_at) AS times, json_group_array(id) AS ids";
+  return lazy(() => `SELECT ${select} FROM (${statement.sql})`, statement.args ?? [], { oneRow: true });
 }
 
 /**

@@ -17,7 +17,7 @@ import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
 import {
-  dataKeysStatement, type ListStatements, listStatements, pageWithTotal, rowsWithTotal, statementTexts, walkFoundPage, walkStatement, type WalkStatement,
+  dataKeysStatement, type ListStatements, listStatements, pageWithTotal, rowsWithTotal, statementTexts, walkFoundPage, type WalkRows, walkStatement, type WalkStatement,
   wholePage,
 } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
@@ -26,7 +26,7 @@ import { randomHex } from "../../hex.ts";
 import { type StoredDataKeys, storedDataKeys } from "../stored-data-keys.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import {
-  arrayToSubmission, joinAroundTime, rowToSubmission, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, submissionToRow,
+  arrayToSubmission, joinAroundTime, rowToSubmission, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, submissionToRow,
 } from "./submission-row.ts";
 
 /** What every SQL-backed store (libSQL, D1) takes beside its connection. */
@@ -62,16 +62,20 @@ type Kept = (part: string, statement: SqlStatement) => SqlStatement;
 function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identifyingFields: readonly string[]): CompleteStore {
   const texts = statementTexts();
   const keptFor = (shape: string): Kept => (part, statement) => texts(shape, part, statement);
-  // A walk's page (wholePage) and where its last row is; undefined for no rows.
+  // A walk's page (wholePage; as rows, its arrays parsed) and where its last row is; undefined for no rows.
   const readWholePage = async ({ page, shape }: WalkStatement, separator: "," | "lines", order: "asc" | "desc"): Promise<WholePage | undefined> => {
     const row = (await driver.execute(texts(shape, separator, wholePage(page, separator)))).rows[0];
     if (row?.page === null || row?.page === undefined) return undefined;
+    if (separator === ",") {
+      const rows = JSON.parse(`[${String(row.page)}]`) as unknown[][];
+      return { page: rows, rows: rows.length, last: arrayPagePlace(rows, order) };
+    }
     const { times, last } = pagePlaces(row, order);
     return { page: row.page, rows: times.length, last };
   };
   // A walk's page as one value; a database that limits a value's length (D1: 2 MB) refuses a
   // page of large rows, which is then read in halves (readInHalves).
-  const readWalkPage = (accountId: string, walk: SubmissionWalk, as: "rows" | "json"): Promise<WholePage | undefined> => {
+  const readWalkPage = (accountId: string, walk: SubmissionWalk, as: WalkRows): Promise<WholePage | undefined> => {
     const separator = as === "rows" ? "," : "lines";
     // `first` is never undefined in `after` and `join`: a half without rows ends the read.
     return readInHalves(walk, (part) => readWholePage(walkStatement(accountId, part, as), separator, part.order), {
@@ -79,13 +83,16 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       after: (part, first) => ({ ...part, after: first!.last }),
       join: (first, rest) => {
         if (rest === undefined) return first;
-        const page = as === "rows" ? `${String(first!.page)},${String(rest.page)}` : joinBytes(bytesOf(first!.page), bytesOf(rest.page));
+        const page = as === "rows" ? [...(first!.page as unknown[][]), ...(rest.page as unknown[][])] : joinBytes(bytesOf(first!.page), bytesOf(rest.page));
         return { page, rows: first!.rows + rest.rows, last: rest.last };
       },
     });
   };
+  // Each row's data as stored; a page where a row's holds a raw line break (edited by hand) is
+  // read again with the data re-serialised.
   const walkAsNdjson = async (accountId: string, walk: SubmissionWalk): Promise<NdjsonPage> => {
-    const read = await readWalkPage(accountId, walk, "json");
+    let read = await readWalkPage(accountId, walk, "lines as stored");
+    if (read !== undefined && !oneLinePerRow(bytesOf(read.page), read.rows)) read = await readWalkPage(accountId, walk, "lines");
     return read === undefined ? { bytes: new Uint8Array(0), rows: 0 } : { bytes: bytesOf(read.page), rows: read.rows, last: read.last, fromDatabase: true };
   };
   // A list's page and its total from one snapshot, read by `read`. A walk the counts may not
@@ -171,11 +178,11 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     },
     async walkSubmissions(accountId, walk) {
       const read = await readWalkPage(accountId, walk, "rows");
-      return read === undefined ? [] : (JSON.parse(`[${String(read.page)}]`) as unknown[][]).map(arrayToSubmission);
+      return read === undefined ? [] : (read.page as unknown[][]).map(arrayToSubmission);
     },
     async walkSubmissionsAsJson(accountId, walk) {
       const page = (await walkAsNdjson(accountId, walk)).bytes;
-      // SUBMISSION_JSON holds no raw line break, so the lines split exactly
+      // a line holds no raw line break but its end (walkAsNdjson), so the lines split exactly
       return page.byteLength === 0 ? [] : new TextDecoder().decode(page.subarray(0, -1)).split("\n");
     },
     walkSubmissionsAsNdjson: walkAsNdjson,
@@ -446,7 +453,7 @@ function writtenKeys(s: Submission): ReadonlyMap<string, string[]> {
   return new Map([[s.popupId, keys]]);
 }
 
-/** A walk's rows as one value (`wholePage`), how many, and where the last is. */
+/** A walk's rows as one value (`wholePage`: as rows, their arrays parsed), how many, and where the last is. */
 interface WholePage {
   page: unknown;
   rows: number;
@@ -458,6 +465,20 @@ function joinBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
   joined.set(a);
   joined.set(b, a.byteLength);
   return joined;
+}
+
+// bench/export.ts (NDJSON): SQLite's search for line breaks in every row's data cost more than this search of the page.
+/**
+ * Whether a page of lines (each ending with a line feed) holds `rows` line feeds and no
+ * carriage return: then no row's data held a raw line break. Through `indexOf` of a number,
+ * which on a Node Buffer (the libSQL binding's BLOB of a row read alone, `wholePage`) is a
+ * native search for the byte, where a plain Uint8Array's compares byte by byte.
+ */
+function oneLinePerRow(page: Uint8Array, rows: number): boolean {
+  if (page.indexOf(13) !== -1) return false;
+  let feeds = 0;
+  for (let at = page.indexOf(10); at !== -1 && feeds <= rows; at = page.indexOf(10, at + 1)) feeds++;
+  return feeds === rows;
 }
 
 /** A BLOB as the driver gives it (a Buffer, an ArrayBuffer, or D1's array of numbers), as bytes. */
@@ -506,6 +527,15 @@ function pagePlaces(row: Record<string, unknown>, order: "asc" | "desc"): { time
   return { times, last: { createdAt: times.at(-1)!, submissionId: ids.at(-1)! } };
 }
 
+// bench/export.ts (CSV): SQLite aggregating each row's cursor a second time cost more than reading it here.
+/** Where the last of a page of parsed SUBMISSION_ARRAYs is, the rows checked to be in the walk's order (`checkOrder`). */
+function arrayPagePlace(rows: readonly unknown[][], order: "asc" | "desc"): SubmissionCursor {
+  const { createdAt, submissionId } = SUBMISSION_ARRAY_CURSOR;
+  const [times, ids] = [rows.map((row) => Number(row[createdAt])), rows.map((row) => String(row[submissionId]))];
+  checkOrder(times, ids, order);
+  return { createdAt: times.at(-1)!, submissionId: ids.at(-1)! };
+}
+
 /**
  * Throws unless the rows' (created_at, id) cursors are in the walk's order, as SQL compares
  * them: a page read as one text is in the order SQLite aggregated it (list-query.ts,
@@ -515,8 +545,8 @@ function pagePlaces(row: Record<string, unknown>, order: "asc" | "desc"): { time
 function checkOrder(times: readonly number[], ids: readonly string[], order: "asc" | "desc"): void {
   for (let i = 1; i < times.length; i++) {
     const [a, b] = order === "asc" ? [i - 1, i] : [i, i - 1];
-    const byId = compareByCodePoint(ids[a]!, ids[b]!);
-    if (!(times[a]! < times[b]! || (times[a] === times[b] && byId < 0))) throw new Error("the database returned a page out of order");
+    // the ids compared only where the times tie: comparing them costs more than the rest of the check
+    if (!(times[a]! < times[b]! || (times[a] === times[b] && compareByCodePoint(ids[a]!, ids[b]!) < 0))) throw new Error("the database returned a page out of order");
   }
 }
 

@@ -67,9 +67,30 @@ export const SUBMISSION_ARRAY = `printf('[${FIELDS.map(() => "%s").join(",")}]',
   kind === "text" ? `json_quote(${column})` : `COALESCE(${column}, 'null')`,
 ).join(", ")})`;
 
-/** A parsed SUBMISSION_ARRAY as a Submission: what `rowToSubmission` gives for the same row (its `data` already parsed). */
+/** Where a parsed SUBMISSION_ARRAY holds the row's cursor: its time (epoch milliseconds) and its id. */
+export const SUBMISSION_ARRAY_CURSOR = {
+  createdAt: FIELDS.findIndex((field) => field.column === "created_at"),
+  submissionId: FIELDS.findIndex((field) => field.column === "id"),
+};
+
+// bench/export.ts (CSV): an object literal costs less a row than setting FIELDS' keys one by one.
+/**
+ * A parsed SUBMISSION_ARRAY as a Submission: what `rowToSubmission` gives for the same row (its
+ * `data` already parsed), written out field by field in FIELDS' order. A field added to FIELDS
+ * goes here too: the stores' conformance suite compares these objects, stringified, with the
+ * lines SQLite writes from FIELDS (walkSubmissionsAsJson).
+ */
 export function arrayToSubmission(row: readonly unknown[]): Submission {
-  return toSubmission(row, (data) => data);
+  return {
+    submissionId: String(row[0]),
+    popupId: String(row[1]),
+    data: row[2] as Submission["data"],
+    domain: String(row[3]),
+    userAgent: String(row[4]),
+    device: String(row[5]) as Submission["device"],
+    status: String(row[6]) as Submission["status"],
+    createdAt: formatInstant(Number(row[7])),
+  };
 }
 
 /** The values of SUBMISSION_COLUMNS for a submission, for every INSERT. */
@@ -84,14 +105,28 @@ export function submissionToRow(submission: Submission): SqlValue[] {
 // bench/export.ts: NDJSON >= 200k rows/s needs SQLite to write each line, not JavaScript to parse and re-serialise it.
 /**
  * The text `JSON.stringify(rowToSubmission(row))` gives, written by SQLite, which escapes
- * strings as JSON.stringify does. `data` goes in as stored (JSON.stringify wrote it, without
- * line breaks); a row edited by hand to hold one is re-serialised, as NDJSON needs one line.
+ * strings as JSON.stringify does, and a line feed: a line of NDJSON. `data` goes in as stored
+ * (JSON.stringify wrote it, without line breaks); a row edited by hand to hold one is
+ * re-serialised, as NDJSON needs one line.
  */
-export const SUBMISSION_JSON = submissionJson((column) => column);
+export const SUBMISSION_LINE = submissionLine();
+
+// bench/export.ts (NDJSON): looking for line breaks in every row's data cost SQLite more than any other value of the line.
+/**
+ * SUBMISSION_LINE with `data` as stored, not looked at for raw line breaks: the reader checks
+ * the page instead (store.ts, `oneLinePerRow`) and reads SUBMISSION_LINE for a page where a
+ * row edited by hand holds one.
+ */
+export const SUBMISSION_LINE_AS_STORED = submissionLine({ dataAsStored: true });
+
+function submissionLine(options: MemberOptions = {}): string {
+  const all = members(0, FIELDS.length, (column) => column, options);
+  return jsonText({ format: `{${all.format}}\n`, values: all.values });
+}
 
 /**
- * SUBMISSION_JSON with each column read through `columnOf` (to qualify it, or to take a field
- * from elsewhere); with `within`, written in the same printf after the text of the SQL
+ * SUBMISSION_LINE's JSON text (without the line feed) with each column read through
+ * `columnOf` (to qualify it, or to take a field from elsewhere); with `within`, written in the same printf after the text of the SQL
  * expression `within.before` and followed by the literal `within.after` (a created event around
  * its data).
  */
@@ -111,11 +146,11 @@ function jsonText({ format, values }: { format: string; values: string[] }): str
 }
 
 /** FIELDS[from, to) as JSON members: the printf format (the members, `%s` for values) and its values. */
-function members(from: number, to: number, columnOf: (column: string) => string): { format: string; values: string[] } {
+function members(from: number, to: number, columnOf: (column: string) => string, options: MemberOptions = {}): { format: string; values: string[] } {
   let format = "";
   const values: string[] = [];
   for (let i = from; i < to; i++) {
-    const member = jsonMember(FIELDS[i]!, i, columnOf);
+    const member = jsonMember(FIELDS[i]!, i, columnOf, options);
     format += member.format;
     values.push(...member.values);
   }
@@ -124,7 +159,7 @@ function members(from: number, to: number, columnOf: (column: string) => string)
 
 // bench/http.ts (list and get): formatting the time in SQLite costs more than in JavaScript, which keeps the date from row to row.
 /**
- * SUBMISSION_JSON in two texts around the value of `createdAt`, which `joinAroundTime` writes
+ * SUBMISSION_LINE's JSON text in two texts around the value of `createdAt`, which `joinAroundTime` writes
  * from the row's `created_at` (as `rowToSubmission` does): `head` ends with `"createdAt":`,
  * `tail` holds the fields after it and the closing brace.
  */
@@ -145,18 +180,23 @@ export function joinAroundTime(head: unknown, createdAt: unknown, tail: unknown)
   return `${String(head)}"${formatInstant(Number(createdAt))}"${String(tail)}`;
 }
 
+interface MemberOptions {
+  /** A JSON field's text as stored, even with raw line breaks (SUBMISSION_LINE_AS_STORED). */
+  dataAsStored?: true;
+}
+
 /**
  * A field as a JSON member: its part of a printf format (`%s` where a value goes) and the SQL
  * expressions of its values. An optional field's member is all `%s`: empty when the column is NULL.
  */
-function jsonMember(field: Field, i: number, columnOf: (column: string) => string): { format: string; values: string[] } {
+function jsonMember(field: Field, i: number, columnOf: (column: string) => string, { dataAsStored }: MemberOptions): { format: string; values: string[] } {
   const name = `${i === 0 ? "" : ","}"${field.key}":`;
   const column = columnOf(field.column);
   const { format, values } =
     field.kind === "text"
       ? { format: "%s", values: [`json_quote(${column})`] }
       : field.kind === "json"
-        ? { format: "%s", values: [`(CASE WHEN instr(${column}, char(10)) OR instr(${column}, char(13)) THEN json(${column}) ELSE ${column} END)`] }
+        ? { format: "%s", values: [dataAsStored ? column : `(CASE WHEN instr(${column}, char(10)) OR instr(${column}, char(13)) THEN json(${column}) ELSE ${column} END)`] }
         : isoTime(column);
   return field.optional
     ? { format: "%s", values: [`(CASE WHEN ${column} IS NULL THEN '' ELSE '${name}' || printf('${format}', ${values.join(", ")}) END)`] }
