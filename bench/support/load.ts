@@ -23,6 +23,8 @@ export interface LoadOptions {
   requests?: autocannon.Request[];
   connections?: number;
   durationSeconds: number;
+  /** Requests per second across all connections (autocannon's `overallRate`); unset, as fast as answered. */
+  rate?: number;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
@@ -35,6 +37,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     connections: options.connections ?? 10,
     pipelining: 1,
     duration: options.durationSeconds,
+    ...(options.rate === undefined ? {} : { overallRate: options.rate }),
   });
   return {
     requestsPerSecond: result.requests.average,
