@@ -22,9 +22,10 @@
  * delivery at one throughput whatever else runs on the machine (no target is reported then).
  * `--rounds=<n>`: rounds of each kind (3).
  *
- * Before the rounds, a short one with two endpoints, creates as fast as answered, warms the
- * server up (its request path and the dispatcher's thread, idle until then): not counted, so
- * that each round printed is of warm code, the first one too.
+ * Before the rounds, one with two endpoints warms the server up (its request path and the
+ * dispatcher's thread, idle until then), as fast as answered: not counted, so that each round
+ * printed is of warm code, the first one too. It lasts a number of creates, not of seconds: on
+ * a busy machine a few seconds were too few creates for V8 to be done compiling.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -38,14 +39,14 @@ import { createMemoryStore } from "../src/stores/memory.ts";
 import type { Submission } from "../src/submission.ts";
 import { createWebhookDispatcher } from "../src/webhooks/dispatcher.ts";
 import { readdirSync, readFileSync } from "node:fs";
-import { canPin, cpuSeconds, formatTable, pinSelf, runLoad, startServerProcess, stopServerProcess } from "./support/load.ts";
+import { canPin, cpuSeconds, formatTable, pinSelf, runLoad, startServerProcess, stopServerProcess, threadCpuSeconds } from "./support/load.ts";
 import { reportTargets } from "./support/targets.ts";
 
 const quick = process.argv.includes("--quick");
 const memory = process.argv.includes("--memory");
 const profileDir = process.argv.find((arg) => arg.startsWith("--profile="))?.slice("--profile=".length);
 const SECONDS = quick ? 3 : 10;
-const WARM_UP_SECONDS = quick ? 3 : 5;
+const WARM_UP_CREATES = quick ? 6_000 : 20_000;
 const rateOption = process.argv.find((arg) => arg.startsWith("--rate="))?.slice("--rate=".length);
 const RATE = rateOption === undefined ? undefined : Number(rateOption);
 const ROUNDS = Number(process.argv.find((arg) => arg.startsWith("--rounds="))?.slice("--rounds=".length) ?? 3);
@@ -124,8 +125,9 @@ interface CreateRound {
   /** CPU per create of the server's request thread, and per delivery of its dispatcher thread (us). */
   requestThreadUs: number;
   dispatcherThreadUs: number;
-  /** CPU per create of the server's other threads (the binding's, where commits run; V8's). */
-  otherThreadsUs: number;
+  /** CPU per create of the server's other threads: the binding's (where commits and checkpoints run), and V8's and Node's (compilers, GC). */
+  bindingThreadsUs: number;
+  v8ThreadsUs: number;
   /** Share of core 0 that the server's threads but the dispatcher's used, and of core 1 the load generator, the receiver and the dispatcher's thread. */
   core0Ours: number;
   core1Ours: number;
@@ -163,7 +165,7 @@ function dispatcherThread(pid: number): string | undefined {
 }
 
 /** Creates over HTTP with `endpoints` endpoints subscribed, their deliveries going out meanwhile; waits for them after. */
-async function createRound(server: { url: string; pid: number }, key: string, receiver: Receiver, endpoints: number, seconds = SECONDS, rate = RATE): Promise<CreateRound> {
+async function createRound(server: { url: string; pid: number }, key: string, receiver: Receiver, endpoints: number, load: { rate?: number; amount?: number } = { rate: RATE }): Promise<CreateRound> {
   const headers = { "x-api-key": key, "content-type": "application/json" };
   const added: string[] = [];
   for (let n = 0; n < endpoints; n++) {
@@ -176,16 +178,17 @@ async function createRound(server: { url: string; pid: number }, key: string, re
     const own = process.cpuUsage();
     return {
       request: now.get(String(server.pid))!.cpu, dispatcher: dispatcher === undefined ? NaN : now.get(dispatcher)!.cpu,
-      server: [...now.values()].reduce((sum, thread) => sum + thread.cpu, 0), load: (own.user + own.system) / 1e6, receiver: cpuSeconds(receiver.pid),
+      server: [...now.values()].reduce((sum, thread) => sum + thread.cpu, 0), binding: threadCpuSeconds(server.pid).libSQL!,
+      load: (own.user + own.system) / 1e6, receiver: cpuSeconds(receiver.pid),
       cores: coreTimes(), at: performance.now(),
     };
   };
   const receivedBefore = await receiver.received();
   const cpuBefore = cpu();
-  const load = await runLoad({ url: `${server.url}/api/submission`, method: "POST", headers, body: CREATE_BODY, durationSeconds: seconds, rate });
+  const sent = await runLoad({ url: `${server.url}/api/submission`, method: "POST", headers, body: CREATE_BODY, durationSeconds: SECONDS, ...load });
   const cpuAfter = cpu();
   const delivered = (await receiver.received()) - receivedBefore;
-  if (load.non2xx > 0 || load.errors > 0) throw new Error(`creates failed: ${load.non2xx} not 2xx, ${load.errors} errors`);
+  if (sent.non2xx > 0 || sent.errors > 0) throw new Error(`creates failed: ${sent.non2xx} not 2xx, ${sent.errors} errors`);
   const drainStarted = performance.now();
   for (const webhookId of added) {
     for (;;) {
@@ -197,17 +200,18 @@ async function createRound(server: { url: string; pid: number }, key: string, re
   const drainMs = added.length === 0 ? 0 : performance.now() - drainStarted;
   const lag = (await receiver.received()) - receivedBefore - delivered;
   for (const webhookId of added) await fetch(`${server.url}/api/webhooks/${webhookId}`, { method: "DELETE", headers });
-  const spent = (of: "request" | "dispatcher" | "server" | "load" | "receiver") => cpuAfter[of] - cpuBefore[of];
+  const spent = (of: "request" | "dispatcher" | "server" | "binding" | "load" | "receiver") => cpuAfter[of] - cpuBefore[of];
   const dispatcherSpent = Number.isNaN(spent("dispatcher")) ? 0 : spent("dispatcher");
   const busy = (core: number) => {
     const after = cpuAfter.cores[core], before = cpuBefore.cores[core];
     return after === undefined || before === undefined ? NaN : 1 - (after.idle - before.idle) / (after.total - before.total);
   };
   return {
-    createsPerSecond: load.requestsPerSecond, creates: load.succeeded, delivered, lag, drainMs,
-    requestThreadUs: (spent("request") / load.succeeded) * 1e6,
+    createsPerSecond: sent.requestsPerSecond, creates: sent.succeeded, delivered, lag, drainMs,
+    requestThreadUs: (spent("request") / sent.succeeded) * 1e6,
     dispatcherThreadUs: delivered === 0 ? NaN : (spent("dispatcher") / delivered) * 1e6,
-    otherThreadsUs: ((spent("server") - spent("request") - dispatcherSpent) / load.succeeded) * 1e6,
+    bindingThreadsUs: (spent("binding") / sent.succeeded) * 1e6,
+    v8ThreadsUs: ((spent("server") - spent("request") - dispatcherSpent - spent("binding")) / sent.succeeded) * 1e6,
     core0Ours: (spent("server") - dispatcherSpent) / ((cpuAfter.at - cpuBefore.at) / 1000),
     core1Ours: (spent("load") + spent("receiver") + dispatcherSpent) / ((cpuAfter.at - cpuBefore.at) / 1000),
     core0Busy: busy(0), core1Busy: busy(DISPATCHER_CORE),
@@ -252,7 +256,7 @@ try {
   const rounds: { none: CreateRound[]; two: CreateRound[] } = { none: [], two: [] };
   try {
     const target = { url: server.url, pid: server.child.pid! };
-    await createRound(target, key, receiver, 2, WARM_UP_SECONDS, undefined);
+    await createRound(target, key, receiver, 2, { amount: WARM_UP_CREATES });
     for (let round = 0; round < ROUNDS; round++) {
       rounds.none.push(await createRound(target, key, receiver, 0));
       rounds.two.push(await createRound(target, key, receiver, 2));
@@ -270,15 +274,15 @@ try {
   const us = (value: number) => (Number.isNaN(value) ? "-" : `${Math.round(value)} us`);
   const percent = (value: number) => (Number.isNaN(value) ? "-" : `${Math.round(value * 100)}%`);
   console.log(
-    `Node ${process.version}; ${canPin() ? `server on core 0, its webhook dispatcher's thread, the load and the receiver on core ${DISPATCHER_CORE}` : "taskset unavailable: not pinned"}; ${SECONDS} s per round${RATE === undefined ? "" : `, creates sent at ${rate(RATE)}/s`}, after a ${WARM_UP_SECONDS} s round to warm up`,
+    `Node ${process.version}; ${canPin() ? `server on core 0, its webhook dispatcher's thread, the load and the receiver on core ${DISPATCHER_CORE}` : "taskset unavailable: not pinned"}; ${SECONDS} s per round${RATE === undefined ? "" : `, creates sent at ${rate(RATE)}/s`}, after ${WARM_UP_CREATES.toLocaleString("en-US")} creates to warm up`,
   );
   console.log(
     formatTable(
-      ["round", "endpoints", "creates/s", "delivered", "2x creates", "lag at end", "drained in", "request thread/create", "dispatcher/delivery", "other threads/create", "core 0: ours", "all", "core 1: ours", "all"],
+      ["round", "endpoints", "creates/s", "delivered", "2x creates", "lag at end", "drained in", "request thread/create", "dispatcher/delivery", "binding/create", "V8 and Node/create", "core 0: ours", "all", "core 1: ours", "all"],
       [...rounds.none.map((round) => ["none", round] as const), ...rounds.two.map((round) => ["two", round] as const)].map(([what, round], i) => [
         String((i % ROUNDS) + 1), what, rate(round.createsPerSecond), rate(round.delivered), what === "none" ? "-" : rate(2 * round.creates),
         what === "none" ? "-" : rate(round.lag), what === "none" ? "-" : `${Math.round(round.drainMs)} ms`, us(round.requestThreadUs), us(round.dispatcherThreadUs),
-        us(round.otherThreadsUs), percent(round.core0Ours), percent(round.core0Busy), percent(round.core1Ours), percent(round.core1Busy),
+        us(round.bindingThreadsUs), us(round.v8ThreadsUs), percent(round.core0Ours), percent(round.core0Busy), percent(round.core1Ours), percent(round.core1Busy),
       ]),
     ),
   );

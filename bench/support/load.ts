@@ -25,6 +25,8 @@ export interface LoadOptions {
   durationSeconds: number;
   /** Requests per second across all connections (autocannon's `overallRate`); unset, as fast as answered. */
   rate?: number;
+  /** Stops after this many requests instead of after `durationSeconds` (autocannon's `amount`). */
+  amount?: number;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
@@ -38,6 +40,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     pipelining: 1,
     duration: options.durationSeconds,
     ...(options.rate === undefined ? {} : { overallRate: options.rate }),
+    ...(options.amount === undefined ? {} : { amount: options.amount }),
   });
   return {
     requestsPerSecond: result.requests.average,
