@@ -1,7 +1,7 @@
 /**
  * Webhooks: what subscribed endpoints cost the create path, and how fast the dispatcher
- * delivers. The receiver is a node:http server in a process of its own, answering 204 at once
- * and counting what it got.
+ * delivers. The receiver is a server in a process of its own (HTTP/1.1 read by hand on
+ * node:net), answering 204 at once and counting what it got.
  *
  * - Creates over HTTP (autocannon, 10 connections, pinned to core 1) against formsink on a
  *   libSQL file in a process of its own (core 0), its dispatcher running as `formsink serve`
@@ -13,11 +13,19 @@
  * - The dispatcher's `runOnce` in this process (core 0) on a backlog of events, to one endpoint
  *   and to four, on a libSQL file (`--memory`: the memory store).
  *
- *   node --import tsx bench/webhooks.ts [--quick] [--memory] [--profile=<dir>]
+ *   node --import tsx bench/webhooks.ts [--quick] [--memory] [--profile=<dir>] [--rate=<creates/s>] [--rounds=<n>]
  *
  * `--quick`: shorter rounds, a fifth of the events. `--profile=<dir>`: the server process writes
  * V8 CPU profiles (`--cpu-prof`) there when it stops, one per thread, the dispatcher's included
- * (read them with bench/support/profile-top.ts).
+ * (read them with bench/support/profile-top.ts). `--rate=<creates/s>`: every round sends creates
+ * at that rate, not as fast as they are answered, so that rounds compare CPU per create and per
+ * delivery at one throughput whatever else runs on the machine (no target is reported then).
+ * `--rounds=<n>`: rounds of each kind (3).
+ *
+ * Before the rounds, one with two endpoints warms the server up (its request path and the
+ * dispatcher's thread, idle until then), as fast as answered: not counted, so that each round
+ * printed is of warm code, the first one too. It lasts a number of creates, not of seconds: on
+ * a busy machine a few seconds were too few creates for V8 to be done compiling.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -31,13 +39,17 @@ import { createMemoryStore } from "../src/stores/memory.ts";
 import type { Submission } from "../src/submission.ts";
 import { createWebhookDispatcher } from "../src/webhooks/dispatcher.ts";
 import { readdirSync, readFileSync } from "node:fs";
-import { canPin, formatTable, pinSelf, runLoad, startServerProcess, stopServerProcess } from "./support/load.ts";
+import { canPin, cpuSeconds, formatTable, pinSelf, runLoad, startServerProcess, stopServerProcess, threadCpuSeconds } from "./support/load.ts";
 import { reportTargets } from "./support/targets.ts";
 
 const quick = process.argv.includes("--quick");
 const memory = process.argv.includes("--memory");
 const profileDir = process.argv.find((arg) => arg.startsWith("--profile="))?.slice("--profile=".length);
 const SECONDS = quick ? 3 : 10;
+const WARM_UP_CREATES = quick ? 6_000 : 20_000;
+const rateOption = process.argv.find((arg) => arg.startsWith("--rate="))?.slice("--rate=".length);
+const RATE = rateOption === undefined ? undefined : Number(rateOption);
+const ROUNDS = Number(process.argv.find((arg) => arg.startsWith("--rounds="))?.slice("--rounds=".length) ?? 3);
 const BACKLOG = quick ? 4_000 : 20_000;
 
 /** The core the dispatcher's thread is pinned to: the load generator's and the receiver's. */
@@ -76,13 +88,15 @@ require("node:net").createServer((socket) => {
   });
 }).listen(0, "127.0.0.1", function () { console.log(this.address().port); });`;
 
-async function startReceiver(): Promise<{ url: string; received(): Promise<number>; stop(): void }> {
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+async function startReceiver(): Promise<{ url: string; pid: number; received(): Promise<number>; stop(): void }> {
   const node = [process.execPath, "-e", RECEIVER];
   const [command, ...args] = canPin() ? ["taskset", "-c", "1", ...node] : node;
   const child = spawn(command!, args, { stdio: ["ignore", "pipe", "inherit"] });
   const port = await new Promise<string>((resolve) => child.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim())));
   const received = async () => Number(await (await fetch(`http://127.0.0.1:${port}/`)).text());
-  return { url: `http://127.0.0.1:${port}/hooks`, received, stop: () => child.kill() };
+  return { url: `http://127.0.0.1:${port}/hooks`, pid: child.pid!, received, stop: () => child.kill() };
 }
 
 const dir = mkdtempSync(join(tmpdir(), "formsink-bench-webhooks-"));
@@ -111,6 +125,15 @@ interface CreateRound {
   /** CPU per create of the server's request thread, and per delivery of its dispatcher thread (us). */
   requestThreadUs: number;
   dispatcherThreadUs: number;
+  /** CPU per create of the server's other threads: the binding's (where commits and checkpoints run), and V8's and Node's (compilers, GC). */
+  bindingThreadsUs: number;
+  v8ThreadsUs: number;
+  /** Share of core 0 that the server's threads but the dispatcher's used, and of core 1 the load generator, the receiver and the dispatcher's thread. */
+  core0Ours: number;
+  core1Ours: number;
+  /** Share of each core busy with anything, other processes on the machine included. */
+  core0Busy: number;
+  core1Busy: number;
 }
 
 /** CPU seconds of each thread of a process, by thread id, and the cores each may run on. */
@@ -128,13 +151,21 @@ function threads(pid: number): Map<string, { cpu: number; cores: string }> {
   return found;
 }
 
+/** Idle and total time of each core so far, from /proc/stat (clock ticks). */
+function coreTimes(): { idle: number; total: number }[] {
+  return readFileSync("/proc/stat", "utf8").split("\n").filter((line) => /^cpu\d+ /.test(line)).map((line) => {
+    const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    return { idle: ticks[3]! + ticks[4]!, total: ticks.reduce((sum, tick) => sum + tick, 0) };
+  });
+}
+
 /** The dispatcher's thread: the one thread of the server pinned to DISPATCHER_CORE. */
 function dispatcherThread(pid: number): string | undefined {
   return [...threads(pid)].find(([, thread]) => thread.cores === String(DISPATCHER_CORE))?.[0];
 }
 
 /** Creates over HTTP with `endpoints` endpoints subscribed, their deliveries going out meanwhile; waits for them after. */
-async function createRound(server: { url: string; pid: number }, key: string, receiver: Awaited<ReturnType<typeof startReceiver>>, endpoints: number): Promise<CreateRound> {
+async function createRound(server: { url: string; pid: number }, key: string, receiver: Receiver, endpoints: number, load: { rate?: number; amount?: number } = { rate: RATE }): Promise<CreateRound> {
   const headers = { "x-api-key": key, "content-type": "application/json" };
   const added: string[] = [];
   for (let n = 0; n < endpoints; n++) {
@@ -144,14 +175,20 @@ async function createRound(server: { url: string; pid: number }, key: string, re
   const dispatcher = dispatcherThread(server.pid);
   const cpu = () => {
     const now = threads(server.pid);
-    return { request: now.get(String(server.pid))!.cpu, dispatcher: dispatcher === undefined ? NaN : now.get(dispatcher)!.cpu };
+    const own = process.cpuUsage();
+    return {
+      request: now.get(String(server.pid))!.cpu, dispatcher: dispatcher === undefined ? NaN : now.get(dispatcher)!.cpu,
+      server: [...now.values()].reduce((sum, thread) => sum + thread.cpu, 0), binding: threadCpuSeconds(server.pid).libSQL!,
+      load: (own.user + own.system) / 1e6, receiver: cpuSeconds(receiver.pid),
+      cores: coreTimes(), at: performance.now(),
+    };
   };
   const receivedBefore = await receiver.received();
   const cpuBefore = cpu();
-  const load = await runLoad({ url: `${server.url}/api/submission`, method: "POST", headers, body: CREATE_BODY, durationSeconds: SECONDS });
+  const sent = await runLoad({ url: `${server.url}/api/submission`, method: "POST", headers, body: CREATE_BODY, durationSeconds: SECONDS, ...load });
   const cpuAfter = cpu();
   const delivered = (await receiver.received()) - receivedBefore;
-  if (load.non2xx > 0 || load.errors > 0) throw new Error(`creates failed: ${load.non2xx} not 2xx, ${load.errors} errors`);
+  if (sent.non2xx > 0 || sent.errors > 0) throw new Error(`creates failed: ${sent.non2xx} not 2xx, ${sent.errors} errors`);
   const drainStarted = performance.now();
   for (const webhookId of added) {
     for (;;) {
@@ -163,10 +200,21 @@ async function createRound(server: { url: string; pid: number }, key: string, re
   const drainMs = added.length === 0 ? 0 : performance.now() - drainStarted;
   const lag = (await receiver.received()) - receivedBefore - delivered;
   for (const webhookId of added) await fetch(`${server.url}/api/webhooks/${webhookId}`, { method: "DELETE", headers });
+  const spent = (of: "request" | "dispatcher" | "server" | "binding" | "load" | "receiver") => cpuAfter[of] - cpuBefore[of];
+  const dispatcherSpent = Number.isNaN(spent("dispatcher")) ? 0 : spent("dispatcher");
+  const busy = (core: number) => {
+    const after = cpuAfter.cores[core], before = cpuBefore.cores[core];
+    return after === undefined || before === undefined ? NaN : 1 - (after.idle - before.idle) / (after.total - before.total);
+  };
   return {
-    createsPerSecond: load.requestsPerSecond, creates: load.succeeded, delivered, lag, drainMs,
-    requestThreadUs: ((cpuAfter.request - cpuBefore.request) / load.succeeded) * 1e6,
-    dispatcherThreadUs: delivered === 0 ? NaN : ((cpuAfter.dispatcher - cpuBefore.dispatcher) / delivered) * 1e6,
+    createsPerSecond: sent.requestsPerSecond, creates: sent.succeeded, delivered, lag, drainMs,
+    requestThreadUs: (spent("request") / sent.succeeded) * 1e6,
+    dispatcherThreadUs: delivered === 0 ? NaN : (spent("dispatcher") / delivered) * 1e6,
+    bindingThreadsUs: (spent("binding") / sent.succeeded) * 1e6,
+    v8ThreadsUs: ((spent("server") - spent("request") - dispatcherSpent - spent("binding")) / sent.succeeded) * 1e6,
+    core0Ours: (spent("server") - dispatcherSpent) / ((cpuAfter.at - cpuBefore.at) / 1000),
+    core1Ours: (spent("load") + spent("receiver") + dispatcherSpent) / ((cpuAfter.at - cpuBefore.at) / 1000),
+    core0Busy: busy(0), core1Busy: busy(DISPATCHER_CORE),
   };
 }
 
@@ -208,7 +256,8 @@ try {
   const rounds: { none: CreateRound[]; two: CreateRound[] } = { none: [], two: [] };
   try {
     const target = { url: server.url, pid: server.child.pid! };
-    for (let round = 0; round < 3; round++) {
+    await createRound(target, key, receiver, 2, { amount: WARM_UP_CREATES });
+    for (let round = 0; round < ROUNDS; round++) {
       rounds.none.push(await createRound(target, key, receiver, 0));
       rounds.two.push(await createRound(target, key, receiver, 2));
     }
@@ -223,20 +272,40 @@ try {
   const share = two.createsPerSecond / none.createsPerSecond;
   const rate = (perSecond: number) => Math.round(perSecond).toLocaleString("en-US");
   const us = (value: number) => (Number.isNaN(value) ? "-" : `${Math.round(value)} us`);
+  const percent = (value: number) => (Number.isNaN(value) ? "-" : `${Math.round(value * 100)}%`);
   console.log(
-    `Node ${process.version}; ${canPin() ? `server on core 0, its webhook dispatcher's thread, the load and the receiver on core ${DISPATCHER_CORE}` : "taskset unavailable: not pinned"}; ${SECONDS} s per round`,
+    `Node ${process.version}; ${canPin() ? `server on core 0, its webhook dispatcher's thread, the load and the receiver on core ${DISPATCHER_CORE}` : "taskset unavailable: not pinned"}; ${SECONDS} s per round${RATE === undefined ? "" : `, creates sent at ${rate(RATE)}/s`}, after ${WARM_UP_CREATES.toLocaleString("en-US")} creates to warm up`,
   );
   console.log(
     formatTable(
-      ["round", "endpoints", "creates/s", "delivered", "2x creates", "lag at end", "drained in", "request thread/create", "dispatcher/delivery"],
+      ["round", "endpoints", "creates/s", "delivered", "2x creates", "lag at end", "drained in", "request thread/create", "dispatcher/delivery", "binding/create", "V8 and Node/create", "core 0: ours", "all", "core 1: ours", "all"],
       [...rounds.none.map((round) => ["none", round] as const), ...rounds.two.map((round) => ["two", round] as const)].map(([what, round], i) => [
-        String((i % 3) + 1), what, rate(round.createsPerSecond), rate(round.delivered), what === "none" ? "-" : rate(2 * round.creates),
+        String((i % ROUNDS) + 1), what, rate(round.createsPerSecond), rate(round.delivered), what === "none" ? "-" : rate(2 * round.creates),
         what === "none" ? "-" : rate(round.lag), what === "none" ? "-" : `${Math.round(round.drainMs)} ms`, us(round.requestThreadUs), us(round.dispatcherThreadUs),
+        us(round.bindingThreadsUs), us(round.v8ThreadsUs), percent(round.core0Ours), percent(round.core0Busy), percent(round.core1Ours), percent(round.core1Busy),
       ]),
     ),
   );
-  console.log(`HTTP creates (libSQL file): ${rate(none.createsPerSecond)}/s without endpoints, ${rate(two.createsPerSecond)}/s with two subscribed (${Math.round(share * 100)}%)${paced.length > 0 ? "" : "; no round's deliveries kept pace"}`);
+  const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+  const requestNone = median(rounds.none.map((round) => round.requestThreadUs));
+  const requestTwo = median(rounds.two.map((round) => round.requestThreadUs));
+  console.log(
+    `Medians: request thread ${us(requestNone)} per create without endpoints, ${us(requestTwo)} with two (${requestTwo >= requestNone ? "+" : ""}${us(requestTwo - requestNone)}); ` +
+      `dispatcher's thread ${us(median(rounds.two.map((round) => round.dispatcherThreadUs)))} per delivery`,
+  );
+  if (RATE !== undefined) {
+    console.log("Creates sent at a set rate: their share is not the target's figure, and the dispatcher alone is not run.");
+  } else {
+    console.log(`HTTP creates (libSQL file): ${rate(none.createsPerSecond)}/s without endpoints, ${rate(two.createsPerSecond)}/s with two subscribed (${Math.round(share * 100)}%)${paced.length > 0 ? "" : "; no round's deliveries kept pace"}`);
+    await dispatcherAlone(share, none, two, paced.length > 0, rate);
+  }
+} finally {
+  receiver.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
 
+/** The dispatcher's `runOnce` alone, then the targets. */
+async function dispatcherAlone(share: number, none: CreateRound, two: CreateRound, kept: boolean, rate: (perSecond: number) => string): Promise<void> {
   // The dispatcher alone now, on the core the server had.
   pinSelf(0);
   const one = await deliveryRate(receiver.url, 1);
@@ -245,15 +314,12 @@ try {
   reportTargets([
     {
       target: "webhooks-create", what: "libsql: HTTP creates with two endpoints subscribed, share of none",
-      measured: `${Math.round(share * 100)}% (${rate(two.createsPerSecond)} vs ${rate(none.createsPerSecond)}/s${paced.length > 0 ? `, lag ${rate(two.lag)}` : ", deliveries fell behind"})`,
-      goal: ">= 90%, deliveries keeping pace", met: share >= 0.9 && paced.length > 0,
+      measured: `${Math.round(share * 100)}% (${rate(two.createsPerSecond)} vs ${rate(none.createsPerSecond)}/s${kept ? `, lag ${rate(two.lag)}` : ", deliveries fell behind"})`,
+      goal: ">= 90%, deliveries keeping pace", met: share >= 0.9 && kept,
     },
     {
       target: "webhooks-deliver", what: `${memory ? "memory" : "libsql"}: dispatcher deliveries to one local endpoint`,
       measured: `${Math.round(one).toLocaleString("en-US")}/s (four endpoints: ${Math.round(four).toLocaleString("en-US")}/s)`, goal: ">= 1,000/s", met: one >= 1000,
     },
   ]);
-} finally {
-  receiver.stop();
-  rmSync(dir, { recursive: true, force: true });
 }

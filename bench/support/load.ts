@@ -23,6 +23,10 @@ export interface LoadOptions {
   requests?: autocannon.Request[];
   connections?: number;
   durationSeconds: number;
+  /** Requests per second across all connections (autocannon's `overallRate`); unset, as fast as answered. */
+  rate?: number;
+  /** Stops after this many requests instead of after `durationSeconds` (autocannon's `amount`). */
+  amount?: number;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
@@ -35,6 +39,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     connections: options.connections ?? 10,
     pipelining: 1,
     duration: options.durationSeconds,
+    ...(options.rate === undefined ? {} : { overallRate: options.rate }),
+    ...(options.amount === undefined ? {} : { amount: options.amount }),
   });
   return {
     requestsPerSecond: result.requests.average,
