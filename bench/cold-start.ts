@@ -9,6 +9,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { createApiKey } from "../src/auth/keys.ts";
 import { createLibsqlStore } from "../src/stores/libsql/index.ts";
@@ -58,13 +59,15 @@ async function database(): Promise<string> {
 /** Milliseconds from spawning `args` until `url` answers 200. */
 async function timeToFirst200(args: string[], url: string, headers: Record<string, string>): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, args, { stdio: "ignore" });
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text));
   try {
     for (;;) {
       const status = await fetch(url, { headers }).then((r) => r.arrayBuffer().then(() => r.status), () => 0);
       if (status === 200) return performance.now() - started;
       if (status !== 0) throw new Error(`${args.join(" ")} answered ${status}`);
-      if (child.exitCode !== null) throw new Error(`${args.join(" ")} exited with ${child.exitCode}`);
+      if (child.exitCode !== null) throw new Error(`${args.join(" ")} exited with ${child.exitCode}: ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
   } finally {
@@ -77,11 +80,22 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 const key = await database();
 console.log(`Node ${process.version}; ${ROWS.toLocaleString("en-US")} submissions; ${RUNS} starts each\n`);
-let port = 38_700;
+/**
+ * A port no socket holds now. A fixed range collided with this process's own connections, whose
+ * local ports the system takes from the same range.
+ */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer().once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 const runs = async (args: (port: number) => string[], path: string, headers: Record<string, string> = {}) => {
   const times: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    port++;
+    const port = await freePort();
     times.push(await timeToFirst200(args(port), `http://127.0.0.1:${port}${path}`, headers));
   }
   return times;
