@@ -137,29 +137,48 @@ function warmFileCache(path: string): void {
 
 const key = await database();
 warmFileCache(DATABASE);
+const FORMATS = ["csv", "ndjson"] as const;
+
+async function exportAll(url: string, pid: number, format: "csv" | "ndjson"): Promise<ExportRun> {
+  const run = await measureExport(url, key, pid, format);
+  if (run.rows !== ROWS) throw new Error(`${format} export gave ${run.rows} rows, not ${ROWS}`);
+  return run;
+}
+
+// A user's server meets its first export fresh: each format's first, on a server of its own
+// that has served nothing before. Its growth includes what any server fills once (SQLite's page
+// cache, V8's young generation), which the warmed runs below leave out.
+const firsts = new Map<string, ExportRun>();
+for (const format of FORMATS) {
+  const { url, child } = await startServerProcess(SERVER, [DATABASE], 0);
+  try {
+    firsts.set(format, await exportAll(url, child.pid!, format));
+  } finally {
+    await stopServerProcess(child);
+  }
+}
+
 const { url, child } = await startServerProcess(SERVER, [DATABASE], 0);
 const results: [string, ExportRun][] = [];
 try {
   // Warm-up: JIT, SQLite's own page cache, a small export of each format.
-  for (const format of ["csv", "ndjson"] as const) {
+  for (const format of FORMATS) {
     await fetch(`${url}/api/submission/export?format=${format}&createdBefore=${new Date(T0 + 31_536 * 20_000).toISOString()}`, { headers: { "x-api-key": key } }).then((r) => r.arrayBuffer());
   }
-  for (const format of ["csv", "ndjson"] as const) {
-    const run = await measureExport(url, key, child.pid!, format);
-    if (run.rows !== ROWS) throw new Error(`${format} export gave ${run.rows} rows, not ${ROWS}`);
-    results.push([format, run]);
-  }
+  for (const format of FORMATS) results.push([format, await exportAll(url, child.pid!, format)]);
 } finally {
   await stopServerProcess(child);
 }
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+/** The growth of the format's first export on a fresh server. */
+const firstGrowth = (format: string) => firsts.get(format)!.peakRss - firsts.get(format)!.baselineRss;
 console.log(
   `\n${formatTable(
-    ["format", "rows", "MB", "seconds", "rows/s", "server CPU", "first byte ms", "RSS before MB", "RSS peak MB", "growth MB"],
+    ["format", "rows", "MB", "seconds", "rows/s", "server CPU", "first byte ms", "RSS before MB", "RSS peak MB", "growth MB", "first export growth MB"],
     results.map(([format, r]) => [
       format, r.rows.toLocaleString("en-US"), mb(r.bytes), r.seconds.toFixed(2), Math.round(r.rows / r.seconds).toLocaleString("en-US"), `${(100 * r.serverCpu).toFixed(0)}%`,
-      r.firstByteMs.toFixed(0), mb(r.baselineRss), mb(r.peakRss), mb(r.peakRss - r.baselineRss),
+      r.firstByteMs.toFixed(0), mb(r.baselineRss), mb(r.peakRss), mb(r.peakRss - r.baselineRss), mb(firstGrowth(format)),
     ]),
   )}`,
 );
@@ -169,13 +188,15 @@ reportTargets(results.map(([format, r]) => {
   return {
     target: `export ${format}`,
     what: `export of ${ROWS.toLocaleString("en-US")} rows as ${format} (issue 7): rows/s, RSS growth`,
-    measured: `${Math.round(rate).toLocaleString("en-US")} rows/s, +${growth.toFixed(1)} MB`,
+    // Judged warmed: the export's own memory. A fresh server's first export adds caches that do
+    // not grow with the export's size (bench/README.md, export.ts), shown beside it.
+    measured: `${Math.round(rate).toLocaleString("en-US")} rows/s, +${growth.toFixed(1)} MB (first on a fresh server +${mb(firstGrowth(format))} MB)`,
     goal: ">= 200,000 rows/s, < 64 MB",
     met: rate >= 200_000 && growth < 64,
   };
 }));
 console.log(
   `\nheadline: export of ${ROWS.toLocaleString("en-US")} submissions - ${results
-    .map(([format, r]) => `${format} ${Math.round(r.rows / r.seconds).toLocaleString("en-US")} rows/s, RSS +${mb(r.peakRss - r.baselineRss)} MB`)
+    .map(([format, r]) => `${format} ${Math.round(r.rows / r.seconds).toLocaleString("en-US")} rows/s, RSS +${mb(r.peakRss - r.baselineRss)} MB (first export on a fresh server +${mb(firstGrowth(format))} MB)`)
     .join("; ")} (targets: >= 200,000 rows/s, < 64 MB)`,
 );
