@@ -304,11 +304,22 @@ async function writeStream(body: ReadableStream<Uint8Array>, res: ServerResponse
       if (done) break;
       if (!res.write(value)) await drained(res);
       if (res.destroyed) return;
+      await nextLoopTurn();
     }
     res.end();
   } finally {
     res.off("close", stop);
   }
+}
+
+/**
+ * Lets the event loop take its other work (new connections, other requests, timers) between two
+ * chunks. A write the socket takes at once (a reader as fast as the stream) ends in a callback
+ * Node runs before the event loop's next turn, "drain" included, so without this a long stream
+ * (an export) would hold the server until its last chunk.
+ */
+function nextLoopTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function drained(res: ServerResponse): Promise<void> {

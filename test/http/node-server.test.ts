@@ -2,6 +2,7 @@
  * The HTTP contract against the Node adapter over a real socket, plus what only a real server
  * has: streamed bodies, keep-alive connections and a graceful close.
  */
+import { spawn } from "node:child_process";
 import { Agent, createServer, type IncomingHttpHeaders, type IncomingMessage, request as httpRequest, type RequestOptions } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
 import { suite } from "uvu";
@@ -249,6 +250,41 @@ t("keep-alive: a handler that answers before reading the whole body leaves the c
     assert.ok(next.socket === early.socket, "the next request went over the same connection");
   } finally {
     agent.destroy();
+    await within(server.close(), 15_000, "close()");
+  }
+});
+
+t("a long streamed answer (an export) lets the server take its other work between chunks", async () => {
+  // A reader in another process keeps up with the stream, so the socket takes each chunk at
+  // once: the server must still reach its timers (and its other connections) before the end.
+  const CHUNKS = 150;
+  let pulls = 0;
+  let pullsWhenTimerRan = -1;
+  const server = await serve(
+    async () => {
+      setTimeout(() => (pullsWhenTimerRan = pulls), 0);
+      return new Response(new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulls++;
+          // a page's read from the database: the time that lets the reader keep up
+          const until = performance.now() + 2;
+          while (performance.now() < until);
+          if (pulls > CHUNKS) controller.close();
+          else controller.enqueue(new Uint8Array(256 * 1024).fill(120));
+        },
+      }));
+    },
+    { port: 0 },
+  );
+  const reader = spawn(process.execPath, ["-e", `fetch(${JSON.stringify(`${server.url}/export`)}).then((r) => r.arrayBuffer()).then((b) => console.log(b.byteLength))`], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    let read = "";
+    reader.stdout.setEncoding("utf8").on("data", (text: string) => (read += text));
+    await within(new Promise((resolve) => reader.once("exit", resolve)), 30_000, "the reader's exit");
+    assert.is(read.trim(), String(CHUNKS * 256 * 1024), "the reader got the whole stream");
+    assert.ok(pullsWhenTimerRan >= 0 && pullsWhenTimerRan < CHUNKS / 2, `a timer set as the stream began ran after ${pullsWhenTimerRan} of ${CHUNKS} chunks`);
+  } finally {
+    reader.kill();
     await within(server.close(), 15_000, "close()");
   }
 });
