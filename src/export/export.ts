@@ -4,6 +4,7 @@
  * many rows there are, and a reader that stops (a client that hung up) stops the walk.
  */
 import { HttpError } from "../http/errors.ts";
+import { HAS_SET_IMMEDIATE, nextTurn } from "../next-turn.ts";
 import type { ExportFormat } from "../schemas.ts";
 import {
   listDataKeys, placeOf, type SubmissionCursor, type SubmissionFilter, type SubmissionStore, type SubmissionWalk, walkSubmissionsAsNdjson,
@@ -91,9 +92,21 @@ export async function openExport(store: SubmissionStore, accountId: string, opti
       const target = current.fromDatabase ? PAGE_BYTES_TARGET : PAGE_TEXT_TARGET;
       const fitting = Math.floor((current.rows * target) / Math.max(1, current.bytes.byteLength));
       limit = Math.max(MIN_PAGE_SIZE, Math.min(pageSize, fitting));
+      await betweenPages();
       page = await walk(current.last, limit);
     },
   });
+}
+
+/**
+ * Where the stores read synchronously (SQLite files in Node, Bun and Deno), a page's read holds
+ * the event loop, and a reader as fast as the pages (a server's own stream handling, or a
+ * socket that takes every write at once) would read the next before the loop took any of the
+ * server's other requests: each page waits for the loop's next turn. A Worker's stores read
+ * asynchronously, which leaves the loop free.
+ */
+function betweenPages(): Promise<void> | undefined {
+  return HAS_SET_IMMEDIATE ? new Promise((resolve) => nextTurn(resolve)) : undefined;
 }
 
 interface Page {

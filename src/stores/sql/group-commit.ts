@@ -14,7 +14,7 @@
  */
 import { StoreUnavailable } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlStatement } from "./driver.ts";
-import { HAS_SET_IMMEDIATE, nextTurn } from "./next-turn.ts";
+import { HAS_SET_IMMEDIATE, nextTurn } from "../../next-turn.ts";
 
 /** Most batches per shared transaction: bounds one transaction's size and a batch's wait. */
 const MAX_GROUP = 64;

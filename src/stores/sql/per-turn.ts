@@ -6,7 +6,7 @@
  * on the very next request. Under load, the requests that arrive together share one
  * statement instead of one each.
  */
-import { nextTurn } from "./next-turn.ts";
+import { nextTurn } from "../../next-turn.ts";
 
 interface Waiting<V> {
   resolve: (value: V) => void;
