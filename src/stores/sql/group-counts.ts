@@ -12,6 +12,7 @@
 import type { Submission } from "../../submission.ts";
 import type { SqlStatement } from "./driver.ts";
 import type { GroupWork } from "./group-commit.ts";
+import { DAY_MS } from "./migrations.ts";
 
 /** Sets the count trigger aside for the rest of the transaction, the identifier index's not (migration 15). */
 const COUNT_TRIGGER_ASIDE: SqlStatement = { sql: "INSERT INTO submission_import (rowid_before, counts_only) VALUES (0, 1)" };
@@ -35,9 +36,6 @@ export type GroupedCreate = { accountId: string; submission: Submission } | "unc
  * creates that share no counts, is counted by the trigger.
  */
 const FEWEST_SAVED = 4;
-
-/** The whole UTC day of epoch milliseconds, as migrations.ts's `dayOf`. */
-const DAY_MS = 86_400_000;
 
 /** Bound values per statement: D1 allows 100. */
 const MAX_BOUND_VALUES = 100;
@@ -79,7 +77,7 @@ export function createsCountedTogether(creates: readonly GroupedCreate[]): Group
   for (const create of creates) {
     if (create === "uncounted") return undefined;
     const { accountId, submission: s } = create;
-    // As submissionToRow writes the columns.
+    // As submissionToRow writes the columns, and the day as the trigger's `dayOf` numbers it.
     dayCounts.add([accountId, String(s.popupId), String(s.domain), String(s.device), String(s.status), Math.floor(Date.parse(String(s.createdAt)) / DAY_MS)], 1);
   }
   if (creates.length - dayCounts.size < FEWEST_SAVED) return undefined;

@@ -4,6 +4,7 @@
  * `test/stores/sql-schema.test.ts` can `EXPLAIN QUERY PLAN` these very statements.
  */
 import type { SqlStatement, SqlValue } from "./driver.ts";
+import { DAY_MS } from "./migrations.ts";
 import type { SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
 import { SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_LINE, SUBMISSION_LINE_AS_STORED } from "./submission-row.ts";
 
@@ -525,9 +526,6 @@ function dayCounts(accountId: string, filter: SubmissionFilter, first: number | 
     [...rangeArgs, ...matchingTuplesArgs(accountId, filter)],
   );
 }
-
-/** A UTC day in milliseconds: the days of `submission_day_counts` (migrations.ts, dayOf). */
-const DAY_MS = 86_400_000;
 
 /**
  * The whole UTC days inside the filter's exclusive date range (`first` undefined: from the

@@ -7,6 +7,9 @@
 /** The equality filters' columns, as migration 10 names them in `submission_value_days.field`. */
 export const EQUALITY_COLUMNS = ["popup_id", "domain", "device", "status"] as const;
 
+/** A UTC day in milliseconds: the length of the days `dayOf` numbers (the days of the tables of counts per day). */
+export const DAY_MS = 86_400_000;
+
 /** The insert triggers' condition from migration 11: no import is adding rows in this transaction. */
 const NOT_IMPORTING = "NOT EXISTS (SELECT 1 FROM submission_import)";
 
@@ -468,8 +471,8 @@ function valueDaysTaken(row: string): string {
 
 /**
  * The UTC day of an epoch-milliseconds expression, as a whole number that rounds down before
- * 1970 too (SQLite's integer division rounds toward zero). list-query.ts's `DAY_MS` is the same day.
+ * 1970 too (SQLite's integer division rounds toward zero): in JavaScript, `Math.floor(millis / DAY_MS)`.
  */
 export function dayOf(millis: string): string {
-  return `((${millis} - ((${millis} % 86400000) + 86400000) % 86400000) / 86400000)`;
+  return `((${millis} - ((${millis} % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS}) / ${DAY_MS})`;
 }
