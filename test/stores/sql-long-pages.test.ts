@@ -100,7 +100,6 @@ test("a page of events too long for one text is read in halves: the same events,
   }
 });
 
-
 test("events pruned between the halves of a long page end the page before them, and the next read says the log expired", async () => {
   const { store, state } = await limitedStore();
   try {

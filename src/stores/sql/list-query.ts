@@ -710,7 +710,7 @@ export function rowsWithTotal(page: SqlStatement, walkCount: SqlStatement, choic
  * A walk page as one row: `page`, the rows' values joined by `separator` (NULL for no rows).
  * SQLite aggregates a subquery with a LIMIT in its ORDER BY order (it runs it as a co-routine,
  * never flattened into the aggregate), which it does not promise: the store checks the order of
- * every page (`checkOrder`) from the rows' cursors, so that an engine that ever aggregates
+ * every page (`lastInOrder`) from the rows' cursors, so that an engine that ever aggregates
  * otherwise fails loudly. Each aggregate's own ORDER BY (as the change log's page has) would
  * promise it, but sorts every page again, a cost bench/export.ts and bench/http.ts's list feel.
  * The cursors: as ",", each row's array (SUBMISSION_ARRAY) holds its own; as "lines", they come as

@@ -522,31 +522,29 @@ const PLACEHOLDERS = Array(SUBMISSION_COLUMN_COUNT + 1).fill("?").join(", ");
  * times, checked to be in the list's order, and where its last row is. Not for an empty page.
  */
 function pagePlaces(row: Record<string, unknown>, order: "asc" | "desc"): { times: number[]; last: SubmissionCursor } {
-  const [times, ids] = [JSON.parse(String(row.times)) as number[], JSON.parse(String(row.ids)) as string[]];
-  checkOrder(times, ids, order);
-  return { times, last: { createdAt: times.at(-1)!, submissionId: ids.at(-1)! } };
+  const times = JSON.parse(String(row.times)) as number[];
+  return { times, last: lastInOrder(times, JSON.parse(String(row.ids)) as string[], order) };
 }
 
 // bench/export.ts (CSV): SQLite aggregating each row's cursor a second time cost more than reading it here.
-/** Where the last of a page of parsed SUBMISSION_ARRAYs is, the rows checked to be in the walk's order (`checkOrder`). */
+/** Where the last of a page of parsed SUBMISSION_ARRAYs is, the rows checked to be in the walk's order (`lastInOrder`). */
 function arrayPagePlace(rows: readonly unknown[][], order: "asc" | "desc"): SubmissionCursor {
   const { createdAt, submissionId } = SUBMISSION_ARRAY_CURSOR;
-  const [times, ids] = [rows.map((row) => Number(row[createdAt])), rows.map((row) => String(row[submissionId]))];
-  checkOrder(times, ids, order);
-  return { createdAt: times.at(-1)!, submissionId: ids.at(-1)! };
+  return lastInOrder(rows.map((row) => Number(row[createdAt])), rows.map((row) => String(row[submissionId])), order);
 }
 
 /**
- * Throws unless the rows' (created_at, id) cursors are in the walk's order, as SQL compares
- * them: a page read as one text is in the order SQLite aggregated it (list-query.ts,
- * wholePage), and an engine that ever aggregates otherwise must fail loudly, not export out of
- * order.
+ * Where the last of a page's rows is, given their (created_at, id) cursors; throws unless they
+ * are in the walk's order, as SQL compares them: a page read as one text is in the order SQLite
+ * aggregated it (list-query.ts, wholePage), and an engine that ever aggregates otherwise must
+ * fail loudly, not export out of order.
  */
-function checkOrder(times: readonly number[], ids: readonly string[], order: "asc" | "desc"): void {
+function lastInOrder(times: readonly number[], ids: readonly string[], order: "asc" | "desc"): SubmissionCursor {
   for (let i = 1; i < times.length; i++) {
     const [a, b] = order === "asc" ? [i - 1, i] : [i, i - 1];
     // the ids compared only where the times tie: comparing them costs more than the rest of the check
     if (!(times[a]! < times[b]! || (times[a] === times[b] && compareByCodePoint(ids[a]!, ids[b]!) < 0))) throw new Error("the database returned a page out of order");
   }
+  return { createdAt: times.at(-1)!, submissionId: ids.at(-1)! };
 }
 
