@@ -41,17 +41,17 @@ export function writeSubmissionText(s: Submission, bytes: Uint8Array, at: number
   if (typeof submissionId !== "string" || typeof popupId !== "string" || typeof domain !== "string" || typeof userAgent !== "string") return -1;
   if (typeof device !== "string" || typeof status !== "string" || typeof createdAt !== "string") return -1;
   if (typeof data !== "object" || data === null || !isPlainObject(data)) return -1;
-  at = writePlain('{"submissionId":"', submissionId, bytes, at);
-  at = writePlain('","popupId":"', popupId, bytes, at);
+  at = writePlain(SUBMISSION_ID, submissionId, bytes, at);
+  at = writePlain(POPUP_ID, popupId, bytes, at);
   if (at < 0) return -1;
-  at = writeJson('","data":{', bytes, at);
+  at = writeBytes(DATA, bytes, at);
   let first = true;
   for (const key of Object.keys(data)) {
     const value = data[key];
     if (typeof value === "string") {
-      at = writePlain(first ? '"' : ',"', key, bytes, at);
-      at = writePlain('":"', value, bytes, at);
-      at = writeJson('"', bytes, at);
+      at = writePlain(first ? QUOTE : COMMA_QUOTE, key, bytes, at);
+      at = writePlain(COLON_QUOTES, value, bytes, at);
+      at = writeBytes(QUOTE, bytes, at);
     } else {
       let text: string | undefined;
       if (typeof value === "boolean") {
@@ -63,34 +63,60 @@ export function writeSubmissionText(s: Submission, bytes: Uint8Array, at: number
         text = JSON.stringify(value);
         if (text === undefined) continue;
       }
-      at = writePlain(first ? '"' : ',"', key, bytes, at);
-      at = writeJson('":', bytes, at);
+      at = writePlain(first ? QUOTE : COMMA_QUOTE, key, bytes, at);
+      at = writeBytes(QUOTE_COLON, bytes, at);
       at = writeJson(text, bytes, at);
     }
     if (at < 0) return -1;
     first = false;
   }
-  at = writePlain('},"domain":"', domain, bytes, at);
-  at = writePlain('","userAgent":"', userAgent, bytes, at);
-  at = writePlain('","device":"', device, bytes, at);
-  at = writePlain('","status":"', status, bytes, at);
-  at = writePlain('","createdAt":"', createdAt, bytes, at);
-  return writeJson('"}', bytes, at);
+  at = writePlain(DOMAIN, domain, bytes, at);
+  at = writePlain(USER_AGENT, userAgent, bytes, at);
+  at = writePlain(DEVICE, device, bytes, at);
+  at = writePlain(STATUS, status, bytes, at);
+  at = writePlain(CREATED_AT, createdAt, bytes, at);
+  return writeBytes(END, bytes, at);
+}
+
+/** The text's punctuation and keys, as bytes (all ASCII). */
+const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0));
+const SUBMISSION_ID = ascii('{"submissionId":"');
+const POPUP_ID = ascii('","popupId":"');
+const DATA = ascii('","data":{');
+const QUOTE = ascii('"');
+const COMMA_QUOTE = ascii(',"');
+const COLON_QUOTES = ascii('":"');
+const QUOTE_COLON = ascii('":');
+const DOMAIN = ascii('},"domain":"');
+const USER_AGENT = ascii('","userAgent":"');
+const DEVICE = ascii('","device":"');
+const STATUS = ascii('","status":"');
+const CREATED_AT = ascii('","createdAt":"');
+const END = ascii('"}');
+
+/** 1 for each ASCII character JSON writes as itself in a string, 0 for those it escapes. */
+const PLAIN_ASCII = Uint8Array.from({ length: 0x80 }, (_, unit) => (unit < 0x20 || unit === 0x22 || unit === 0x5c ? 0 : 1));
+
+/** Copies `piece`: the position after it, or -1 when `at` is or it does not fit. */
+function writeBytes(piece: Uint8Array, bytes: Uint8Array, at: number): number {
+  if (at < 0 || at + piece.length > bytes.length) return -1;
+  for (let i = 0; i < piece.length; i++) bytes[at + i] = piece[i]!;
+  return at + piece.length;
 }
 
 /**
- * Writes `json` (JSON text: no lone surrogate) and then `text` as UTF-8, where `text` must need no
- * escaping: the position after them, or -1 when `at` is, when `text` needs escaping or when they
- * might not fit.
+ * Copies `piece`, then writes `text` as UTF-8, where `text` must need no escaping: the position
+ * after them, or -1 when `at` is, when `text` needs escaping or when they might not fit.
  */
-function writePlain(json: string, text: string, bytes: Uint8Array, at: number): number {
-  at = writeJson(json, bytes, at);
+function writePlain(piece: Uint8Array, text: string, bytes: Uint8Array, at: number): number {
+  at = writeBytes(piece, bytes, at);
   if (at < 0 || at + text.length * 3 > bytes.length) return -1;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
-    if (unit >= 0x20 && unit < 0x80 && unit !== 0x22 && unit !== 0x5c) bytes[at++] = unit;
-    else if (unit < 0x80) return -1;
-    else if (unit < 0x800) {
+    if (unit < 0x80) {
+      if (PLAIN_ASCII[unit] === 0) return -1;
+      bytes[at++] = unit;
+    } else if (unit < 0x800) {
       bytes[at++] = 0xc0 | (unit >> 6);
       bytes[at++] = 0x80 | (unit & 0x3f);
     } else if (unit < 0xd800 || unit > 0xdfff) {
