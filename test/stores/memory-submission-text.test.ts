@@ -2,17 +2,41 @@
  * The memory store's row text (submission-text.ts) is what every read and export hands out, so
  * it must be exactly the text `JSON.stringify` gives, the contract's keys first in their order,
  * for any record an import may bring: ordinary ones, strings that need escaping, values JSON
- * writes otherwise than they look, and records of an unusual shape.
+ * writes otherwise than they look, and records of an unusual shape. Each case is checked both as
+ * the string and as the row's text column keeps it (written straight into its block as UTF-8
+ * when it can be: `writeSubmissionText`).
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { generateSubmissions } from "../../bench/support/dataset.ts";
-import { submissionToText } from "../../src/stores/memory/submission-text.ts";
+import { submissionToText as stringText, writeSubmissionText } from "../../src/stores/memory/submission-text.ts";
+import { TextColumn } from "../../src/stores/memory/text-column.ts";
 import type { Submission } from "../../src/submission.ts";
 
 function expectedText(s: Submission): string {
   const { submissionId, popupId, data, domain, userAgent, device, status, createdAt, ...added } = s;
   return JSON.stringify({ submissionId, popupId, data, domain, userAgent, device, status, createdAt, ...added });
+}
+
+/** The text as a string, and as the text column reads it back; the same text, or the first of them. */
+function submissionToText(s: Submission): string {
+  const text = stringText(s);
+  const column = new TextColumn();
+  column.ensureCapacity(2);
+  // a first row, so that the second is written into a block that has one already
+  column.write(s);
+  column.place(0);
+  column.write(s);
+  column.place(1);
+  const kept = column.get(1);
+  return kept === text ? text : `${text} (the column keeps ${kept})`;
+}
+
+/** The bytes `writeSubmissionText` writes, decoded; undefined when it leaves the record to the string. */
+function writtenText(s: Submission): string | undefined {
+  const bytes = new Uint8Array(1 << 16);
+  const end = writeSubmissionText(s, bytes, 7);
+  return end < 0 ? undefined : new TextDecoder().decode(bytes.subarray(7, end));
 }
 
 const base = (): Submission => ({
@@ -37,6 +61,21 @@ const AWKWARD_VALUES: unknown[] = [
 
 test("ordinary records: the dataset's rows as JSON.stringify writes them", () => {
   for (const s of generateSubmissions(2000, 7)) assert.is(submissionToText(s), expectedText(s));
+});
+
+test("records of the usual shape, with strings that need no escaping in any script, are written straight into the block", () => {
+  for (const s of generateSubmissions(200, 3)) assert.is(writtenText(s), expectedText(s));
+  for (const text of ["", "é and ü", "\u0800 \uffff \u00a0", "\ud83d\ude00 paired", "\udbff\udfff", "</script>", "a/b", "\u007f"]) {
+    const s = { ...base(), userAgent: text, data: { [text]: text, n: 1.5, none: null, list: ["\ud83d\ude00", "x\"y"] } };
+    assert.is(writtenText(s), expectedText(s), JSON.stringify(text));
+  }
+});
+
+test("a text that may not fit in what is left of the block is left to the string", () => {
+  const s = base();
+  const bytes = new Uint8Array(expectedText(s).length + 20);
+  assert.is(writeSubmissionText(s, bytes, 0), -1);
+  assert.ok(writeSubmissionText(s, new Uint8Array(4 * expectedText(s).length), 0) > 0);
 });
 
 test("strings that need escaping, in every field and as data keys and values", () => {

@@ -12,7 +12,7 @@ import { SortedSlots, type Probe, type SlotOrder } from "./sorted-slots.ts";
 import { IdSlots } from "./id-slots.ts";
 import { IdentifierIndex } from "./identifiers.ts";
 import { detached } from "./strings.ts";
-import { submissionToText, textToSubmission } from "./submission-text.ts";
+import { textToSubmission } from "./submission-text.ts";
 import { TextColumn } from "./text-column.ts";
 import { TupleIndex } from "./tuples.ts";
 
@@ -91,13 +91,13 @@ export class AccountRows implements SlotOrder {
    */
   insert(submission: Submission, time: number): number {
     // everything that can throw on a malformed record comes before the first change
-    const text = submissionToText(submission);
+    this.texts.write(submission);
     const id = detached(submission.submissionId);
     const tuple = this.index.tupleOf(submission);
     const slot = this.freeSlots.pop() ?? this.slotById.size;
     this.ensureCapacity(slot + 1);
     this.ids[slot] = id;
-    this.texts.set(slot, text);
+    this.texts.place(slot);
     this.times[slot] = time;
     this.tupleOfSlot[slot] = tuple;
     this.slotById.add(slot);
@@ -115,12 +115,13 @@ export class AccountRows implements SlotOrder {
     const submission = textToSubmission(this.texts.get(slot));
     if (submission.status === status) return true;
     submission.status = status;
+    this.texts.write(submission);
     const before = this.index.tuples[this.tupleOfSlot[slot]!]!;
     before.rows.remove(slot);
     const after = this.index.tupleOf(submission);
     this.index.tuples[after]!.rows.insert(slot);
     this.tupleOfSlot[slot] = after;
-    this.texts.set(slot, submissionToText(submission));
+    this.texts.place(slot);
     return true;
   }
 

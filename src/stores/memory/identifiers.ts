@@ -31,10 +31,11 @@ export class IdentifierIndex {
   }
 
   add(slot: number, data: SubmissionData): void {
-    this.fields.forEach((field, i) => {
+    for (let i = 0; i < this.fields.length; i++) {
+      const field = this.fields[i]!;
       const value = data[field];
       this.hashes[i]![slot] = typeof value === "string" ? hashOf(identifierKey(field, value)) : NONE;
-    });
+    }
   }
 
   remove(slot: number): void {

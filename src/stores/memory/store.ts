@@ -31,9 +31,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
   const rateLimiter = createMemoryRateLimiter();
   const events = new MemoryEventLog((accountId, submissionId) => rowsByAccount.get(accountId)?.textOf(submissionId));
   /** Logs the row just inserted into `slot`, with the strings the rows keep. */
-  const logCreated = (accountId: string, rows: AccountRows, slot: number, status: Submission["status"]) => {
+  const logCreated = (accountId: string, rows: AccountRows, slot: number, status: Submission["status"], at = Date.now()) => {
     const names = rows.namesAt(slot);
-    events.created(accountId, names.id, names.popupId, status);
+    events.created(accountId, names.id, names.popupId, status, at);
   };
   let closed = false;
 
@@ -136,7 +136,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
         for (const slot of slots) rows.delete(rows.namesAt(slot).id);
         throw error;
       }
-      for (let i = 0; i < slots.length; i++) logCreated(accountId, rows, slots[i]!, statuses[i]!);
+      // one time for the whole call, as one transaction's events would have
+      const at = Date.now();
+      for (let i = 0; i < slots.length; i++) logCreated(accountId, rows, slots[i]!, statuses[i]!, at);
       return slots.length;
     },
     async setSubmissionStatus(accountId, submissionId, status) {

@@ -8,62 +8,161 @@ import type { Submission } from "../../submission.ts";
 /**
  * The JSON text `JSON.stringify` gives, the contract's keys in the order of `Submission`
  * whatever the caller's order; fields added since (optional ones) follow, so the store keeps
- * them without a change here.
- *
- * Every row written is serialised here, and `JSON.stringify`'s escaping of each character is
- * most of an import's time (bench/store.ts, target 8: bulk load). So a record of the usual shape
- * (the contract's keys in order and no others, string fields, `data` a plain object) whose
- * strings need no escaping at all, which a regular expression tells of each, is written by
- * joining them; anything else goes through `JSON.stringify`.
+ * them without a change here. A record of the usual shape is written as bytes by
+ * `writeSubmissionText` instead, and comes here only when that cannot.
  */
 export function submissionToText(s: Submission): string {
-  return plainSubmissionText(s) ?? stringifiedSubmissionText(s);
+  const { submissionId, popupId, data, domain, userAgent, device, status, createdAt, ...added } = s;
+  return JSON.stringify({ submissionId, popupId, data, domain, userAgent, device, status, createdAt, ...added });
 }
 
 export function textToSubmission(text: string): Submission {
   return JSON.parse(text) as Submission;
 }
 
-function stringifiedSubmissionText(s: Submission): string {
-  const { submissionId, popupId, data, domain, userAgent, device, status, createdAt, ...added } = s;
-  return JSON.stringify({ submissionId, popupId, data, domain, userAgent, device, status, createdAt, ...added });
-}
-
 const FIELDS = ["submissionId", "popupId", "data", "domain", "userAgent", "device", "status", "createdAt"] as const;
-/** A character `JSON.stringify` would write otherwise than as itself (a surrogate, even paired, is left to it). */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-/** The text of a record of the usual shape whose strings need no escaping; undefined for any other. */
-function plainSubmissionText(s: Submission): string | undefined {
+/**
+ * Writes the text `submissionToText` gives for `s` into `bytes` from `at`, as the UTF-8 that
+ * `TextEncoder` makes of it, and returns where it ends; -1 when the record is not of the usual
+ * shape, a string needs escaping, or the text might not fit, and the caller then encodes
+ * `submissionToText`'s text (what lies past `at` is then no text's). The usual shape: the
+ * contract's keys in order and no others, string fields, `data` a plain object, no string that
+ * JSON escapes. Every row written comes through here (bench/store.ts, target 8: bulk load): one
+ * pass over each string checks it and writes its bytes, where the text as a string cost a scan
+ * of each by a regular expression, a joined copy and then its encoding (and `JSON.stringify`'s
+ * escaping character by character cost more than all of the rest of an import).
+ */
+export function writeSubmissionText(s: Submission, bytes: Uint8Array, at: number): number {
   let field = 0;
-  for (const key in s) if (key !== FIELDS[field++]) return undefined;
-  if (field !== FIELDS.length) return undefined;
+  for (const key in s) if (key !== FIELDS[field++]) return -1;
+  if (field !== FIELDS.length) return -1;
   const { submissionId, popupId, data, domain, userAgent, device, status, createdAt } = s;
-  if (typeof submissionId !== "string" || typeof popupId !== "string" || typeof domain !== "string" || typeof userAgent !== "string") return undefined;
-  if (typeof device !== "string" || typeof status !== "string" || typeof createdAt !== "string") return undefined;
-  if (typeof data !== "object" || data === null || !isPlainObject(data)) return undefined;
-  if (NEEDS_ESCAPE.test(submissionId) || NEEDS_ESCAPE.test(popupId) || NEEDS_ESCAPE.test(domain) || NEEDS_ESCAPE.test(userAgent)) return undefined;
-  if (NEEDS_ESCAPE.test(device) || NEEDS_ESCAPE.test(status) || NEEDS_ESCAPE.test(createdAt)) return undefined;
-  let members = "";
+  if (typeof submissionId !== "string" || typeof popupId !== "string" || typeof domain !== "string" || typeof userAgent !== "string") return -1;
+  if (typeof device !== "string" || typeof status !== "string" || typeof createdAt !== "string") return -1;
+  if (typeof data !== "object" || data === null || !isPlainObject(data)) return -1;
+  at = writePlain(SUBMISSION_ID, submissionId, bytes, at);
+  at = writePlain(POPUP_ID, popupId, bytes, at);
+  if (at < 0) return -1;
+  at = writeBytes(DATA, bytes, at);
+  let first = true;
   for (const key of Object.keys(data)) {
     const value = data[key];
-    let text: string | undefined;
     if (typeof value === "string") {
-      if (NEEDS_ESCAPE.test(value)) return undefined;
-      text = `"${value}"`;
-    } else if (typeof value === "boolean") {
-      text = value ? "true" : "false";
-    } else if (typeof value === "bigint" || (typeof value === "object" && value !== null && typeof (value as { toJSON?: unknown }).toJSON === "function")) {
-      // JSON.stringify hands toJSON the key it is written under
-      return undefined;
+      at = writePlain(first ? QUOTE : COMMA_QUOTE, key, bytes, at);
+      at = writePlain(COLON_QUOTES, value, bytes, at);
+      at = writeBytes(QUOTE, bytes, at);
     } else {
-      text = JSON.stringify(value);
-      if (text === undefined) continue;
+      let text: string | undefined;
+      if (typeof value === "boolean") {
+        text = value ? "true" : "false";
+      } else if (typeof value === "bigint" || (typeof value === "object" && value !== null && typeof (value as { toJSON?: unknown }).toJSON === "function")) {
+        // JSON.stringify hands toJSON the key it is written under
+        return -1;
+      } else {
+        text = JSON.stringify(value);
+        if (text === undefined) continue;
+      }
+      at = writePlain(first ? QUOTE : COMMA_QUOTE, key, bytes, at);
+      at = writeBytes(QUOTE_COLON, bytes, at);
+      at = writeJson(text, bytes, at);
     }
-    if (NEEDS_ESCAPE.test(key)) return undefined;
-    members += `${members === "" ? "" : ","}"${key}":${text}`;
+    if (at < 0) return -1;
+    first = false;
   }
-  return `{"submissionId":"${submissionId}","popupId":"${popupId}","data":{${members}},"domain":"${domain}","userAgent":"${userAgent}","device":"${device}","status":"${status}","createdAt":"${createdAt}"}`;
+  at = writePlain(DOMAIN, domain, bytes, at);
+  at = writePlain(USER_AGENT, userAgent, bytes, at);
+  at = writePlain(DEVICE, device, bytes, at);
+  at = writePlain(STATUS, status, bytes, at);
+  at = writePlain(CREATED_AT, createdAt, bytes, at);
+  return writeBytes(END, bytes, at);
+}
+
+/** The text's punctuation and keys, as bytes (all ASCII). */
+const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0));
+const SUBMISSION_ID = ascii('{"submissionId":"');
+const POPUP_ID = ascii('","popupId":"');
+const DATA = ascii('","data":{');
+const QUOTE = ascii('"');
+const COMMA_QUOTE = ascii(',"');
+const COLON_QUOTES = ascii('":"');
+const QUOTE_COLON = ascii('":');
+const DOMAIN = ascii('},"domain":"');
+const USER_AGENT = ascii('","userAgent":"');
+const DEVICE = ascii('","device":"');
+const STATUS = ascii('","status":"');
+const CREATED_AT = ascii('","createdAt":"');
+const END = ascii('"}');
+
+/** 1 for each ASCII character JSON writes as itself in a string, 0 for those it escapes. */
+const PLAIN_ASCII = Uint8Array.from({ length: 0x80 }, (_, unit) => (unit < 0x20 || unit === 0x22 || unit === 0x5c ? 0 : 1));
+
+/** Copies `piece`: the position after it, or -1 when `at` is or it does not fit. */
+function writeBytes(piece: Uint8Array, bytes: Uint8Array, at: number): number {
+  if (at < 0 || at + piece.length > bytes.length) return -1;
+  for (let i = 0; i < piece.length; i++) bytes[at + i] = piece[i]!;
+  return at + piece.length;
+}
+
+/**
+ * Copies `piece`, then writes `text` as UTF-8, where `text` must need no escaping: the position
+ * after them, or -1 when `at` is, when `text` needs escaping or when they might not fit.
+ */
+function writePlain(piece: Uint8Array, text: string, bytes: Uint8Array, at: number): number {
+  at = writeBytes(piece, bytes, at);
+  if (at < 0 || at + text.length * 3 > bytes.length) return -1;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) {
+      if (PLAIN_ASCII[unit] === 0) return -1;
+      bytes[at++] = unit;
+    } else if (unit < 0x800) {
+      bytes[at++] = 0xc0 | (unit >> 6);
+      bytes[at++] = 0x80 | (unit & 0x3f);
+    } else if (unit < 0xd800 || unit > 0xdfff) {
+      bytes[at++] = 0xe0 | (unit >> 12);
+      bytes[at++] = 0x80 | ((unit >> 6) & 0x3f);
+      bytes[at++] = 0x80 | (unit & 0x3f);
+    } else {
+      // a surrogate: paired, four bytes (in the room of its two units); alone, JSON escapes it
+      const low = text.charCodeAt(i + 1);
+      if (unit > 0xdbff || !(low >= 0xdc00 && low <= 0xdfff)) return -1;
+      at = writeFourBytes(unit, low, bytes, at);
+      i++;
+    }
+  }
+  return at;
+}
+
+/** Writes `json` as UTF-8 (JSON text: no escaping needed, no lone surrogate): the position after it, or -1 as `writePlain`. */
+function writeJson(json: string, bytes: Uint8Array, at: number): number {
+  if (at < 0 || at + json.length * 3 > bytes.length) return -1;
+  for (let i = 0; i < json.length; i++) {
+    const unit = json.charCodeAt(i);
+    if (unit < 0x80) bytes[at++] = unit;
+    else if (unit < 0x800) {
+      bytes[at++] = 0xc0 | (unit >> 6);
+      bytes[at++] = 0x80 | (unit & 0x3f);
+    } else if (unit < 0xd800 || unit > 0xdfff) {
+      bytes[at++] = 0xe0 | (unit >> 12);
+      bytes[at++] = 0x80 | ((unit >> 6) & 0x3f);
+      bytes[at++] = 0x80 | (unit & 0x3f);
+    } else {
+      at = writeFourBytes(unit, json.charCodeAt(i + 1), bytes, at);
+      i++;
+    }
+  }
+  return at;
+}
+
+/** The UTF-8 of the code point of a surrogate pair. */
+function writeFourBytes(high: number, low: number, bytes: Uint8Array, at: number): number {
+  const point = 0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00);
+  bytes[at++] = 0xf0 | (point >> 18);
+  bytes[at++] = 0x80 | ((point >> 12) & 0x3f);
+  bytes[at++] = 0x80 | ((point >> 6) & 0x3f);
+  bytes[at++] = 0x80 | (point & 0x3f);
+  return at;
 }
 
 /** An object JSON.stringify writes as its own enumerable keys: no array, no boxed value, no toJSON. */

@@ -9,6 +9,9 @@
  * A replaced or removed text leaves its bytes behind as dead; a block that is mostly dead has
  * its live texts copied to the block being written, and is dropped.
  */
+import type { Submission } from "../../submission.ts";
+import { submissionToText, writeSubmissionText } from "./submission-text.ts";
+
 const BLOCK_BYTES = 1 << 20;
 /** Marks a slot without a text. */
 const NONE = -1;
@@ -23,6 +26,8 @@ export class TextColumn {
   private blockOf = new Int32Array(256).fill(NONE);
   private offsetOf = new Int32Array(256);
   private lengthOf = new Int32Array(256);
+  /** The length of the text `write` wrote last, past its block's `written`. */
+  private writtenLength = 0;
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder();
 
@@ -45,15 +50,34 @@ export class TextColumn {
     return this.decoder.decode(this.blocks[this.blockOf[slot]!]!.subarray(offset, offset + this.lengthOf[slot]!));
   }
 
-  /** Sets the text of `slot` (within the capacity), replacing any it had. */
-  set(slot: number, text: string): void {
+  /**
+   * Writes the submission's text (submission-text.ts) after the last text of the current block,
+   * for `place` to give to a slot: straight into the block when `writeSubmissionText` can,
+   * through `submissionToText`'s string otherwise. Throws (on a record JSON cannot write) before
+   * any text is moved or dropped.
+   */
+  write(submission: Submission): void {
+    if (this.current !== NONE) {
+      const offset = this.written[this.current]!;
+      const end = writeSubmissionText(submission, this.blocks[this.current]!, offset);
+      if (end >= 0) {
+        this.writtenLength = end - offset;
+        return;
+      }
+    }
+    const text = submissionToText(submission);
     // UTF-8 takes at most three bytes per UTF-16 unit
     const block = this.blockWithRoom(text.length * 3);
+    this.writtenLength = this.encoder.encodeInto(text, this.blocks[block]!.subarray(this.written[block]!)).written;
+  }
+
+  /** Gives the text `write` wrote last to `slot` (within the capacity), replacing any it had. */
+  place(slot: number): void {
+    const block = this.current;
     const offset = this.written[block]!;
-    const { written } = this.encoder.encodeInto(text, this.blocks[block]!.subarray(offset));
-    this.written[block] = offset + written;
+    this.written[block] = offset + this.writtenLength;
     this.remove(slot);
-    this.place(slot, block, offset, written);
+    this.locate(slot, block, offset, this.writtenLength);
   }
 
   /** Drops the text of `slot`, if it has one. */
@@ -65,7 +89,7 @@ export class TextColumn {
     if (block !== this.current && this.dead[block]! * 2 > this.written[block]!) this.compact(block);
   }
 
-  private place(slot: number, block: number, offset: number, length: number): void {
+  private locate(slot: number, block: number, offset: number, length: number): void {
     this.blockOf[slot] = block;
     this.offsetOf[slot] = offset;
     this.lengthOf[slot] = length;
@@ -95,7 +119,7 @@ export class TextColumn {
       const at = this.written[to]!;
       this.blocks[to]!.set(from.subarray(offset, offset + length), at);
       this.written[to] = at + length;
-      this.place(slot, to, at, length);
+      this.locate(slot, to, at, length);
     }
     this.blocks[block] = undefined;
   }
