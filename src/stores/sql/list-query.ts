@@ -6,7 +6,9 @@
 import type { SqlStatement, SqlValue } from "./driver.ts";
 import { DAY_MS } from "./migrations.ts";
 import type { SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
-import { SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_LINE, SUBMISSION_LINE_AS_STORED } from "./submission-row.ts";
+import {
+  SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_JSON_AROUND_TIME_AS_STORED, SUBMISSION_LINE, SUBMISSION_LINE_AS_STORED,
+} from "./submission-row.ts";
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 const EQUALITY_FIELDS = Object.keys(EQUALITY_COLUMNS) as (keyof typeof EQUALITY_COLUMNS)[];
@@ -28,7 +30,8 @@ export interface ListStatements {
 /**
  * A list page and its total. The page's rows, as arrays: SUBMISSION_COLUMNS (for
  * `rowToSubmission`), or `as` "json" the submission's JSON text around its time
- * (SUBMISSION_JSON_AROUND_TIME's head), its created_at, id, and the text's tail.
+ * (SUBMISSION_JSON_AROUND_TIME's head), its created_at, id, and the text's tail; "json as
+ * stored", the same with `data` as stored (SUBMISSION_JSON_AROUND_TIME_AS_STORED).
  *
  * When the counts choose between a walk and a merge (`pageReading`), `page` is only the walk,
  * which reads rows only when the counts choose it (`choice`), and `merge` makes the page read
@@ -44,8 +47,8 @@ export interface ListStatements {
  * counting) is made here once, handed to the statements and written into `shape`, the key
  * their texts are kept under: nothing else re-derives it.
  */
-export function listStatements(accountId: string, query: SubmissionQuery, as: "rows" | "json" = "rows"): ListStatements {
-  const select = as === "json" ? LIST_JSON : SUBMISSION_COLUMNS;
+export function listStatements(accountId: string, query: SubmissionQuery, as: ListRows = "rows"): ListStatements {
+  const select = LIST_SELECT[as];
   const bounds = { limit: query.limit, offset: query.offset };
   const reading = readingOf(query, bounds);
   const counting = countingOf(query);
@@ -65,7 +68,14 @@ export function listStatements(accountId: string, query: SubmissionQuery, as: "r
   return { shape, page: withFlags(pageStatement(accountId, query, query.order, bounds, select, reading), { asArrays: true }), count };
 }
 
-const LIST_JSON = `${SUBMISSION_JSON_AROUND_TIME.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME.tail} AS tail`;
+/** What each row of a list is (`listStatements`). */
+export type ListRows = "rows" | "json" | "json as stored";
+
+const LIST_SELECT: Record<ListRows, string> = {
+  rows: SUBMISSION_COLUMNS,
+  json: `${SUBMISSION_JSON_AROUND_TIME.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME.tail} AS tail`,
+  "json as stored": `${SUBMISSION_JSON_AROUND_TIME_AS_STORED.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.tail} AS tail`,
+};
 
 /**
  * The part of a statement's shape (`ListStatements`' `shape`, `WalkStatement`'s) that is not a
@@ -678,7 +688,7 @@ function rangeArgs(filter: SubmissionFilter, after?: SubmissionCursor): (string 
 
 // bench/http.ts (list): the binding converts each value of each row on its own, at a cost per value.
 /**
- * A list page (`page` of `listStatements` as "json", or its `merge()`) and its total as one
+ * A list page (`page` of `listStatements` as "json" or "json as stored", or its `merge()`) and its total as one
  * row of one statement, so one snapshot without a transaction: `total`; `heads` and `tails`,
  * the rows' texts around their time joined by char(30), which no JSON text holds raw; and the
  * rows' `times` and `ids` as JSON arrays, in the order SQLite aggregated them (see `wholePage`).

@@ -26,7 +26,7 @@ import { randomHex } from "../../hex.ts";
 import { type StoredDataKeys, storedDataKeys } from "../stored-data-keys.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import {
-  arrayToSubmission, joinAroundTime, rowToSubmission, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, submissionToRow,
+  arrayToSubmission, holdsLineBreak, joinAroundTime, rowToSubmission, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_JSON_AROUND_TIME_AS_STORED, submissionToRow,
 } from "./submission-row.ts";
 
 /** What every SQL-backed store (libSQL, D1) takes beside its connection. */
@@ -122,16 +122,18 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     return { items: arrayRows(rows!), total: totalOf(total!.rows[0]!.total) };
   };
   // The page's JSON texts and its total in one statement (pageWithTotal); a walk's total only
-  // when the counts chose it, from the choice the walk reads.
+  // when the counts chose it, from the choice the walk reads. `lineBreak`: a text read "json as
+  // stored" holds a raw line break (holdsLineBreak), which "json" would have re-serialised.
   const readTextsWithTotal = (order: "asc" | "desc") => async (kept: Kept, page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => {
     const row = (await driver.execute(kept("texts", pageWithTotal(page, walk?.walkCount ?? count, walk?.choice)))).rows[0]!;
     const total = totalOf(row.total);
-    if (row.heads === null || row.heads === undefined) return { items: [], total };
-    const [heads, tails] = [String(row.heads).split("\x1e"), String(row.tails).split("\x1e")];
+    if (row.heads === null || row.heads === undefined) return { items: [], total, lineBreak: false };
+    const [joinedHeads, joinedTails] = [String(row.heads), String(row.tails)];
+    const [heads, tails] = [joinedHeads.split("\x1e"), joinedTails.split("\x1e")];
     const { times, last } = pagePlaces(row, order);
     if (heads.length !== times.length || tails.length !== times.length) throw new Error("the database returned a page whose texts do not split into its rows");
     const items = heads.map((head, i) => joinAroundTime(head, times[i], tails[i]));
-    return { items, total, last };
+    return { items, total, last, lineBreak: holdsLineBreak(joinedHeads) || holdsLineBreak(joinedTails) };
   };
   // One submission's row, as `sql` selects it; undefined when the account has no such id.
   const readSubmission = async (sql: string, accountId: string, submissionId: string) => {
@@ -166,7 +168,9 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       return row && rowToSubmission(row);
     },
     async getSubmissionAsJson(accountId, submissionId) {
-      const row = await readSubmission(GET_AS_JSON, accountId, submissionId);
+      let row = await readSubmission(GET_AS_JSON_AS_STORED, accountId, submissionId);
+      // A row edited by hand to hold a raw line break in its data: read again, with data re-serialised.
+      if (row !== undefined && holdsLineBreak(String(row[0]))) row = await readSubmission(GET_AS_JSON, accountId, submissionId);
       return row && joinAroundTime(row[0], row[1], row[2]);
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
@@ -174,7 +178,12 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       return { items: items.map(rowToSubmission), total };
     },
     async listSubmissionsAsJson(accountId, query) {
-      return readList(listStatements(accountId, query, "json"), query, readTextsWithTotal(query.order));
+      const read = readTextsWithTotal(query.order);
+      const { items, total, last, lineBreak } = await readList(listStatements(accountId, query, "json as stored"), query, read);
+      if (!lineBreak) return { items, total, last };
+      // A row edited by hand to hold a raw line break in its data: the page again, with data re-serialised.
+      const again = await readList(listStatements(accountId, query, "json"), query, read);
+      return { items: again.items, total: again.total, last: again.last };
     },
     async walkSubmissions(accountId, walk) {
       const read = await readWalkPage(accountId, walk, "rows");
@@ -514,6 +523,8 @@ async function readOrMakeHashKey(driver: SqlDriver): Promise<string> {
 const GET_AS_COLUMNS = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = ? AND id = ?`;
 /** A submission's JSON text in the parts `joinAroundTime` joins: head, created_at, tail. */
 const GET_AS_JSON = `SELECT ${SUBMISSION_JSON_AROUND_TIME.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME.tail} FROM submissions WHERE account_id = ? AND id = ?`;
+/** GET_AS_JSON with data as stored (SUBMISSION_JSON_AROUND_TIME_AS_STORED). */
+const GET_AS_JSON_AS_STORED = `SELECT ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.tail} FROM submissions WHERE account_id = ? AND id = ?`;
 
 const PLACEHOLDERS = Array(SUBMISSION_COLUMN_COUNT + 1).fill("?").join(", ");
 
