@@ -117,6 +117,44 @@ export function statementTexts(maxKept = MAX_KEPT_TEXTS): (shape: string, part: 
 /** Texts kept per store by default; past this many, they start over (as the driver's prepared statements do). */
 const MAX_KEPT_TEXTS = 512;
 
+// bench/correlated.ts: a dated list over dozens of tuples read, before each merge, a walk that its counts never chose.
+/**
+ * The lists whose page the merge read lately (`ListStatements`' `merge`: the counts did not
+ * choose the walk, or it did not find the page), so that the next list of the same shape and
+ * values reads the merge at once, without the walk's statement before it. The merge gives the
+ * same page and total whichever way the counts would choose: the choice is only what a list
+ * costs. A list is read that way MERGE_REUSES times, then the usual way again, so that counts
+ * that have come to choose the walk are seen; a key that two lists share costs one of them the
+ * merge, never a wrong page.
+ */
+export function mergedLately(maxKept = MAX_MERGED_LISTS): { take(key: string): boolean; note(key: string): void } {
+  const lists = new Map<string, number>();
+  return {
+    take(key) {
+      const left = lists.get(key);
+      if (left === undefined) return false;
+      if (left <= 1) lists.delete(key);
+      else lists.set(key, left - 1);
+      return true;
+    },
+    note(key) {
+      if (lists.size >= maxKept) lists.clear();
+      lists.set(key, MERGE_REUSES);
+    },
+  };
+}
+
+/** The key of a list in `mergedLately`: its shape (`ListStatements`') and the values its statements read. */
+export function mergedListKey(accountId: string, query: SubmissionQuery, shape: string): string {
+  const { popupId, domain, device, status, createdAfter, createdBefore, offset, limit } = query;
+  return `${shape}\x1f${accountId}\x1f${popupId}\x1f${domain}\x1f${device}\x1f${status}\x1f${createdAfter}\x1f${createdBefore}\x1f${offset}\x1f${limit}`;
+}
+
+/** Lists a store remembers in `mergedLately`; past this many, it starts over. */
+const MAX_MERGED_LISTS = 4096;
+/** Lists of one key read by the merge at once before one is read the usual way again. */
+const MERGE_REUSES = 16;
+
 /**
  * A statement whose text is made only when read: its arguments are made for every query, its
  * text only for a shape not seen yet (`statementTexts`). Never spread it: that reads the text.

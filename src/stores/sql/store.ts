@@ -17,7 +17,7 @@ import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
 import {
-  dataKeysStatement, type ListStatements, listStatements, pageWithTotal, rowsWithTotal, statementTexts, walkFoundPage, type WalkRows, walkStatement, type WalkStatement,
+  dataKeysStatement, type ListStatements, listStatements, mergedLately, mergedListKey, pageWithTotal, rowsWithTotal, statementTexts, walkFoundPage, type WalkRows, walkStatement, type WalkStatement,
   wholePage,
 } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
@@ -61,6 +61,7 @@ type Kept = (part: string, statement: SqlStatement) => SqlStatement;
 
 function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identifyingFields: readonly string[]): CompleteStore {
   const texts = statementTexts();
+  const merged = mergedLately();
   const keptFor = (shape: string): Kept => (part, statement) => texts(shape, part, statement);
   // A walk's page (wholePage; as rows, its arrays parsed) and where its last row is; undefined for no rows.
   const readWholePage = async ({ page, shape }: WalkStatement, separator: "," | "lines", order: "asc" | "desc"): Promise<WholePage | undefined> => {
@@ -97,16 +98,22 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   };
   // A list's page and its total from one snapshot, read by `read`. A walk the counts may not
   // choose (`walk`) is read first; when it was not chosen (its total then reads NaN) or did not
-  // find the page (walkFoundPage), the merge is read with the total.
+  // find the page (walkFoundPage), the merge is read with the total. A list whose page the merge
+  // read lately reads the merge at once (mergedLately).
   // Each statement's text is kept for the list's shape under its part's name.
   const readList = async <Read extends { items: readonly unknown[]; total: number }>(
+    accountId: string,
     { shape, page, count, merge, choice, walkCount }: ListStatements,
     query: SubmissionQuery,
     read: (kept: Kept, page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => Promise<Read>,
   ): Promise<Read> => {
     if (merge === undefined) return read(keptFor(`${shape} page`), page, count);
+    const key = mergedListKey(accountId, query, shape);
+    if (merged.take(key)) return read(keptFor(`${shape} merge`), merge(), count);
     const walked = await read(keptFor(`${shape} walk`), page, count, { choice: choice!, walkCount: walkCount! });
-    return !Number.isNaN(walked.total) && walkFoundPage(query, walked.items.length, walked.total) ? walked : read(keptFor(`${shape} merge`), merge(), count);
+    if (!Number.isNaN(walked.total) && walkFoundPage(query, walked.items.length, walked.total)) return walked;
+    merged.note(key);
+    return read(keptFor(`${shape} merge`), merge(), count);
   };
   // A total as read: NaN when the statement gave none (a walk's, when the counts did not choose it).
   const totalOf = (value: unknown) => (value === null ? Number.NaN : Number(value));
@@ -174,15 +181,15 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       return row && joinAroundTime(row[0], row[1], row[2]);
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
-      const { items, total } = await readList(listStatements(accountId, query), query, readRowsWithTotal);
+      const { items, total } = await readList(accountId, listStatements(accountId, query), query, readRowsWithTotal);
       return { items: items.map(rowToSubmission), total };
     },
     async listSubmissionsAsJson(accountId, query) {
       const read = readTextsWithTotal(query.order);
-      const { items, total, last, lineBreak } = await readList(listStatements(accountId, query, "json as stored"), query, read);
+      const { items, total, last, lineBreak } = await readList(accountId, listStatements(accountId, query, "json as stored"), query, read);
       if (!lineBreak) return { items, total, last };
       // A row edited by hand to hold a raw line break in its data: the page again, with data re-serialised.
-      const again = await readList(listStatements(accountId, query, "json"), query, read);
+      const again = await readList(accountId, listStatements(accountId, query, "json"), query, read);
       return { items: again.items, total: again.total, last: again.last };
     },
     async walkSubmissions(accountId, walk) {
