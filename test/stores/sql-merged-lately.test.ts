@@ -20,7 +20,7 @@ const T0 = Date.UTC(2025, 3, 1);
 
 let made = 0;
 /** A submission `minutes` after T0, of the given device and status, the rest varied. */
-function submission(minutes: number, device: string, status: Submission["status"]): Submission {
+function submission(minutes: number, device: Submission["device"], status: Submission["status"]): Submission {
   const i = made++;
   return {
     submissionId: `id-${String(i).padStart(5, "0")}`,

@@ -56,11 +56,25 @@ export function listStatements(accountId: string, query: SubmissionQuery, as: Li
   const count = withFlags(countStatement(accountId, query, counting), { oneRow: true });
   if (reading === "walk or merge") {
     const pays = walkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
+    const page = withFlags(indexWalk(accountId, query, query.order, bounds, select, CHOSEN, MAX_WALK_ROWS_READ), { asArrays: true });
+    const merge = () => withFlags(mergedPage(accountId, query, query.order, bounds, select), { asArrays: true });
+    if (counting === "counts") {
+      // Undated, the total is a sum of the very counts the choice reads: one read of them for both (bench/http.ts, list).
+      const paysWithTotal = walkPaysWithTotal(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
+      return {
+        shape,
+        page,
+        count,
+        merge,
+        choice: lazy(() => `WITH walk_pays (pays, total) AS MATERIALIZED (${paysWithTotal.sql})`, paysWithTotal.args),
+        walkCount: lazy(() => "SELECT CASE WHEN pays THEN total END AS total FROM walk_pays", [], { oneRow: true }),
+      };
+    }
     return {
       shape,
-      page: withFlags(indexWalk(accountId, query, query.order, bounds, select, CHOSEN, MAX_WALK_ROWS_READ), { asArrays: true }),
+      page,
       count,
-      merge: () => withFlags(mergedPage(accountId, query, query.order, bounds, select), { asArrays: true }),
+      merge,
       choice: lazy(() => `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql})`, pays.args),
       walkCount: lazy(() => `SELECT CASE WHEN ${CHOSEN.sql} THEN (${count.sql}) END AS total`, count.args ?? [], { oneRow: true }),
     };
@@ -362,20 +376,43 @@ const MERGE_SEEK_ROWS = 2;
  * one range of submission_counts, the popup's or the account's.
  */
 function walkPays(accountId: string, filter: SubmissionFilter, depth: number, maxWalk?: number): SqlStatement & { args: readonly SqlValue[] } {
+  const { condition, from, args } = walkPaysParts(accountId, filter, depth, maxWalk);
+  return lazy(() => `(SELECT ${condition()} FROM ${from()})`, args) as SqlStatement & { args: readonly SqlValue[] };
+}
+
+/**
+ * `walkPays` as a row (pays, total) of one statement: beside the condition, the matches'
+ * total by the maintained counts (undated), summed from the same rows of submission_counts.
+ */
+function walkPaysWithTotal(accountId: string, filter: SubmissionFilter, depth: number, maxWalk?: number): SqlStatement & { args: readonly SqlValue[] } {
+  const { condition, matching, from, args, values } = walkPaysParts(accountId, filter, depth, maxWalk);
+  const [pays, where] = [args.slice(0, args.length - values.where), args.slice(args.length - values.where)];
+  return lazy(
+    () => `SELECT ${condition()} AS pays, COALESCE(SUM(f.n) FILTER (WHERE ${matching()}), 0) AS total FROM ${from()}`,
+    [...pays, ...values.matching, ...where],
+  ) as SqlStatement & { args: readonly SqlValue[] };
+}
+
+/** `walkPays`' condition and the rows it reads, as texts, with their arguments in that order; `values`, the condition `matching`'s and the count of `from`'s arguments. */
+function walkPaysParts(accountId: string, filter: SubmissionFilter, depth: number, maxWalk?: number) {
   const { field } = walkIndex(filter);
   const others = equalityFields(filter).filter((other) => other !== field);
   const values = others.map((other) => filter[other]!);
-  const text = () => {
-    const matching = others.map((other) => `f.${EQUALITY_COLUMNS[other]} = ?`).join(" AND ");
-    const merge = `COUNT(*) FILTER (WHERE ${matching} AND f.n > 0) * ?`;
-    return `(SELECT ? * COALESCE(SUM(f.n), 0) <= COALESCE(SUM(f.n) FILTER (WHERE ${matching}), 0)
-            * ${maxWalk === undefined ? merge : `min(?, ${merge})`}
-          FROM submission_counts f WHERE f.account_id = ?${field === undefined ? "" : " AND f.popup_id = ?"})`;
+  const matching = () => others.map((other) => `f.${EQUALITY_COLUMNS[other]} = ?`).join(" AND ");
+  const condition = () => {
+    const merge = `COUNT(*) FILTER (WHERE ${matching()} AND f.n > 0) * ?`;
+    return `? * COALESCE(SUM(f.n), 0) <= COALESCE(SUM(f.n) FILTER (WHERE ${matching()}), 0)
+            * ${maxWalk === undefined ? merge : `min(?, ${merge})`}`;
   };
-  return lazy(text, [
-    depth, ...values, ...(maxWalk === undefined ? [] : [maxWalk]), ...values, depth + MERGE_SEEK_ROWS, accountId,
-    ...(field === undefined ? [] : [filter[field]!]),
-  ]) as SqlStatement & { args: readonly SqlValue[] };
+  const from = () => `submission_counts f WHERE f.account_id = ?${field === undefined ? "" : " AND f.popup_id = ?"}`;
+  const where = [accountId, ...(field === undefined ? [] : [filter[field]!])];
+  return {
+    condition,
+    matching,
+    from,
+    args: [depth, ...values, ...(maxWalk === undefined ? [] : [maxWalk]), ...values, depth + MERGE_SEEK_ROWS, ...where],
+    values: { matching: values, where: where.length },
+  };
 }
 
 /** Rows per tuple up to which a merge reads less than walking one filter's index would: a list page's (limit 100, one more for a cursor) and a shallow offset's. */
