@@ -65,7 +65,7 @@ texts("for thousands of queries of every shape, the kept text is the query's own
   for (let i = 0; i < 6000; i++) {
     const query = randomQuery(next);
     const what = JSON.stringify(query);
-    for (const as of ["rows", "json"] as const) {
+    for (const as of ["rows", "json", "json as stored"] as const) {
       const { shape, page, count, merge, choice, walkCount } = listStatements("account", query, as);
       check(shape, "count", count, what);
       if (merge === undefined) check(shape, "page", page, what);
@@ -75,7 +75,7 @@ texts("for thousands of queries of every shape, the kept text is the query's own
         check(shape, "walk with total", withChoice(choice, pageWithTotal(page, walkCount!)), what);
         check(shape, "walk rows with total", rowsWithTotal(page, walkCount!, choice!), what);
       }
-      if (as === "json") check(shape, "with total", pageWithTotal(merge?.() ?? page, count), what);
+      if (as !== "rows") check(shape, "with total", pageWithTotal(merge?.() ?? page, count), what);
     }
     const walk: SubmissionWalk = { ...query, ...(next() < 0.5 ? { after: { createdAt: (query.createdAfter ?? D0) + next() * 3 * DAY, submissionId: "id" } } : {}) };
     for (const as of ["rows", "lines", "lines as stored"] as const) {
@@ -84,7 +84,7 @@ texts("for thousands of queries of every shape, the kept text is the query's own
     }
   }
   // the queries reached many shapes, each more than once
-  assert.ok(shapes.size > 500 && shapes.size < 6000, `${shapes.size} shapes`);
+  assert.ok(shapes.size > 500 && shapes.size < 7500, `${shapes.size} shapes`);
 });
 
 texts.run();

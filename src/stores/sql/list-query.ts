@@ -6,7 +6,9 @@
 import type { SqlStatement, SqlValue } from "./driver.ts";
 import { DAY_MS } from "./migrations.ts";
 import type { SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
-import { SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_LINE, SUBMISSION_LINE_AS_STORED } from "./submission-row.ts";
+import {
+  SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_JSON_AROUND_TIME_AS_STORED, SUBMISSION_LINE, SUBMISSION_LINE_AS_STORED,
+} from "./submission-row.ts";
 
 const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 const EQUALITY_FIELDS = Object.keys(EQUALITY_COLUMNS) as (keyof typeof EQUALITY_COLUMNS)[];
@@ -28,7 +30,8 @@ export interface ListStatements {
 /**
  * A list page and its total. The page's rows, as arrays: SUBMISSION_COLUMNS (for
  * `rowToSubmission`), or `as` "json" the submission's JSON text around its time
- * (SUBMISSION_JSON_AROUND_TIME's head), its created_at, id, and the text's tail.
+ * (SUBMISSION_JSON_AROUND_TIME's head), its created_at, id, and the text's tail; "json as
+ * stored", the same with `data` as stored (SUBMISSION_JSON_AROUND_TIME_AS_STORED).
  *
  * When the counts choose between a walk and a merge (`pageReading`), `page` is only the walk,
  * which reads rows only when the counts choose it (`choice`), and `merge` makes the page read
@@ -44,8 +47,8 @@ export interface ListStatements {
  * counting) is made here once, handed to the statements and written into `shape`, the key
  * their texts are kept under: nothing else re-derives it.
  */
-export function listStatements(accountId: string, query: SubmissionQuery, as: "rows" | "json" = "rows"): ListStatements {
-  const select = as === "json" ? LIST_JSON : SUBMISSION_COLUMNS;
+export function listStatements(accountId: string, query: SubmissionQuery, as: ListRows = "rows"): ListStatements {
+  const select = LIST_SELECT[as];
   const bounds = { limit: query.limit, offset: query.offset };
   const reading = readingOf(query, bounds);
   const counting = countingOf(query);
@@ -53,11 +56,25 @@ export function listStatements(accountId: string, query: SubmissionQuery, as: "r
   const count = withFlags(countStatement(accountId, query, counting), { oneRow: true });
   if (reading === "walk or merge") {
     const pays = walkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
+    const page = withFlags(indexWalk(accountId, query, query.order, bounds, select, CHOSEN, MAX_WALK_ROWS_READ), { asArrays: true });
+    const merge = () => withFlags(mergedPage(accountId, query, query.order, bounds, select), { asArrays: true });
+    if (counting === "counts") {
+      // Undated, the total is a sum of the very counts the choice reads: one read of them for both (bench/http.ts, list).
+      const paysWithTotal = walkPaysWithTotal(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
+      return {
+        shape,
+        page,
+        count,
+        merge,
+        choice: lazy(() => `WITH walk_pays (pays, total) AS MATERIALIZED (${paysWithTotal.sql})`, paysWithTotal.args),
+        walkCount: lazy(() => "SELECT CASE WHEN pays THEN total END AS total FROM walk_pays", [], { oneRow: true }),
+      };
+    }
     return {
       shape,
-      page: withFlags(indexWalk(accountId, query, query.order, bounds, select, CHOSEN, MAX_WALK_ROWS_READ), { asArrays: true }),
+      page,
       count,
-      merge: () => withFlags(mergedPage(accountId, query, query.order, bounds, select), { asArrays: true }),
+      merge,
       choice: lazy(() => `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql})`, pays.args),
       walkCount: lazy(() => `SELECT CASE WHEN ${CHOSEN.sql} THEN (${count.sql}) END AS total`, count.args ?? [], { oneRow: true }),
     };
@@ -65,7 +82,14 @@ export function listStatements(accountId: string, query: SubmissionQuery, as: "r
   return { shape, page: withFlags(pageStatement(accountId, query, query.order, bounds, select, reading), { asArrays: true }), count };
 }
 
-const LIST_JSON = `${SUBMISSION_JSON_AROUND_TIME.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME.tail} AS tail`;
+/** What each row of a list is (`listStatements`). */
+export type ListRows = "rows" | "json" | "json as stored";
+
+const LIST_SELECT: Record<ListRows, string> = {
+  rows: SUBMISSION_COLUMNS,
+  json: `${SUBMISSION_JSON_AROUND_TIME.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME.tail} AS tail`,
+  "json as stored": `${SUBMISSION_JSON_AROUND_TIME_AS_STORED.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.tail} AS tail`,
+};
 
 /**
  * The part of a statement's shape (`ListStatements`' `shape`, `WalkStatement`'s) that is not a
@@ -106,6 +130,44 @@ export function statementTexts(maxKept = MAX_KEPT_TEXTS): (shape: string, part: 
 
 /** Texts kept per store by default; past this many, they start over (as the driver's prepared statements do). */
 const MAX_KEPT_TEXTS = 512;
+
+// bench/correlated.ts: a dated list over dozens of tuples read, before each merge, a walk that its counts never chose.
+/**
+ * The lists whose page the merge read lately (`ListStatements`' `merge`: the counts did not
+ * choose the walk, or it did not find the page), so that the next list of the same shape and
+ * values reads the merge at once, without the walk's statement before it. The merge gives the
+ * same page and total whichever way the counts would choose: the choice is only what a list
+ * costs. A list is read that way MERGE_REUSES times, then the usual way again, so that counts
+ * that have come to choose the walk are seen; a key that two lists share costs one of them the
+ * merge, never a wrong page.
+ */
+export function mergedLately(maxKept = MAX_MERGED_LISTS): { take(key: string): boolean; note(key: string): void } {
+  const lists = new Map<string, number>();
+  return {
+    take(key) {
+      const left = lists.get(key);
+      if (left === undefined) return false;
+      if (left <= 1) lists.delete(key);
+      else lists.set(key, left - 1);
+      return true;
+    },
+    note(key) {
+      if (lists.size >= maxKept) lists.clear();
+      lists.set(key, MERGE_REUSES);
+    },
+  };
+}
+
+/** The key of a list in `mergedLately`: its shape (`ListStatements`') and the values its statements read. */
+export function mergedListKey(accountId: string, query: SubmissionQuery, shape: string): string {
+  const { popupId, domain, device, status, createdAfter, createdBefore, offset, limit } = query;
+  return `${shape}\x1f${accountId}\x1f${popupId}\x1f${domain}\x1f${device}\x1f${status}\x1f${createdAfter}\x1f${createdBefore}\x1f${offset}\x1f${limit}`;
+}
+
+/** Lists a store remembers in `mergedLately`; past this many, it starts over. */
+const MAX_MERGED_LISTS = 4096;
+/** Lists of one key read by the merge at once before one is read the usual way again. */
+const MERGE_REUSES = 16;
 
 /**
  * A statement whose text is made only when read: its arguments are made for every query, its
@@ -314,20 +376,43 @@ const MERGE_SEEK_ROWS = 2;
  * one range of submission_counts, the popup's or the account's.
  */
 function walkPays(accountId: string, filter: SubmissionFilter, depth: number, maxWalk?: number): SqlStatement & { args: readonly SqlValue[] } {
+  const { condition, from, args } = walkPaysParts(accountId, filter, depth, maxWalk);
+  return lazy(() => `(SELECT ${condition()} FROM ${from()})`, args) as SqlStatement & { args: readonly SqlValue[] };
+}
+
+/**
+ * `walkPays` as a row (pays, total) of one statement: beside the condition, the matches'
+ * total by the maintained counts (undated), summed from the same rows of submission_counts.
+ */
+function walkPaysWithTotal(accountId: string, filter: SubmissionFilter, depth: number, maxWalk?: number): SqlStatement & { args: readonly SqlValue[] } {
+  const { condition, matching, from, args, values } = walkPaysParts(accountId, filter, depth, maxWalk);
+  const [pays, where] = [args.slice(0, args.length - values.where), args.slice(args.length - values.where)];
+  return lazy(
+    () => `SELECT ${condition()} AS pays, COALESCE(SUM(f.n) FILTER (WHERE ${matching()}), 0) AS total FROM ${from()}`,
+    [...pays, ...values.matching, ...where],
+  ) as SqlStatement & { args: readonly SqlValue[] };
+}
+
+/** `walkPays`' condition and the rows it reads, as texts, with their arguments in that order; `values`, the condition `matching`'s and the count of `from`'s arguments. */
+function walkPaysParts(accountId: string, filter: SubmissionFilter, depth: number, maxWalk?: number) {
   const { field } = walkIndex(filter);
   const others = equalityFields(filter).filter((other) => other !== field);
   const values = others.map((other) => filter[other]!);
-  const text = () => {
-    const matching = others.map((other) => `f.${EQUALITY_COLUMNS[other]} = ?`).join(" AND ");
-    const merge = `COUNT(*) FILTER (WHERE ${matching} AND f.n > 0) * ?`;
-    return `(SELECT ? * COALESCE(SUM(f.n), 0) <= COALESCE(SUM(f.n) FILTER (WHERE ${matching}), 0)
-            * ${maxWalk === undefined ? merge : `min(?, ${merge})`}
-          FROM submission_counts f WHERE f.account_id = ?${field === undefined ? "" : " AND f.popup_id = ?"})`;
+  const matching = () => others.map((other) => `f.${EQUALITY_COLUMNS[other]} = ?`).join(" AND ");
+  const condition = () => {
+    const merge = `COUNT(*) FILTER (WHERE ${matching()} AND f.n > 0) * ?`;
+    return `? * COALESCE(SUM(f.n), 0) <= COALESCE(SUM(f.n) FILTER (WHERE ${matching()}), 0)
+            * ${maxWalk === undefined ? merge : `min(?, ${merge})`}`;
   };
-  return lazy(text, [
-    depth, ...values, ...(maxWalk === undefined ? [] : [maxWalk]), ...values, depth + MERGE_SEEK_ROWS, accountId,
-    ...(field === undefined ? [] : [filter[field]!]),
-  ]) as SqlStatement & { args: readonly SqlValue[] };
+  const from = () => `submission_counts f WHERE f.account_id = ?${field === undefined ? "" : " AND f.popup_id = ?"}`;
+  const where = [accountId, ...(field === undefined ? [] : [filter[field]!])];
+  return {
+    condition,
+    matching,
+    from,
+    args: [depth, ...values, ...(maxWalk === undefined ? [] : [maxWalk]), ...values, depth + MERGE_SEEK_ROWS, ...where],
+    values: { matching: values, where: where.length },
+  };
 }
 
 /** Rows per tuple up to which a merge reads less than walking one filter's index would: a list page's (limit 100, one more for a cursor) and a shallow offset's. */
@@ -678,7 +763,7 @@ function rangeArgs(filter: SubmissionFilter, after?: SubmissionCursor): (string 
 
 // bench/http.ts (list): the binding converts each value of each row on its own, at a cost per value.
 /**
- * A list page (`page` of `listStatements` as "json", or its `merge()`) and its total as one
+ * A list page (`page` of `listStatements` as "json" or "json as stored", or its `merge()`) and its total as one
  * row of one statement, so one snapshot without a transaction: `total`; `heads` and `tails`,
  * the rows' texts around their time joined by char(30), which no JSON text holds raw; and the
  * rows' `times` and `ids` as JSON arrays, in the order SQLite aggregated them (see `wholePage`).

@@ -17,7 +17,7 @@ import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
 import {
-  dataKeysStatement, type ListStatements, listStatements, pageWithTotal, rowsWithTotal, statementTexts, walkFoundPage, type WalkRows, walkStatement, type WalkStatement,
+  dataKeysStatement, type ListStatements, listStatements, mergedLately, mergedListKey, pageWithTotal, rowsWithTotal, statementTexts, walkFoundPage, type WalkRows, walkStatement, type WalkStatement,
   wholePage,
 } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
@@ -26,7 +26,7 @@ import { randomHex } from "../../hex.ts";
 import { type StoredDataKeys, storedDataKeys } from "../stored-data-keys.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import {
-  arrayToSubmission, joinAroundTime, rowToSubmission, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, submissionToRow,
+  arrayToSubmission, holdsLineBreak, joinAroundTime, rowToSubmission, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_JSON_AROUND_TIME_AS_STORED, submissionToRow,
 } from "./submission-row.ts";
 
 /** What every SQL-backed store (libSQL, D1) takes beside its connection. */
@@ -61,6 +61,7 @@ type Kept = (part: string, statement: SqlStatement) => SqlStatement;
 
 function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identifyingFields: readonly string[]): CompleteStore {
   const texts = statementTexts();
+  const merged = mergedLately();
   const keptFor = (shape: string): Kept => (part, statement) => texts(shape, part, statement);
   // A walk's page (wholePage; as rows, its arrays parsed) and where its last row is; undefined for no rows.
   const readWholePage = async ({ page, shape }: WalkStatement, separator: "," | "lines", order: "asc" | "desc"): Promise<WholePage | undefined> => {
@@ -97,16 +98,22 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   };
   // A list's page and its total from one snapshot, read by `read`. A walk the counts may not
   // choose (`walk`) is read first; when it was not chosen (its total then reads NaN) or did not
-  // find the page (walkFoundPage), the merge is read with the total.
+  // find the page (walkFoundPage), the merge is read with the total. A list whose page the merge
+  // read lately reads the merge at once (mergedLately).
   // Each statement's text is kept for the list's shape under its part's name.
   const readList = async <Read extends { items: readonly unknown[]; total: number }>(
+    accountId: string,
     { shape, page, count, merge, choice, walkCount }: ListStatements,
     query: SubmissionQuery,
     read: (kept: Kept, page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => Promise<Read>,
   ): Promise<Read> => {
     if (merge === undefined) return read(keptFor(`${shape} page`), page, count);
+    const key = mergedListKey(accountId, query, shape);
+    if (merged.take(key)) return read(keptFor(`${shape} merge`), merge(), count);
     const walked = await read(keptFor(`${shape} walk`), page, count, { choice: choice!, walkCount: walkCount! });
-    return !Number.isNaN(walked.total) && walkFoundPage(query, walked.items.length, walked.total) ? walked : read(keptFor(`${shape} merge`), merge(), count);
+    if (!Number.isNaN(walked.total) && walkFoundPage(query, walked.items.length, walked.total)) return walked;
+    merged.note(key);
+    return read(keptFor(`${shape} merge`), merge(), count);
   };
   // A total as read: NaN when the statement gave none (a walk's, when the counts did not choose it).
   const totalOf = (value: unknown) => (value === null ? Number.NaN : Number(value));
@@ -122,16 +129,18 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     return { items: arrayRows(rows!), total: totalOf(total!.rows[0]!.total) };
   };
   // The page's JSON texts and its total in one statement (pageWithTotal); a walk's total only
-  // when the counts chose it, from the choice the walk reads.
+  // when the counts chose it, from the choice the walk reads. `lineBreak`: a text read "json as
+  // stored" holds a raw line break (holdsLineBreak), which "json" would have re-serialised.
   const readTextsWithTotal = (order: "asc" | "desc") => async (kept: Kept, page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => {
     const row = (await driver.execute(kept("texts", pageWithTotal(page, walk?.walkCount ?? count, walk?.choice)))).rows[0]!;
     const total = totalOf(row.total);
-    if (row.heads === null || row.heads === undefined) return { items: [], total };
-    const [heads, tails] = [String(row.heads).split("\x1e"), String(row.tails).split("\x1e")];
+    if (row.heads === null || row.heads === undefined) return { items: [], total, lineBreak: false };
+    const [joinedHeads, joinedTails] = [String(row.heads), String(row.tails)];
+    const [heads, tails] = [joinedHeads.split("\x1e"), joinedTails.split("\x1e")];
     const { times, last } = pagePlaces(row, order);
     if (heads.length !== times.length || tails.length !== times.length) throw new Error("the database returned a page whose texts do not split into its rows");
     const items = heads.map((head, i) => joinAroundTime(head, times[i], tails[i]));
-    return { items, total, last };
+    return { items, total, last, lineBreak: holdsLineBreak(joinedHeads) || holdsLineBreak(joinedTails) };
   };
   // One submission's row, as `sql` selects it; undefined when the account has no such id.
   const readSubmission = async (sql: string, accountId: string, submissionId: string) => {
@@ -166,15 +175,22 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       return row && rowToSubmission(row);
     },
     async getSubmissionAsJson(accountId, submissionId) {
-      const row = await readSubmission(GET_AS_JSON, accountId, submissionId);
+      let row = await readSubmission(GET_AS_JSON_AS_STORED, accountId, submissionId);
+      // A row edited by hand to hold a raw line break in its data: read again, with data re-serialised.
+      if (row !== undefined && holdsLineBreak(String(row[0]))) row = await readSubmission(GET_AS_JSON, accountId, submissionId);
       return row && joinAroundTime(row[0], row[1], row[2]);
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
-      const { items, total } = await readList(listStatements(accountId, query), query, readRowsWithTotal);
+      const { items, total } = await readList(accountId, listStatements(accountId, query), query, readRowsWithTotal);
       return { items: items.map(rowToSubmission), total };
     },
     async listSubmissionsAsJson(accountId, query) {
-      return readList(listStatements(accountId, query, "json"), query, readTextsWithTotal(query.order));
+      const read = readTextsWithTotal(query.order);
+      const { items, total, last, lineBreak } = await readList(accountId, listStatements(accountId, query, "json as stored"), query, read);
+      if (!lineBreak) return { items, total, last };
+      // A row edited by hand to hold a raw line break in its data: the page again, with data re-serialised.
+      const again = await readList(accountId, listStatements(accountId, query, "json"), query, read);
+      return { items: again.items, total: again.total, last: again.last };
     },
     async walkSubmissions(accountId, walk) {
       const read = await readWalkPage(accountId, walk, "rows");
@@ -514,6 +530,8 @@ async function readOrMakeHashKey(driver: SqlDriver): Promise<string> {
 const GET_AS_COLUMNS = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = ? AND id = ?`;
 /** A submission's JSON text in the parts `joinAroundTime` joins: head, created_at, tail. */
 const GET_AS_JSON = `SELECT ${SUBMISSION_JSON_AROUND_TIME.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME.tail} FROM submissions WHERE account_id = ? AND id = ?`;
+/** GET_AS_JSON with data as stored (SUBMISSION_JSON_AROUND_TIME_AS_STORED). */
+const GET_AS_JSON_AS_STORED = `SELECT ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.tail} FROM submissions WHERE account_id = ? AND id = ?`;
 
 const PLACEHOLDERS = Array(SUBMISSION_COLUMN_COUNT + 1).fill("?").join(", ");
 
