@@ -231,6 +231,41 @@ export function testWebhookStore<S extends Store>(options: StoreSuiteOptions<S>)
     );
   });
 
+  test("webhooks: recording and claiming in one call goes on through a replay's run, and records the last outcomes when nothing is left", async (store) => {
+    const hook = endpoint();
+    await store.insertWebhook(ACCOUNT, hook);
+    for (const row of seedRows(3)) await store.insertSubmission(ACCOUNT, row);
+    const ids = (await eventsOf(store, ACCOUNT)).map((event) => event.id);
+    const succeeded = (delivery: ClaimedDelivery, at: number) => ({
+      accountId: ACCOUNT, webhookId: delivery.webhook.webhookId, position: delivery.position, owner: "dispatcher-a", at, durationMs: 3,
+      statusCode: 204, error: null, status: "succeeded" as const, nextAttemptAt: null,
+    });
+    const next = (attempts: ReturnType<typeof succeeded>[], now: number) =>
+      recordAndClaimDeliveries(store, attempts, { now, limit: 2, leaseMs: LEASE_MS, owner: "dispatcher-a" });
+    let { claimed } = await next([], NOW);
+    assert.equal(claimed.map((d) => d.eventId), ids.slice(0, 2));
+    ({ claimed } = await next(claimed.map((d) => succeeded(d, NOW)), NOW + 1));
+    assert.equal(claimed.map((d) => d.eventId), ids.slice(2));
+    let recorded: boolean[];
+    ({ recorded, claimed } = await next(claimed.map((d) => succeeded(d, NOW + 1)), NOW + 2));
+    assert.equal([recorded, claimed], [[true], []], "the last outcome recorded, nothing more to claim");
+
+    // Added after the events: a replay gives it deliveries never attempted, a run of them.
+    const late = endpoint();
+    await store.insertWebhook(ACCOUNT, late);
+    assert.is(await store.replayDeliveries(ACCOUNT, late.webhookId, 0, NOW + 3), 3);
+    ({ claimed } = await next([], NOW + 3));
+    assert.equal(claimed.map((d) => [d.webhook.webhookId, d.eventId]), ids.slice(0, 2).map((id) => [late.webhookId, id]), "a replay's run, as many as the limit");
+    ({ recorded, claimed } = await next(claimed.map((d) => succeeded(d, NOW + 3)), NOW + 4));
+    assert.equal([recorded, claimed.map((d) => d.eventId)], [[true, true], ids.slice(2)], "the rest of the run, once its first part is recorded");
+    ({ recorded, claimed } = await next(claimed.map((d) => succeeded(d, NOW + 4)), NOW + 5));
+    assert.equal([recorded, claimed], [[true], []]);
+    for (const webhook of [hook, late]) {
+      const log = (await store.listDeliveries(ACCOUNT, webhook.webhookId, { limit: 10 })).deliveries;
+      assert.equal(log.map((d) => [d.eventId, d.status, d.attempts]), ids.toReversed().map((id) => [id, "succeeded", 1]));
+    }
+  });
+
   test("webhooks: an attempt never made (a lost lease) is made before any later event's first attempt", async (store) => {
     await store.insertWebhook(ACCOUNT, endpoint());
     const [a, b] = seedRows(2) as [Submission, Submission];

@@ -7,7 +7,9 @@
  * At least once: a delivery leaves the outbox only when an attempt's outcome is recorded, so a
  * crash at any moment leaves it to be claimed again once its lease runs out. One endpoint's
  * deliveries are sent one after another in the order claimed (first attempts in commit order,
- * retries in order of first attempt); different endpoints' go out side by side.
+ * retries in order of first attempt); different endpoints' go out side by side. Outcomes are
+ * written with the next claim, in its write (`recordAndClaimDeliveries`), so that under a
+ * stream of changes a cycle of claim, sends and outcomes is one write transaction, not two.
  */
 import { formatInstant } from "../instant.ts";
 import {
@@ -25,7 +27,7 @@ export interface WebhookDispatcherOptions {
   clock?: () => number;
   /** In [0, 1), for the retries' jitter; default `Math.random`. */
   random?: () => number;
-  /** Deliveries claimed and not yet recorded at once; different endpoints' are sent side by side, one endpoint's one after another. Default 32. */
+  /** Deliveries claimed and not yet attempted at once; different endpoints' are sent side by side, one endpoint's one after another. Default 32. */
   concurrency?: number;
   /** How long a claimed delivery stays this dispatcher's before another may take it; default 60 s. */
   leaseMs?: number;
@@ -72,8 +74,8 @@ export const MIN_LEASE_MS = LEASE_MARGIN_MS + 1_000;
 export const DEFAULT_LEASE_MS = 60_000;
 /**
  * How long a wake waits once the dispatcher has caught up, and a claim after one that found
- * less than it could take: the changes committed meanwhile are claimed, sent and recorded
- * together. A claim and a write of outcomes cost about as much for
+ * less than it could take (with the outcomes it writes): the changes committed meanwhile are
+ * claimed, sent and recorded together. A claim and its write of outcomes cost about as much for
  * one delivery as for many, so under a stream of changes this keeps their cost per delivery
  * low, for a delay no receiver notices.
  */

@@ -111,6 +111,17 @@ const MAYBE_CLAIMABLE = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at
   AS maybe`;
 
 /**
+ * MAYBE_CLAIMABLE once the outcomes of `?2`'s attempts are recorded: also true while `?2` holds a
+ * live lease on a range of an enabled endpoint that has events after it (what the outcomes may
+ * free), or on a delivery row (a replay's run may go on past it). Read before the write that
+ * records them, so that a write of outcomes after which nothing is claimable runs no claim.
+ */
+const MAYBE_CLAIMABLE_AFTER = `${MAYBE_CLAIMABLE.slice(0, -" AS maybe".length)}
+  OR EXISTS (SELECT 1 FROM webhooks WHERE lease_owner = ?2 AND lease_until > ?1 AND disabled_at IS NULL AND lease_last < ${NEWEST_POSITION})
+  OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE lease_until > ?1 AND lease_owner = ?2)
+  AS maybe`;
+
+/**
  * Moves each enabled, unleased endpoint none of whose events after its place in the log it
  * subscribes to past them, so that those are not read again (and a claim's first read finds
  * nothing to do). A lease run out on such an endpoint (its events pruned) goes with it.
@@ -294,9 +305,11 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       return readClaim(now + leaseMs, claim);
     },
     async recordAndClaimDeliveries(attempts, { now, limit, leaseMs, owner }) {
-      // No first read of whether anything is claimable: what the outcomes free (an endpoint's
-      // range, once its run is recorded) is claimable only after them, in this same transaction.
+      // What the outcomes free (an endpoint's range, once its run is recorded) is claimable only
+      // after them: the claim follows them in this same transaction.
       const recording = attemptsRecording(attempts);
+      const { rows: found } = await driver.execute({ sql: MAYBE_CLAIMABLE_AFTER, args: [now, owner] });
+      if (!found[0]?.maybe) return { recorded: recording.recorded(await write(recording.statements)), claimed: [] };
       const claim = randomHex(16);
       const results = await write([...recording.statements, ...leasesTaken(now, limit, owner, now + leaseMs, claim)]);
       return { recorded: recording.recorded(results), claimed: await readClaim(now + leaseMs, claim) };
