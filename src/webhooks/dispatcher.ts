@@ -200,6 +200,12 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     let lookAgain: Promise<void> | undefined;
     /** An endpoint's claimed deliveries were all attempted since the last claim. */
     let endpointFreed = false;
+    /**
+     * Wakes the loop's wait: an ended attempt that may change what it does (its endpoint's run
+     * or the whole run attempted, a batch of outcomes full). Not every ended attempt: a wait on
+     * all of them, renewed at each one's end, costs a reaction per attempt under way each time.
+     */
+    let poke = () => {};
 
     /**
      * Writes the outcomes made so far and, with `claim`, claims in the same write: one
@@ -245,7 +251,7 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
             if (outcome === undefined) return;
             made++;
             if (outcomes.length === 0) outcomesSince = performance.now();
-            outcomes.push({ delivery, made: outcome, noted });
+            if (outcomes.push({ delivery, made: outcome, noted }) >= OUTCOMES_BATCH) poke();
           })
           .catch((error: unknown) => onError?.(error))
           .finally(() => {
@@ -255,6 +261,7 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
             else {
               unattempted.delete(key);
               endpointFreed = true;
+              poke();
             }
             if (chains.get(key) === sent) chains.delete(key);
           });
@@ -269,9 +276,11 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
         const sinceShortClaim = shortClaimAt === undefined ? Infinity : performance.now() - shortClaimAt;
         const outcomesDue = outcomes.length > 0 &&
           (stopping || attempting.size === 0 || outcomes.length >= OUTCOMES_BATCH || performance.now() - outcomesSince >= LONGEST_OUTCOME_WAIT_MS);
-        // After a full claim, the next one goes with a write of outcomes: a claim for each slot
-        // freed would be a write for each delivery.
-        const worthClaiming = !stopping && room > 0 && (attempting.size === 0 || endpointFreed ||
+        // A freed endpoint's next run is claimed with the outcomes, once they are due: while
+        // other endpoints' runs are still under way, claiming it at once would split the cycle of
+        // every endpoint into one of its own, each a write. After a full claim, the next one goes
+        // with a write of outcomes too: a claim for each slot freed would be a write a delivery.
+        const worthClaiming = !stopping && room > 0 && (attempting.size === 0 || (endpointFreed && outcomesDue) ||
           (shortClaimAt === undefined ? !claimedBefore || outcomesDue : sinceShortClaim >= LONG_RUN_LOOK_MS));
         // Caught up: the next claim, and the outcomes it writes, wait for the changes committed
         // meanwhile, as a wake gathers them (GATHER_MS).
@@ -291,8 +300,8 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
         }
         if (attempting.size === 0 && outcomes.length === 0 && (claimed.length === 0 || stopping)) return made;
         if (claimed.length > 0 && !stopping && attempting.size < concurrency) continue;
-        // An ended attempt may free its endpoint or make the outcomes due.
-        const waits: Promise<unknown>[] = [...attempting];
+        // An ended attempt may free its endpoint (the last of a run frees one) or make the outcomes due.
+        const waits: Promise<unknown>[] = [new Promise<void>((resolve) => (poke = resolve))];
         if (waitingToGather) waits.push(delay(GATHER_MS - sinceShortClaim, outcomes.length > 0));
         else {
           if (lookAgain && !stopping) waits.push(lookAgain);
