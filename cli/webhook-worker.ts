@@ -13,7 +13,7 @@ import { createWebhookDispatcher } from "../src/webhooks/dispatcher.ts";
 import { openDatabase } from "./database.ts";
 import type { ThreadMessage, WebhookThreadData } from "./webhook-thread.ts";
 
-/** Deliveries claimed and not yet recorded at once. */
+/** Deliveries claimed and not yet attempted at once. */
 const CONCURRENCY = 128;
 
 const port = parentPort!;

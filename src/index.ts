@@ -27,7 +27,8 @@ export type {
 } from "./store.ts";
 export { isEventLog, isWebhookStore, StoreUnavailable } from "./store.ts";
 export type {
-  WebhookStore, WebhookRecord, WebhookChange, DeliveryStatus, DeliveryClaim, ClaimedDelivery, DeliveryAttempt, DeliveryQuery, Delivery, DeliveryPage,
+  WebhookStore, WebhookRecord, WebhookChange, DeliveryStatus, DeliveryClaim, ClaimedDelivery, DeliveryAttempt, RecordedAndClaimed, DeliveryQuery, Delivery,
+  DeliveryPage,
 } from "./store.ts";
 export { createWebhookDispatcher, type AttemptReport, type WebhookDispatcher, type WebhookDispatcherOptions } from "./webhooks/dispatcher.ts";
 export {

@@ -297,6 +297,13 @@ export interface WebhookStore {
    * answered as alone. Without it, `recordDeliveryAttempts` (below) records them one by one.
    */
   recordDeliveryAttempts?(attempts: readonly DeliveryAttempt[]): Promise<boolean[]>;
+  /**
+   * Optional: `recordDeliveryAttempts`, then `claimDeliveries`, in one write (one transaction):
+   * the claim sees the outcomes recorded (an endpoint whose run they end has its next first
+   * attempts claimable). A dispatcher's cycle is then one commit, not two. Without it,
+   * `recordAndClaimDeliveries` (below) makes the two calls.
+   */
+  recordAndClaimDeliveries?(attempts: readonly DeliveryAttempt[], claim: DeliveryClaim): Promise<RecordedAndClaimed>;
   /** The endpoint's deliveries, newest event first, after `query.after` (a position from an earlier page). */
   listDeliveries(accountId: string, webhookId: string, query: DeliveryQuery): Promise<DeliveryPage>;
   /**
@@ -418,6 +425,20 @@ export interface DeliveryPage {
 export async function recordDeliveryAttempts(store: WebhookStore, attempts: readonly DeliveryAttempt[]): Promise<boolean[]> {
   if (store.recordDeliveryAttempts) return store.recordDeliveryAttempts(attempts);
   return Promise.all(attempts.map((attempt) => store.recordDeliveryAttempt(attempt)));
+}
+
+/** What `recordAndClaimDeliveries` answers: each attempt as `recordDeliveryAttempts` does, and the claim's deliveries. */
+export interface RecordedAndClaimed {
+  recorded: boolean[];
+  claimed: ClaimedDelivery[];
+}
+
+/** `store.recordAndClaimDeliveries`, or the attempts recorded and then a claim, when the store has no such path. */
+export async function recordAndClaimDeliveries(store: WebhookStore, attempts: readonly DeliveryAttempt[], claim: DeliveryClaim): Promise<RecordedAndClaimed> {
+  if (attempts.length === 0) return { recorded: [], claimed: await store.claimDeliveries(claim) };
+  if (store.recordAndClaimDeliveries) return store.recordAndClaimDeliveries(attempts, claim);
+  const recorded = await recordDeliveryAttempts(store, attempts);
+  return { recorded, claimed: await store.claimDeliveries(claim) };
 }
 
 /** True when the store keeps webhook endpoints and their outbox. */

@@ -3,8 +3,7 @@
  * (bench/README.md, webhooks.ts): SQLite drops a WAL connection's whole page cache when it sees
  * that another connection committed since its last transaction, so the statements of the next
  * transaction read their pages again. With endpoints, the dispatcher's thread commits its
- * claims and outcome writes on a connection of its own, about as often as the creates' group
- * commits come. Creates in groups of `group` (one group commit each) on a libSQL file of
+ * claims (each with the outcomes of the run before it) on a connection of its own. Creates in groups of `group` (one group commit each) on a libSQL file of
  * `rows` submissions, in blocks alternating between none and one commit of another connection
  * (an update of a webhook's row, as a claim's is) before each group; the CPU of this process
  * per create, the binding's threads included. Alternating in one process, so that a busy

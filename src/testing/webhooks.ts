@@ -6,7 +6,8 @@
  */
 import type { EventType } from "../events.ts";
 import {
-  type ClaimedDelivery, type DeliveryStatus, type EventLog, eventTexts, readEventsAsJson, recordDeliveryAttempts, type SubmissionStore,
+  type ClaimedDelivery, type DeliveryStatus, type EventLog, eventTexts, readEventsAsJson, recordAndClaimDeliveries, recordDeliveryAttempts,
+  type SubmissionStore,
   type WebhookRecord, type WebhookStore,
 } from "../store.ts";
 import type { Submission } from "../submission.ts";
@@ -188,6 +189,81 @@ export function testWebhookStore<S extends Store>(options: StoreSuiteOptions<S>)
     assert.equal(await logged(lost), [["pending", 0, new Date(NOW).toISOString()]], "a lost lease's attempt is not recorded");
     assert.equal(await logged(retried), [["pending", 1, new Date(NOW + 5000).toISOString()]]);
     assert.equal(await recordDeliveryAttempts(store, []), []);
+  });
+
+  test("webhooks: recording and claiming in one call: the claim sees the outcomes, and each attempt is answered as recorded alone", async (store) => {
+    const [hook, other] = [endpoint(), endpoint()];
+    await store.insertWebhook(ACCOUNT, hook);
+    await store.insertWebhook(ACCOUNT, other);
+    for (const row of seedRows(3)) await store.insertSubmission(ACCOUNT, row);
+    const events = await eventsOf(store, ACCOUNT);
+    const first = await claim(store, NOW, "dispatcher-a", 4);
+    const find = (webhook: WebhookRecord, i: number) => first.find((d) => d.webhook.webhookId === webhook.webhookId && d.eventId === events[i]!.id)!;
+    const [a, b, otherA, otherB] = [find(hook, 0), find(hook, 1), find(other, 0), find(other, 1)];
+    assert.ok(a && b && otherA && otherB, "the first two events to both endpoints");
+    const attempt = (delivery: ClaimedDelivery, owner: string, status: DeliveryStatus) => ({
+      accountId: ACCOUNT, webhookId: delivery.webhook.webhookId, position: delivery.position, owner, at: NOW + 1, durationMs: 3,
+      statusCode: status === "succeeded" ? 200 : 500, error: status === "succeeded" ? null : "the receiver answered 500", status,
+      nextAttemptAt: status === "pending" ? NOW + 5000 : null,
+    });
+    // The endpoint's run is all recorded, the other's not (one outcome lost to another owner, one never made).
+    const { recorded, claimed } = await recordAndClaimDeliveries(
+      store,
+      [attempt(a, "dispatcher-a", "succeeded"), attempt(b, "dispatcher-a", "pending"), attempt(otherA, "someone-else", "succeeded")],
+      { now: NOW + 2, limit: 10, leaseMs: LEASE_MS, owner: "dispatcher-a" },
+    );
+    assert.equal(recorded, [true, true, false]);
+    assert.equal(
+      claimed.map((d) => [d.webhook.webhookId, d.eventId]),
+      [[hook.webhookId, events[2]!.id]],
+      "the endpoint's next first attempt, claimable once its run is recorded; the other endpoint's wait behind its leased ones",
+    );
+    const logged = async (webhook: WebhookRecord) =>
+      (await store.listDeliveries(ACCOUNT, webhook.webhookId, { limit: 10 })).deliveries.map((d) => [d.eventId, d.status, d.attempts]);
+    assert.equal(await logged(hook), [[events[2]!.id, "pending", 0], [events[1]!.id, "pending", 1], [events[0]!.id, "succeeded", 1]]);
+    const earlier = new Set([events[0]!.id, events[1]!.id]);
+    assert.equal((await logged(other)).filter(([id]) => earlier.has(id as string)), [[events[1]!.id, "pending", 0], [events[0]!.id, "pending", 0]]);
+    assert.equal(await claim(store, NOW + 3, "dispatcher-b"), [], "what the call leased is not claimed again");
+    assert.equal(
+      (await recordAndClaimDeliveries(store, [], { now: NOW + 3, limit: 10, leaseMs: LEASE_MS, owner: "dispatcher-b" })).claimed,
+      [],
+      "with no attempts, it is a claim",
+    );
+  });
+
+  test("webhooks: recording and claiming in one call goes on through a replay's run, and records the last outcomes when nothing is left", async (store) => {
+    const hook = endpoint();
+    await store.insertWebhook(ACCOUNT, hook);
+    for (const row of seedRows(3)) await store.insertSubmission(ACCOUNT, row);
+    const ids = (await eventsOf(store, ACCOUNT)).map((event) => event.id);
+    const succeeded = (delivery: ClaimedDelivery, at: number) => ({
+      accountId: ACCOUNT, webhookId: delivery.webhook.webhookId, position: delivery.position, owner: "dispatcher-a", at, durationMs: 3,
+      statusCode: 204, error: null, status: "succeeded" as const, nextAttemptAt: null,
+    });
+    const next = (attempts: ReturnType<typeof succeeded>[], now: number) =>
+      recordAndClaimDeliveries(store, attempts, { now, limit: 2, leaseMs: LEASE_MS, owner: "dispatcher-a" });
+    let { claimed } = await next([], NOW);
+    assert.equal(claimed.map((d) => d.eventId), ids.slice(0, 2));
+    ({ claimed } = await next(claimed.map((d) => succeeded(d, NOW)), NOW + 1));
+    assert.equal(claimed.map((d) => d.eventId), ids.slice(2));
+    let recorded: boolean[];
+    ({ recorded, claimed } = await next(claimed.map((d) => succeeded(d, NOW + 1)), NOW + 2));
+    assert.equal([recorded, claimed], [[true], []], "the last outcome recorded, nothing more to claim");
+
+    // Added after the events: a replay gives it deliveries never attempted, a run of them.
+    const late = endpoint();
+    await store.insertWebhook(ACCOUNT, late);
+    assert.is(await store.replayDeliveries(ACCOUNT, late.webhookId, 0, NOW + 3), 3);
+    ({ claimed } = await next([], NOW + 3));
+    assert.equal(claimed.map((d) => [d.webhook.webhookId, d.eventId]), ids.slice(0, 2).map((id) => [late.webhookId, id]), "a replay's run, as many as the limit");
+    ({ recorded, claimed } = await next(claimed.map((d) => succeeded(d, NOW + 3)), NOW + 4));
+    assert.equal([recorded, claimed.map((d) => d.eventId)], [[true, true], ids.slice(2)], "the rest of the run, once its first part is recorded");
+    ({ recorded, claimed } = await next(claimed.map((d) => succeeded(d, NOW + 4)), NOW + 5));
+    assert.equal([recorded, claimed], [[true], []]);
+    for (const webhook of [hook, late]) {
+      const log = (await store.listDeliveries(ACCOUNT, webhook.webhookId, { limit: 10 })).deliveries;
+      assert.equal(log.map((d) => [d.eventId, d.status, d.attempts]), ids.toReversed().map((id) => [id, "succeeded", 1]));
+    }
   });
 
   test("webhooks: an attempt never made (a lost lease) is made before any later event's first attempt", async (store) => {

@@ -7,11 +7,15 @@
  * At least once: a delivery leaves the outbox only when an attempt's outcome is recorded, so a
  * crash at any moment leaves it to be claimed again once its lease runs out. One endpoint's
  * deliveries are sent one after another in the order claimed (first attempts in commit order,
- * retries in order of first attempt); different endpoints' go out side by side.
+ * retries in order of first attempt); different endpoints' go out side by side. Outcomes are
+ * written with the next claim, in its write (`recordAndClaimDeliveries`), so that under a
+ * stream of changes a cycle of claim, sends and outcomes is one write transaction, not two.
  */
 import { formatInstant } from "../instant.ts";
-import type { ClaimedDelivery, DeliveryAttempt, DeliveryStatus, WebhookStore } from "../store.ts";
-import { createAttemptRecorder } from "./recorder.ts";
+import {
+  type ClaimedDelivery, type DeliveryAttempt, type DeliveryClaim, type DeliveryStatus, recordAndClaimDeliveries, recordDeliveryAttempts,
+  type WebhookStore,
+} from "../store.ts";
 import { ATTEMPT_TIMEOUT_MS, DISABLE_AFTER_FAILING_MS, retryAt } from "./schedule.ts";
 import { signingSecrets, signWebhook } from "./signing.ts";
 import { attemptError, type WebhookTransport } from "./transport.ts";
@@ -23,7 +27,7 @@ export interface WebhookDispatcherOptions {
   clock?: () => number;
   /** In [0, 1), for the retries' jitter; default `Math.random`. */
   random?: () => number;
-  /** Deliveries claimed and not yet recorded at once; different endpoints' are sent side by side, one endpoint's one after another. Default 32. */
+  /** Deliveries claimed and not yet attempted at once; different endpoints' are sent side by side, one endpoint's one after another. Default 32. */
   concurrency?: number;
   /** How long a claimed delivery stays this dispatcher's before another may take it; default 60 s. */
   leaseMs?: number;
@@ -70,8 +74,8 @@ export const MIN_LEASE_MS = LEASE_MARGIN_MS + 1_000;
 export const DEFAULT_LEASE_MS = 60_000;
 /**
  * How long a wake waits once the dispatcher has caught up, and a claim after one that found
- * less than it could take: the changes committed meanwhile are claimed, sent and recorded
- * together. A claim and a write of outcomes cost about as much for
+ * less than it could take (with the outcomes it writes): the changes committed meanwhile are
+ * claimed, sent and recorded together. A claim and its write of outcomes cost about as much for
  * one delivery as for many, so under a stream of changes this keeps their cost per delivery
  * low, for a delay no receiver notices.
  */
@@ -81,6 +85,21 @@ const GATHER_MS = 10;
  * changes and due retries; otherwise it claims again once an endpoint's run is recorded.
  */
 const LONG_RUN_LOOK_MS = 1_000;
+/**
+ * Outcomes are held while other attempts are under way (the next of an endpoint's run starts as
+ * one ends), and written once none is (with the next claim), once this many wait, or after
+ * LONGEST_OUTCOME_WAIT_MS at the latest: on a file database a write per outcome would bound
+ * deliveries per second.
+ */
+const OUTCOMES_BATCH = 64;
+const LONGEST_OUTCOME_WAIT_MS = 50;
+
+/** An attempt made, waiting to be written; `noted` as `afterRecorded` takes it. */
+interface Outcome {
+  delivery: ClaimedDelivery;
+  made: DeliveryAttempt;
+  noted: Set<string>;
+}
 
 export function createWebhookDispatcher(store: WebhookStore, options: WebhookDispatcherOptions): WebhookDispatcher {
   const { transport, clock = Date.now, random = Math.random, concurrency = 32, leaseMs = DEFAULT_LEASE_MS, pollIntervalMs = 5_000, onError, onAttempt } = options;
@@ -92,15 +111,12 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
   let stopping = false;
   /** The earliest retry this dispatcher scheduled that has not come due yet. */
   let earliestRetry = Infinity;
-  /** Attempts being made now. */
-  let underWay = 0;
 
   /** Makes one attempt; undefined when it was not made (the lease would not outlast it). */
   const attempt = async (delivery: ClaimedDelivery, leaseEnds: number): Promise<DeliveryAttempt | undefined> => {
     const at = clock();
     if (at + LEASE_MARGIN_MS > leaseEnds) return undefined;
     const { webhook, eventId } = delivery;
-    underWay++;
     const started = performance.now();
     let statusCode: number | null = null;
     let error: string | null = null;
@@ -122,8 +138,6 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
       if (statusCode < 200 || statusCode > 299) error = answerError(statusCode);
     } catch (thrown) {
       error = attemptError(thrown, ATTEMPT_TIMEOUT_MS);
-    } finally {
-      underWay--;
     }
     const durationMs = Math.round(performance.now() - started);
     const next = error === null || statusCode === 410 ? null : retryAt(delivery.attempts + 1, delivery.firstAttemptAt ?? at, at, random());
@@ -160,80 +174,145 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     onAttempt?.({ accountId, webhookId: webhook.webhookId, eventId: delivery.eventId, status, statusCode, error, durationMs, attempt: delivery.attempts + 1, disabled });
   };
 
-  const record = createAttemptRecorder(store, () => underWay);
-
   const runOnce = async (): Promise<number> => {
     let made = 0;
-    /** Claimed deliveries whose outcome is not recorded yet. */
-    const running = new Set<Promise<void>>();
-    /** Per endpoint, its claimed deliveries whose outcome is not recorded yet. */
-    const unrecorded = new Map<string, number>();
+    /** Claimed deliveries whose attempt has not ended yet (being made, or waiting for its endpoint's earlier ones). */
+    const attempting = new Set<Promise<void>>();
+    /** Per endpoint, its claimed deliveries whose attempt has not ended yet. */
+    const unattempted = new Map<string, number>();
+    /** Attempts made whose outcome is not written yet: the next write takes them all. */
+    let outcomes: Outcome[] = [];
+    /** When (performance.now()) the oldest of `outcomes` was made. */
+    let outcomesSince = 0;
+    /** What follows written outcomes (an endpoint's failure count, `onAttempt`). */
+    const following = new Set<Promise<void>>();
     /**
      * When (performance.now()) the last claim found fewer than it asked for; undefined when it
-     * did not. Nothing more is claimable then before an endpoint's run is all recorded (its next
-     * first attempts wait for that), unless another endpoint's changes or retries came
-     * meanwhile, which a claim looks for once a second while a run is long (a slow receiver).
+     * did not. Nothing more is claimable then before an endpoint's run is all attempted (its
+     * next first attempts wait for its outcomes, which a claim writes first), unless another
+     * endpoint's changes or retries came meanwhile, which a claim looks for once a second while
+     * a run is long (a slow receiver).
      */
     let shortClaimAt: number | undefined;
+    /** Whether this run has claimed yet. */
+    let claimedBefore = false;
     /** Resolves LONG_RUN_LOOK_MS after that short claim: a run waiting on slow receivers looks then. */
     let lookAgain: Promise<void> | undefined;
-    /** An endpoint's claimed deliveries were all recorded since that short claim. */
+    /** An endpoint's claimed deliveries were all attempted since the last claim. */
     let endpointFreed = false;
+    /**
+     * Wakes the loop's wait: an ended attempt that may change what it does (its endpoint's run
+     * or the whole run attempted, a batch of outcomes full). Not every ended attempt: a wait on
+     * all of them, renewed at each one's end, costs a reaction per attempt under way each time.
+     */
+    let poke = () => {};
+
+    /**
+     * Writes the outcomes made so far and, with `claim`, claims in the same write: one
+     * transaction for both, so that under a stream of changes a cycle of the dispatcher is one
+     * commit (on SQLite, one hold of the write lock the creates need, and one commit after which
+     * the other connections drop their page cache).
+     */
+    const write = async (claim: DeliveryClaim | undefined): Promise<ClaimedDelivery[]> => {
+      const batch = outcomes;
+      outcomes = [];
+      let recorded: boolean[];
+      let claimed: ClaimedDelivery[] = [];
+      try {
+        if (claim) ({ recorded, claimed } = await recordAndClaimDeliveries(store, batch.map((outcome) => outcome.made), claim));
+        else recorded = await recordDeliveryAttempts(store, batch.map((outcome) => outcome.made));
+      } catch (error) {
+        // Their leases run out and the deliveries are claimed again: at least once.
+        if (claim) throw error;
+        onError?.(error);
+        return [];
+      }
+      batch.forEach((outcome, i) => {
+        // Not recorded: another dispatcher took the delivery over, and its outcome counts.
+        if (!recorded[i]) return;
+        const after: Promise<void> = afterRecorded(outcome.delivery, outcome.made, outcome.noted)
+          .catch((error: unknown) => onError?.(error))
+          .finally(() => following.delete(after));
+        following.add(after);
+      });
+      return claimed;
+    };
+
+    const send = (claimed: readonly ClaimedDelivery[], leaseEnds: number) => {
+      const noted = new Set<string>();
+      for (const delivery of claimed) {
+        // One endpoint's deliveries go one after another, in the order claimed.
+        const key = endpointKey(delivery);
+        unattempted.set(key, (unattempted.get(key) ?? 0) + 1);
+        const sent = (chains.get(key) ?? Promise.resolve(undefined)).then(() => attempt(delivery, leaseEnds));
+        chains.set(key, sent);
+        const ended: Promise<void> = sent
+          .then((outcome) => {
+            if (outcome === undefined) return;
+            made++;
+            if (outcomes.length === 0) outcomesSince = performance.now();
+            if (outcomes.push({ delivery, made: outcome, noted }) >= OUTCOMES_BATCH) poke();
+          })
+          .catch((error: unknown) => onError?.(error))
+          .finally(() => {
+            attempting.delete(ended);
+            const left = unattempted.get(key)! - 1;
+            if (left > 0) unattempted.set(key, left);
+            else {
+              unattempted.delete(key);
+              endpointFreed = true;
+              poke();
+            }
+            if (chains.get(key) === sent) chains.delete(key);
+          });
+        attempting.add(ended);
+      }
+    };
+
     try {
       for (;;) {
-        let claimed: ClaimedDelivery[] = [];
-        const room = concurrency - running.size;
+        // The outcomes waiting leave room: a claim writes them first, in its own transaction.
+        const room = concurrency - attempting.size;
         const sinceShortClaim = shortClaimAt === undefined ? Infinity : performance.now() - shortClaimAt;
-        const worthClaiming = !stopping && room > 0 &&
-          (running.size === 0 || sinceShortClaim === Infinity || endpointFreed || sinceShortClaim >= LONG_RUN_LOOK_MS);
-        // Caught up, and other deliveries still under way: a freed endpoint's next run is claimed
-        // with the changes committed meanwhile, as a wake gathers them (GATHER_MS).
-        const waitingToGather = worthClaiming && running.size > 0 && sinceShortClaim < GATHER_MS;
+        const outcomesDue = outcomes.length > 0 &&
+          (stopping || attempting.size === 0 || outcomes.length >= OUTCOMES_BATCH || performance.now() - outcomesSince >= LONGEST_OUTCOME_WAIT_MS);
+        // A freed endpoint's next run is claimed with the outcomes, once they are due: while
+        // other endpoints' runs are still under way, claiming it at once would split the cycle of
+        // every endpoint into one of its own, each a write. After a full claim, the next one goes
+        // with a write of outcomes too: a claim for each slot freed would be a write a delivery.
+        const worthClaiming = !stopping && room > 0 && (attempting.size === 0 || (endpointFreed && outcomesDue) ||
+          (shortClaimAt === undefined ? !claimedBefore || outcomesDue : sinceShortClaim >= LONG_RUN_LOOK_MS));
+        // Caught up: the next claim, and the outcomes it writes, wait for the changes committed
+        // meanwhile, as a wake gathers them (GATHER_MS).
+        const waitingToGather = worthClaiming && (attempting.size > 0 || outcomes.length > 0) && sinceShortClaim < GATHER_MS;
+        let claimed: ClaimedDelivery[] = [];
         if (worthClaiming && !waitingToGather) {
           const now = clock();
           if (now >= earliestRetry) earliestRetry = Infinity;
-          claimed = await store.claimDeliveries({ now, limit: room, leaseMs, owner });
+          claimed = await write({ now, limit: room, leaseMs, owner });
+          claimedBefore = true;
           shortClaimAt = claimed.length < room ? performance.now() : undefined;
           lookAgain = shortClaimAt === undefined ? undefined : delay(LONG_RUN_LOOK_MS);
           endpointFreed = false;
-          const noted = new Set<string>();
-          for (const delivery of claimed) {
-            // One endpoint's deliveries go one after another, in the order claimed; its outcomes
-            // are recorded while the next one is sent.
-            const key = endpointKey(delivery);
-            unrecorded.set(key, (unrecorded.get(key) ?? 0) + 1);
-            const sent = (chains.get(key) ?? Promise.resolve(undefined)).then(() => attempt(delivery, now + leaseMs));
-            chains.set(key, sent);
-            const done = sent
-              .then(async (outcome) => {
-                if (outcome === undefined) return;
-                made++;
-                // Not recorded: another dispatcher took the delivery over, and its outcome counts.
-                if (await record(outcome)) await afterRecorded(delivery, outcome, noted);
-              })
-              .catch((error: unknown) => onError?.(error))
-              .finally(() => {
-                running.delete(done);
-                const left = unrecorded.get(key)! - 1;
-                if (left > 0) unrecorded.set(key, left);
-                else {
-                  unrecorded.delete(key);
-                  endpointFreed = true;
-                }
-                if (chains.get(key) === sent) chains.delete(key);
-              });
-            running.add(done);
-          }
+          send(claimed, now + leaseMs);
+        } else if (outcomesDue && !waitingToGather) {
+          await write(undefined);
         }
-        if (running.size === 0 && (claimed.length === 0 || stopping)) return made;
-        // A recorded attempt may make its endpoint's next first attempts claimable.
-        if (waitingToGather) await Promise.race([...running, delay(GATHER_MS - sinceShortClaim)]);
-        else if (claimed.length === 0 || stopping || running.size >= concurrency) {
-          await Promise.race(lookAgain && !stopping && running.size < concurrency ? [...running, lookAgain] : running);
+        if (attempting.size === 0 && outcomes.length === 0 && (claimed.length === 0 || stopping)) return made;
+        if (claimed.length > 0 && !stopping && attempting.size < concurrency) continue;
+        // An ended attempt may free its endpoint (the last of a run frees one) or make the outcomes due.
+        const waits: Promise<unknown>[] = [new Promise<void>((resolve) => (poke = resolve))];
+        if (waitingToGather) waits.push(delay(GATHER_MS - sinceShortClaim, outcomes.length > 0));
+        else {
+          if (lookAgain && !stopping) waits.push(lookAgain);
+          if (outcomes.length > 0) waits.push(delay(outcomesSince + LONGEST_OUTCOME_WAIT_MS - performance.now(), true));
         }
+        await Promise.race(waits);
       }
     } finally {
-      await Promise.allSettled(running);
+      await Promise.allSettled(attempting);
+      if (outcomes.length > 0) await write(undefined);
+      await Promise.allSettled(following);
     }
   };
 
@@ -289,11 +368,14 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
   };
 }
 
-/** A wait that keeps no process alive: what it waits beside (attempts, a stop) does. */
-const delay = (ms: number) =>
+/**
+ * A wait that keeps no process alive, unless `keepAlive`: what it waits beside (attempts, a stop)
+ * does, but outcomes waiting to be written are work of its own.
+ */
+const delay = (ms: number, keepAlive = false) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
-    (timer as { unref?: () => void }).unref?.();
+    if (!keepAlive) (timer as { unref?: () => void }).unref?.();
   });
 
 const endpointKey = (delivery: ClaimedDelivery) => `${delivery.accountId}\n${delivery.webhook.webhookId}`;

@@ -8,7 +8,10 @@ import { Webhook } from "standardwebhooks";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createWebhookTransport } from "../../adapters/webhook-transport.ts";
-import { type CompleteStore, eventTexts as textsOf, readEventsAsJson, type WebhookRecord, type WebhookStore } from "../../src/store.ts";
+import {
+  type CompleteStore, type DeliveryAttempt, type DeliveryClaim, eventTexts as textsOf, readEventsAsJson, recordDeliveryAttempts, type WebhookRecord,
+  type WebhookStore,
+} from "../../src/store.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import { seedRows } from "../../src/testing/fixtures.ts";
 import { createWebhookDispatcher, type WebhookDispatcherOptions } from "../../src/webhooks/dispatcher.ts";
@@ -253,9 +256,38 @@ test("an endpoint's run of first attempts is claimed at once, sent in commit ord
     assert.is(await createWebhookDispatcher(counted, { transport }).runOnce(), 20);
     assert.equal(sent, (await eventTexts(store)).map(idOf), "in commit order");
     assert.is(writes.reduce((sum, n) => sum + n, 0), 20, "every outcome written");
-    // One write for the run, unless the run outlasts the recorder's longest wait (a loaded machine).
+    // One write for the run, unless the run outlasts the longest wait of an outcome (a loaded machine).
     assert.ok(writes.length < 20, `outcomes written together, not one by one (${writes.join(", ")})`);
     assert.is(claims, 2, "one claim for the run, and one that finds nothing once it is recorded");
+  } finally {
+    await store.close();
+  }
+});
+
+test("under a stream of changes, each write of outcomes is also the next claim: one write a cycle", async () => {
+  const store = createMemoryStore();
+  const calls: string[] = [];
+  const counted: WebhookStore = Object.assign(Object.create(null) as WebhookStore, store, {
+    claimDeliveries: (claim: DeliveryClaim) => (calls.push("claim"), store.claimDeliveries(claim)),
+    recordDeliveryAttempts: (attempts: readonly DeliveryAttempt[]) => (calls.push(`record ${attempts.length}`), recordDeliveryAttempts(store, attempts)),
+    recordAndClaimDeliveries: async (attempts: readonly DeliveryAttempt[], claim: DeliveryClaim) => {
+      calls.push(`record ${attempts.length} and claim`);
+      return { recorded: await recordDeliveryAttempts(store, attempts), claimed: await store.claimDeliveries(claim) };
+    },
+  });
+  // Each of the first deliveries commits a change before it is answered: the next cycle's.
+  let changes = 4;
+  const transport = async () => {
+    if (changes-- > 0) await store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+    return { status: 204 };
+  };
+  try {
+    await store.insertWebhook(ACCOUNT, webhookFor("https://receiver.example/hooks"));
+    await store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+    assert.is(await createWebhookDispatcher(counted, { transport }).runOnce(), 5);
+    assert.equal(calls, ["claim", ...Array<string>(5).fill("record 1 and claim")], "after the first claim, a write a delivery: its outcome and the next claim");
+    assert.equal((await store.listDeliveries(ACCOUNT, (await store.listWebhooks(ACCOUNT))[0]!.webhookId, { limit: 10 })).deliveries.map((d) => d.status),
+      Array<string>(5).fill("succeeded"), "every outcome written");
   } finally {
     await store.close();
   }

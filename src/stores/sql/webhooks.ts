@@ -111,6 +111,17 @@ const MAYBE_CLAIMABLE = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at
   AS maybe`;
 
 /**
+ * MAYBE_CLAIMABLE once the outcomes of `?2`'s attempts are recorded: also true while `?2` holds a
+ * live lease on a range of an enabled endpoint that has events after it (what the outcomes may
+ * free), or on a delivery row (a replay's run may go on past it). Read before the write that
+ * records them, so that a write of outcomes after which nothing is claimable runs no claim.
+ */
+const MAYBE_CLAIMABLE_AFTER = `${MAYBE_CLAIMABLE.slice(0, -" AS maybe".length)}
+  OR EXISTS (SELECT 1 FROM webhooks WHERE lease_owner = ?2 AND lease_until > ?1 AND disabled_at IS NULL AND lease_last < ${NEWEST_POSITION})
+  OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE lease_until > ?1 AND lease_owner = ?2)
+  AS maybe`;
+
+/**
  * Moves each enabled, unleased endpoint none of whose events after its place in the log it
  * subscribes to past them, so that those are not read again (and a claim's first read finds
  * nothing to do). A lease run out on such an endpoint (its events pruned) goes with it.
@@ -175,6 +186,60 @@ export function deliveriesOfPrunedEvents(through: string): string {
  * they share commits with one another and with creates instead of paying for one each.
  */
 export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly SqlStatement[]) => Promise<SqlResult[]>): WebhookStore {
+  /**
+   * The deliveries leased until `leasedUntil` by the claim `claim`, read after its commit, not
+   * inside it: building each event's text is much of a claim's work, and the write lock is the
+   * creates' too. The claim's leases keep these deliveries this dispatcher's meanwhile. Each
+   * event's text is built once and each endpoint read once, however many of the claim's
+   * deliveries share them (an event goes to every endpoint).
+   */
+  async function readClaim(leasedUntil: number, claim: string): Promise<ClaimedDelivery[]> {
+    const ROWS_LEASED = "SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2";
+    const RANGES = `${RANGE_DELIVERIES} AND webhooks.lease_until = ?1 AND webhooks.lease_claim = ?2`;
+    const leased = [leasedUntil, claim];
+    const [deliveries, endpoints, texts] = await driver.batch(
+      [
+        {
+          sql: `SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM (
+                  SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM webhook_deliveries
+                  WHERE lease_until = ?1 AND lease_claim = ?2
+                  UNION ALL
+                  SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM (${RANGES}))
+                ORDER BY attempts > 0, first_attempt_at, position`,
+          args: leased,
+        },
+        {
+          sql: `SELECT * FROM webhooks WHERE (lease_until = ?1 AND lease_claim = ?2)
+                  OR (account_id, id) IN (SELECT account_id, webhook_id FROM (${ROWS_LEASED}))`,
+          args: leased,
+        },
+        {
+          sql: `SELECT events.position, ${EVENT_JSON} FROM events
+                WHERE events.position IN (SELECT position FROM (${ROWS_LEASED}) UNION ALL SELECT position FROM (${RANGES}))`,
+          args: leased,
+          asArrays: true,
+        },
+      ],
+      "read",
+    );
+    const webhooks = new Map(endpoints!.rows.map((row) => [`${String(row.account_id)}\n${String(row.id)}`, toWebhook(row)]));
+    const events = new Map((texts!.rows as unknown as [number, string][]).map(([position, text]) => [Number(position), String(text)]));
+    const claimed: ClaimedDelivery[] = [];
+    for (const row of deliveries!.rows) {
+      const accountId = String(row.account_id);
+      const webhook = webhooks.get(`${accountId}\n${String(row.webhook_id)}`);
+      const position = Number(row.position);
+      const event = events.get(position);
+      // Both are there: an endpoint's deletion and an event's pruning delete its deliveries, leased or not, in the same transaction.
+      if (webhook === undefined || event === undefined) continue;
+      claimed.push({
+        accountId, webhook, position, event, eventId: String(row.event_id), eventType: String(row.event_type) as EventType,
+        attempts: Number(row.attempts), firstAttemptAt: nullableNumber(row.first_attempt_at),
+      });
+    }
+    return claimed;
+  }
+
   return {
     async insertWebhook(accountId, webhook, most) {
       // One statement, so the count and the insert are one write: SQLite has one writer at a time.
@@ -236,60 +301,18 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       const { rows: found } = await driver.execute({ sql: MAYBE_CLAIMABLE, args: [now] });
       if (!found[0]?.maybe) return [];
       const claim = randomHex(16);
-      const args = [now, limit, owner, now + leaseMs, claim];
-      await write([
-        { sql: NOTHING_TO_TAKE, args: [now] },
-        { sql: `UPDATE webhook_deliveries SET lease_owner = ?3, lease_until = ?4, lease_claim = ?5 WHERE rowid IN (${CLAIMABLE})`, args },
-        { sql: RANGES_LEASED, args },
-      ]);
-      // Read after the commit, not inside it: building each event's text is much of a claim's
-      // work, and the write lock is the creates' too. The claim's leases keep these deliveries
-      // this dispatcher's meanwhile. Each event's text is built once and each endpoint read once,
-      // however many of the claim's deliveries share them (an event goes to every endpoint).
-      const ROWS_LEASED = "SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2";
-      const RANGES = `${RANGE_DELIVERIES} AND webhooks.lease_until = ?1 AND webhooks.lease_claim = ?2`;
-      const leased = [now + leaseMs, claim];
-      const [deliveries, endpoints, texts] = await driver.batch(
-        [
-          {
-            sql: `SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM (
-                    SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM webhook_deliveries
-                    WHERE lease_until = ?1 AND lease_claim = ?2
-                    UNION ALL
-                    SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM (${RANGES}))
-                  ORDER BY attempts > 0, first_attempt_at, position`,
-            args: leased,
-          },
-          {
-            sql: `SELECT * FROM webhooks WHERE (lease_until = ?1 AND lease_claim = ?2)
-                    OR (account_id, id) IN (SELECT account_id, webhook_id FROM (${ROWS_LEASED}))`,
-            args: leased,
-          },
-          {
-            sql: `SELECT events.position, ${EVENT_JSON} FROM events
-                  WHERE events.position IN (SELECT position FROM (${ROWS_LEASED}) UNION ALL SELECT position FROM (${RANGES}))`,
-            args: leased,
-            asArrays: true,
-          },
-        ],
-        "read",
-      );
-      const webhooks = new Map(endpoints!.rows.map((row) => [`${String(row.account_id)}\n${String(row.id)}`, toWebhook(row)]));
-      const events = new Map((texts!.rows as unknown as [number, string][]).map(([position, text]) => [Number(position), String(text)]));
-      const claimed: ClaimedDelivery[] = [];
-      for (const row of deliveries!.rows) {
-        const accountId = String(row.account_id);
-        const webhook = webhooks.get(`${accountId}\n${String(row.webhook_id)}`);
-        const position = Number(row.position);
-        const event = events.get(position);
-        // Both are there: an endpoint's deletion and an event's pruning delete its deliveries, leased or not, in the same transaction.
-        if (webhook === undefined || event === undefined) continue;
-        claimed.push({
-          accountId, webhook, position, event, eventId: String(row.event_id), eventType: String(row.event_type) as EventType,
-          attempts: Number(row.attempts), firstAttemptAt: nullableNumber(row.first_attempt_at),
-        });
-      }
-      return claimed;
+      await write(leasesTaken(now, limit, owner, now + leaseMs, claim));
+      return readClaim(now + leaseMs, claim);
+    },
+    async recordAndClaimDeliveries(attempts, { now, limit, leaseMs, owner }) {
+      // What the outcomes free (an endpoint's range, once its run is recorded) is claimable only
+      // after them: the claim follows them in this same transaction.
+      const recording = attemptsRecording(attempts);
+      const { rows: found } = await driver.execute({ sql: MAYBE_CLAIMABLE_AFTER, args: [now, owner] });
+      if (!found[0]?.maybe) return { recorded: recording.recorded(await write(recording.statements)), claimed: [] };
+      const claim = randomHex(16);
+      const results = await write([...recording.statements, ...leasesTaken(now, limit, owner, now + leaseMs, claim)]);
+      return { recorded: recording.recorded(results), claimed: await readClaim(now + leaseMs, claim) };
     },
     async recordDeliveryAttempt(attempt) {
       const [recorded] = await attemptsRecordedAlone(write, [attempt]);
@@ -375,16 +398,35 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
 const LEASE_RELEASED = "lease_owner = NULL, lease_until = NULL, lease_claim = NULL";
 
 /**
- * Records attempts, each answered as alone (true when its owner held its lease), in one write:
- * a statement per endpoint, owner and kind of outcome (a statement each costs more than its row
- * does), then one per endpoint and owner moving the endpoint's place in the log past the first
- * attempts recorded, once all of them are.
+ * The statements of a claim at `now` (CLAIMABLE's and RANGES_LEASED's arguments): endpoints with
+ * nothing to take moved on, then due delivery rows leased, then ranges of the log.
  */
+function leasesTaken(now: number, limit: number, owner: string, leaseUntil: number, claim: string): SqlStatement[] {
+  const args = [now, limit, owner, leaseUntil, claim];
+  return [
+    { sql: NOTHING_TO_TAKE, args: [now] },
+    { sql: `UPDATE webhook_deliveries SET lease_owner = ?3, lease_until = ?4, lease_claim = ?5 WHERE rowid IN (${CLAIMABLE})`, args },
+    { sql: RANGES_LEASED, args },
+  ];
+}
+
+/** Records attempts, each answered as alone (true when its owner held its lease), in one write. */
 async function attemptsRecordedAlone(
   write: (statements: readonly SqlStatement[]) => Promise<SqlResult[]>,
   attempts: readonly DeliveryAttempt[],
 ): Promise<boolean[]> {
   if (attempts.length === 0) return [];
+  const recording = attemptsRecording(attempts);
+  return recording.recorded(await write(recording.statements));
+}
+
+/**
+ * The statements that record attempts, to run in one write, and what each attempt is from their
+ * results (the first results of the write): a statement per endpoint, owner and kind of outcome
+ * (a statement each costs more than its row does), then one per endpoint and owner moving the
+ * endpoint's place in the log past the first attempts recorded, once all of them are.
+ */
+function attemptsRecording(attempts: readonly DeliveryAttempt[]): { statements: SqlStatement[]; recorded: (results: readonly SqlResult[]) => boolean[] } {
   const groups = new Map<string, DeliveryAttempt[]>();
   /** Per endpoint and owner, the positions attempted. */
   const attempted = new Map<string, { attempt: DeliveryAttempt; positions: number[] }>();
@@ -400,12 +442,18 @@ async function attemptsRecordedAlone(
     if (ofLease) ofLease.positions.push(attempt.position);
     else attempted.set(leaseKey, { attempt, positions: [attempt.position] });
   }
-  const results = await write([...[...groups.values()].map(attemptsRecorded), ...[...attempted.values()].map(({ attempt, positions }) => rangeMovedOn(attempt.accountId, attempt.webhookId, attempt.owner, positions))]);
-  const recorded = new Set<string>();
-  [...groups.values()].forEach((group, i) => {
-    for (const row of results[i]!.rows) recorded.add(deliveryKey(group[0]!.accountId, group[0]!.webhookId, Number(row.position)));
-  });
-  return attempts.map((attempt) => recorded.has(deliveryKey(attempt.accountId, attempt.webhookId, attempt.position)));
+  const statements = [
+    ...[...groups.values()].map(attemptsRecorded),
+    ...[...attempted.values()].map(({ attempt, positions }) => rangeMovedOn(attempt.accountId, attempt.webhookId, attempt.owner, positions)),
+  ];
+  const recorded = (results: readonly SqlResult[]) => {
+    const done = new Set<string>();
+    [...groups.values()].forEach((group, i) => {
+      for (const row of results[i]!.rows) done.add(deliveryKey(group[0]!.accountId, group[0]!.webhookId, Number(row.position)));
+    });
+    return attempts.map((attempt) => done.has(deliveryKey(attempt.accountId, attempt.webhookId, attempt.position)));
+  };
+  return { statements, recorded };
 }
 
 /**
