@@ -84,7 +84,9 @@ export function createdEventsTogether(events: readonly SqlStatement[]): SqlState
   for (let from = 0; from < events.length; from += CREATED_EVENTS_PER_STATEMENT) {
     const chunk = events.slice(from, from + CREATED_EVENTS_PER_STATEMENT);
     const sql = (createdEventsTexts[chunk.length] ??= `INSERT INTO events (${EVENT_COLUMNS}) VALUES ${Array(chunk.length).fill(`(${CREATED_EVENT_VALUES})`).join(", ")}`);
-    statements.push({ sql, args: chunk.flatMap((event) => event.args ?? []) });
+    const args: SqlValue[] = [];
+    for (const event of chunk) for (const value of event.args ?? []) args.push(value);
+    statements.push({ sql, args });
   }
   return statements;
 }

@@ -115,9 +115,12 @@ export function groupCommit<Mark = never>(driver: SqlDriver, options: GroupCommi
     const around = aroundGroup(group, options.around);
     const { inGroup } = around;
     const own = group.map((write) => (inGroup === undefined || write.mark === undefined ? write.statements : inGroup(write.statements, write.mark)));
+    const statements = [...around.first];
+    for (const batch of own) for (const statement of batch) statements.push(statement);
+    for (const statement of around.last) statements.push(statement);
     let results: SqlResult[];
     try {
-      results = await driver.batch([...around.first, ...own.flat(), ...around.last], "write");
+      results = await driver.batch(statements, "write");
     } catch (error) {
       // A storage fault (a lock held too long, a full disk) is no one batch's fault: each alone
       // would meet it again, one wait after another.
