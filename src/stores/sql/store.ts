@@ -155,12 +155,9 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     async insertSubmission(accountId, s) {
       // One transaction: the row, its data keys (for CSV columns) and its event go in together or not at all.
       const keysHeld = holdsEveryKey(storedKeys, accountId, s);
+      const row = { sql: INSERT_SUBMISSION, args: submissionValues(accountId, s) };
       const event = createdEvent(accountId, s, Date.now());
-      await writeGrouped([
-        { sql: INSERT_SUBMISSION, args: submissionValues(accountId, s) },
-        ...(keysHeld ? [] : [keepDataKeys(accountId, s)]),
-        event,
-      ], { accountId, submission: s, event });
+      await writeGrouped([row, ...(keysHeld ? [] : [keepDataKeys(accountId, s)]), event], { accountId, submission: s, row, event });
       if (!keysHeld) storedKeys.add(accountId, writtenKeys(s));
     },
     async getSubmission(accountId, submissionId) {
