@@ -9,9 +9,9 @@
  * transaction, so totals are exact at every commit. When the group's transaction fails, each
  * batch runs again alone (group-commit.ts), counted by the trigger.
  */
+import type { Submission } from "../../submission.ts";
 import type { SqlStatement } from "./driver.ts";
 import type { GroupWork } from "./group-commit.ts";
-import type { CreateMark } from "./group-creates.ts";
 import { DAY_MS } from "./migrations.ts";
 
 /** Sets the count trigger aside for the rest of the transaction, the identifier index's not (migration 15). */
@@ -19,6 +19,12 @@ const COUNT_TRIGGER_ASIDE: SqlStatement = { sql: "INSERT INTO submission_import 
 
 /** Ends what COUNT_TRIGGER_ASIDE started, before the commit: no reader ever sees its row. */
 const COUNT_TRIGGER_BACK: SqlStatement = { sql: "DELETE FROM submission_import" };
+
+/** A create of a group: the row it inserts (it inserts it, or its batch fails). */
+export interface CountedCreate {
+  accountId: string;
+  submission: Submission;
+}
 
 /**
  * The fewest trigger runs a group's counts must save to be kept together: the creates beyond
@@ -61,7 +67,7 @@ const VALUE_DAYS = new CountTable("submission_value_days", ["account_id", "field
  * write that changes or deletes an existing submission must never be in such a group: its
  * count triggers would take from counts the group has not added yet.
  */
-export function createsCountedTogether(creates: readonly CreateMark[]): Omit<GroupWork, "inGroup"> | undefined {
+export function createsCountedTogether(creates: readonly CountedCreate[]): Omit<GroupWork, "inGroup"> | undefined {
   if (creates.length <= FEWEST_SAVED) return undefined;
   // The rows per account, tuple and day first (a group's rows mostly share one), then every
   // table's counts from those.

@@ -11,11 +11,10 @@
  * they take their places after those of any other write in the group: the log reads as if those
  * writes had committed before the creates. None of them reads the submissions.
  */
-import type { Submission } from "../../submission.ts";
 import type { SqlStatement, SqlValue } from "./driver.ts";
 import { createdEventsTogether } from "./events.ts";
 import type { GroupWork } from "./group-commit.ts";
-import { createsCountedTogether } from "./group-counts.ts";
+import { type CountedCreate, createsCountedTogether } from "./group-counts.ts";
 import { SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS } from "./submission-row.ts";
 
 /**
@@ -23,9 +22,7 @@ import { SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS } from "./submission-row.ts
  * of its batch that the group may write with the others' instead: the row's INSERT (which binds
  * the account and then SUBMISSION_COLUMNS) and its created event.
  */
-export interface CreateMark {
-  accountId: string;
-  submission: Submission;
+export interface CreateMark extends CountedCreate {
   row: SqlStatement;
   event: SqlStatement;
 }
