@@ -144,7 +144,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     return arrayRows(result)[0];
   };
   // Creates arrive many at a time: they share commits (see group-commit.ts), and a group's
-  // events and the counts of its rows are written once per group (group-creates.ts). No grouped
+  // rows, their events and their counts are written by statements of the group (group-creates.ts). No grouped
   // write changes or deletes an existing submission, which that needs: status changes and
   // deletions commit alone.
   const writeGrouped = groupCommit<GroupedCreate>(driver, { around: createsWrittenTogether });
