@@ -9,8 +9,9 @@
  * runs again on its own, so that only the batch at fault fails; a storage fault fails them all.
  *
  * A group of several batches may also share work that each would otherwise do alone
- * (`GroupCommitOptions.around`): statements run first and last in its transaction. A batch
- * run again on its own runs without them, as any batch alone does.
+ * (`GroupCommitOptions.around`): statements run first and last in its transaction, which may
+ * take over some of each marked batch's own statements. A batch run again on its own runs all
+ * of its own statements and none of the group's, as any batch alone does.
  */
 import { StoreUnavailable } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlStatement } from "./driver.ts";
@@ -38,9 +39,14 @@ const MAX_GATHER_MS = 1;
 const MAY_GATHER = HAS_SET_IMMEDIATE;
 
 /** Statements that run first and last in the transaction of a group. */
-export interface GroupWork {
+export interface GroupWork<Mark = never> {
   first: readonly SqlStatement[];
   last: readonly SqlStatement[];
+  /**
+   * The statements of a batch given `mark` that run in the group, when `first` and `last` do
+   * the rest of its work; all of them when not given. A batch's answer is its results of these.
+   */
+  inGroup?: (statements: readonly SqlStatement[], mark: Mark) => readonly SqlStatement[];
 }
 
 export interface GroupCommitOptions<Mark> {
@@ -48,7 +54,7 @@ export interface GroupCommitOptions<Mark> {
    * The statements to run around a group of several batches, from the marks of those given one
    * (in the group's order); undefined for none.
    */
-  around?: (marks: readonly Mark[]) => GroupWork | undefined;
+  around?: (marks: readonly Mark[]) => GroupWork<Mark> | undefined;
 }
 
 /** Queues a batch for the next group commit, with a mark for `GroupCommitOptions.around`. */
@@ -107,9 +113,14 @@ export function groupCommit<Mark = never>(driver: SqlDriver, options: GroupCommi
       return;
     }
     const around = aroundGroup(group, options.around);
+    const { inGroup } = around;
+    const own = group.map((write) => (inGroup === undefined || write.mark === undefined ? write.statements : inGroup(write.statements, write.mark)));
+    const statements = [...around.first];
+    for (const batch of own) for (const statement of batch) statements.push(statement);
+    for (const statement of around.last) statements.push(statement);
     let results: SqlResult[];
     try {
-      results = await driver.batch([...around.first, ...group.flatMap((write) => write.statements), ...around.last], "write");
+      results = await driver.batch(statements, "write");
     } catch (error) {
       // A storage fault (a lock held too long, a full disk) is no one batch's fault: each alone
       // would meet it again, one wait after another.
@@ -121,10 +132,11 @@ export function groupCommit<Mark = never>(driver: SqlDriver, options: GroupCommi
       return;
     }
     let at = around.first.length;
-    for (const write of group) {
-      write.resolve(results.slice(at, at + write.statements.length));
-      at += write.statements.length;
-    }
+    group.forEach((write, i) => {
+      const ran = own[i]!.length;
+      write.resolve(results.slice(at, at + ran));
+      at += ran;
+    });
   };
   const schedule = () => {
     if (scheduled) return;
@@ -139,10 +151,10 @@ export function groupCommit<Mark = never>(driver: SqlDriver, options: GroupCommi
     });
 }
 
-const NOTHING_AROUND: GroupWork = { first: [], last: [] };
+const NOTHING_AROUND = { first: [], last: [] } as const;
 
 /** The statements around `group`'s own, from its batches' marks. */
-function aroundGroup<Mark>(group: readonly PendingWrite<Mark>[], around: GroupCommitOptions<Mark>["around"]): GroupWork {
+function aroundGroup<Mark>(group: readonly PendingWrite<Mark>[], around: GroupCommitOptions<Mark>["around"]): GroupWork<Mark> {
   if (around === undefined) return NOTHING_AROUND;
   const marks: Mark[] = [];
   for (const write of group) if (write.mark !== undefined) marks.push(write.mark);

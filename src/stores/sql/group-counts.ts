@@ -20,14 +20,11 @@ const COUNT_TRIGGER_ASIDE: SqlStatement = { sql: "INSERT INTO submission_import 
 /** Ends what COUNT_TRIGGER_ASIDE started, before the commit: no reader ever sees its row. */
 const COUNT_TRIGGER_BACK: SqlStatement = { sql: "DELETE FROM submission_import" };
 
-/**
- * A grouped write's mark: the row a create inserts (it inserts it, or its batch fails), or
- * `uncounted` for a write that may insert a row the group cannot know of ahead (an idempotent
- * create's insert depends on who holds its key). A write that changes or deletes an existing
- * submission must never be grouped with creates whose counts are kept this way: its count
- * triggers would take from counts the group has not added yet.
- */
-export type GroupedCreate = { accountId: string; submission: Submission } | "uncounted";
+/** A create of a group: the row it inserts (it inserts it, or its batch fails). */
+export interface CountedCreate {
+  accountId: string;
+  submission: Submission;
+}
 
 /**
  * The fewest trigger runs a group's counts must save to be kept together: the creates beyond
@@ -65,17 +62,17 @@ const VALUE_DAYS = new CountTable("submission_value_days", ["account_id", "field
 // bench/http.ts (create): the count triggers' six row updates per create cost more than a
 // group's three upserts.
 /**
- * The statements around a group commit of `creates` (the marks of its batches) that keep its
- * rows' counts once for the group; undefined when the trigger should keep them (too few
- * creates, or a write whose row the group cannot count).
+ * The statements around a group commit of `creates` that keep its rows' counts once for the
+ * group; undefined when the trigger should keep them (too few creates share their counts). A
+ * write that changes or deletes an existing submission must never be in such a group: its
+ * count triggers would take from counts the group has not added yet.
  */
-export function createsCountedTogether(creates: readonly GroupedCreate[]): GroupWork | undefined {
+export function createsCountedTogether(creates: readonly CountedCreate[]): Omit<GroupWork, "inGroup"> | undefined {
   if (creates.length <= FEWEST_SAVED) return undefined;
   // The rows per account, tuple and day first (a group's rows mostly share one), then every
   // table's counts from those.
   const dayCounts = new Counted();
   for (const create of creates) {
-    if (create === "uncounted") return undefined;
     const { accountId, submission: s } = create;
     // As submissionToRow writes the columns, and the day as the trigger's `dayOf` numbers it.
     dayCounts.add([accountId, String(s.popupId), String(s.domain), String(s.device), String(s.status), Math.floor(Date.parse(String(s.createdAt)) / DAY_MS)], 1);

@@ -10,7 +10,7 @@ import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { createdEvent, deletedEvent, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
 import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
-import { createsCountedTogether, type GroupedCreate } from "./group-counts.ts";
+import { createsWrittenTogether, type GroupedCreate } from "./group-creates.ts";
 import { readPerTurn } from "./per-turn.ts";
 import { readInHalves } from "./read-in-halves.ts";
 import { toApiKey, toErasureReceipt } from "./records.ts";
@@ -152,10 +152,11 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     });
     return arrayRows(result)[0];
   };
-  // Creates arrive many at a time: they share commits (see group-commit.ts), and the counts of
-  // a group's rows are kept once per group (group-counts.ts). No grouped write changes or
-  // deletes an existing submission, which that needs: status changes and deletions commit alone.
-  const writeGrouped = groupCommit<GroupedCreate>(driver, { around: createsCountedTogether });
+  // Creates arrive many at a time: they share commits (see group-commit.ts), and a group's
+  // rows, their events and their counts are written by statements of the group (group-creates.ts). No grouped
+  // write changes or deletes an existing submission, which that needs: status changes and
+  // deletions commit alone.
+  const writeGrouped = groupCommit<GroupedCreate>(driver, { around: createsWrittenTogether });
   // Made once per database and never changed: read once per store.
   let hashKey: Promise<string> | undefined;
   const storedKeys = storedDataKeys();
@@ -163,11 +164,9 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     async insertSubmission(accountId, s) {
       // One transaction: the row, its data keys (for CSV columns) and its event go in together or not at all.
       const keysHeld = holdsEveryKey(storedKeys, accountId, s);
-      await writeGrouped([
-        { sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (${PLACEHOLDERS})`, args: submissionValues(accountId, s) },
-        ...(keysHeld ? [] : [keepDataKeys(accountId, s)]),
-        createdEvent(accountId, s, Date.now()),
-      ], { accountId, submission: s });
+      const row = { sql: INSERT_SUBMISSION, args: submissionValues(accountId, s) };
+      const event = createdEvent(accountId, s, Date.now());
+      await writeGrouped([row, ...(keysHeld ? [] : [keepDataKeys(accountId, s)]), event], { accountId, submission: s, row, event });
       if (!keysHeld) storedKeys.add(accountId, writtenKeys(s));
     },
     async getSubmission(accountId, submissionId) {
@@ -534,6 +533,8 @@ const GET_AS_JSON = `SELECT ${SUBMISSION_JSON_AROUND_TIME.head}, created_at, ${S
 const GET_AS_JSON_AS_STORED = `SELECT ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.tail} FROM submissions WHERE account_id = ? AND id = ?`;
 
 const PLACEHOLDERS = Array(SUBMISSION_COLUMN_COUNT + 1).fill("?").join(", ");
+
+const INSERT_SUBMISSION = `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (${PLACEHOLDERS})`;
 
 /**
  * The places of a page SQLite aggregated into one row (`wholePage`, `pageWithTotal`): its rows'
