@@ -8,7 +8,9 @@
  * those another claim holds: one endpoint's deliveries are taken by one claim at a time,
  * whichever server sends it, so two dispatchers never lease one delivery and an endpoint's run
  * of first attempts is leased whole, in commit order. Every later statement of the function
- * takes a fresh snapshot, so it sees what the endpoint's previous claim committed.
+ * takes a fresh snapshot, so it sees what the endpoint's previous claim committed. A dispatcher's
+ * outcomes and its next claim are one call of `formsink_record_and_claim_deliveries` (migration
+ * 8): the record, then that claim, in one transaction.
  */
 import type { EventType } from "../../events.ts";
 import { type ClaimedDelivery, type DeliveryAttempt, type WebhookChange, WebhookLimitReached, type WebhookStore } from "../../store.ts";
