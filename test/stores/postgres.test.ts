@@ -133,7 +133,7 @@ for (const combined of [false, true]) shared(`dispatchers on two stores claiming
   }
 });
 
-shared("a claim re-leasing deliveries whose lease ran out while their attempts are recorded: both finish, neither fails", async () => {
+for (const combined of [false, true]) shared(`a claim re-leasing deliveries whose lease ran out while their attempts are recorded${combined ? " with the recorder's next claim" : ""}: both finish, neither fails`, async () => {
   const database = await (await sharedCluster()).createDatabase();
   const store = await createPostgresStore({ url: database.url });
   const sql = postgres(database.url, { max: 2, onnotice: () => {} });
@@ -169,11 +169,14 @@ shared("a claim re-leasing deliveries whose lease ran out while their attempts a
     });
     await middleLocked;
     const later = now + 100;
+    const late = claimed.toReversed().map((d) => ({
+      accountId: "acct", webhookId: "wh_one", position: d.position, owner: "late", at: later, durationMs: 1, statusCode: 500, error: null,
+      status: "pending" as const, nextAttemptAt: later,
+    }));
     const outcomes = Promise.allSettled([
-      store.recordDeliveryAttempts!(claimed.toReversed().map((d) => ({
-        accountId: "acct", webhookId: "wh_one", position: d.position, owner: "late", at: later, durationMs: 1, statusCode: 500, error: null,
-        status: "pending" as const, nextAttemptAt: later,
-      }))),
+      combined
+        ? store.recordAndClaimDeliveries!(late, { now: later, limit: 50, leaseMs: 60_000, owner: "late" })
+        : store.recordDeliveryAttempts!(late),
       store.claimDeliveries({ now: later, limit: 50, leaseMs: 60_000, owner: "next" }),
     ]);
     for (let waiting = 0, deadline = Date.now() + 10_000; waiting < 2; ) {
