@@ -25,7 +25,7 @@ export type {
   IdempotencyRecord, IdempotentInsert, EventLog, EventQuery, EventPage, EventTextPage,
   StoreFaultKind,
 } from "./store.ts";
-export { isEventLog, isWebhookStore, StoreUnavailable } from "./store.ts";
+export { ClaimAfterRecordingFailed, isEventLog, isWebhookStore, StoreUnavailable } from "./store.ts";
 export type {
   WebhookStore, WebhookRecord, WebhookChange, DeliveryStatus, DeliveryClaim, ClaimedDelivery, DeliveryAttempt, RecordedAndClaimed, DeliveryQuery, Delivery,
   DeliveryPage,

@@ -301,7 +301,10 @@ export interface WebhookStore {
    * Optional: `recordDeliveryAttempts`, then `claimDeliveries`, in one write (one transaction):
    * the claim sees the outcomes recorded (an endpoint whose run they end has its next first
    * attempts claimable). A dispatcher's cycle is then one commit, not two. Without it,
-   * `recordAndClaimDeliveries` (below) makes the two calls.
+   * `recordAndClaimDeliveries` (below) makes the two calls. When the attempts are recorded but
+   * the claim's deliveries cannot be had (a read after the commit fails), throws
+   * `ClaimAfterRecordingFailed` with what was recorded: what follows a recorded outcome (an
+   * endpoint's failure count) must not be lost with the claim.
    */
   recordAndClaimDeliveries?(attempts: readonly DeliveryAttempt[], claim: DeliveryClaim): Promise<RecordedAndClaimed>;
   /** The endpoint's deliveries, newest event first, after `query.after` (a position from an earlier page). */
@@ -433,12 +436,31 @@ export interface RecordedAndClaimed {
   claimed: ClaimedDelivery[];
 }
 
-/** `store.recordAndClaimDeliveries`, or the attempts recorded and then a claim, when the store has no such path. */
+/**
+ * Thrown by `recordAndClaimDeliveries` when the attempts were recorded (committed) and the claim
+ * after them failed: `recorded` is what its answer would have said of them. Whatever the claim
+ * leased is sent again once its leases run out.
+ */
+export class ClaimAfterRecordingFailed extends Error {
+  override name = "ClaimAfterRecordingFailed";
+  constructor(readonly recorded: boolean[], cause: unknown) {
+    super(`the attempts were recorded, but the claim after them failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/**
+ * `store.recordAndClaimDeliveries`, or the attempts recorded and then a claim, when the store has
+ * no such path; either way `ClaimAfterRecordingFailed` when the claim fails after the record.
+ */
 export async function recordAndClaimDeliveries(store: WebhookStore, attempts: readonly DeliveryAttempt[], claim: DeliveryClaim): Promise<RecordedAndClaimed> {
   if (attempts.length === 0) return { recorded: [], claimed: await store.claimDeliveries(claim) };
   if (store.recordAndClaimDeliveries) return store.recordAndClaimDeliveries(attempts, claim);
   const recorded = await recordDeliveryAttempts(store, attempts);
-  return { recorded, claimed: await store.claimDeliveries(claim) };
+  try {
+    return { recorded, claimed: await store.claimDeliveries(claim) };
+  } catch (error) {
+    throw new ClaimAfterRecordingFailed(recorded, error);
+  }
 }
 
 /** True when the store keeps webhook endpoints and their outbox. */

@@ -13,7 +13,7 @@
  */
 import { formatInstant } from "../instant.ts";
 import {
-  type ClaimedDelivery, type DeliveryAttempt, type DeliveryClaim, type DeliveryStatus, recordAndClaimDeliveries, recordDeliveryAttempts,
+  ClaimAfterRecordingFailed, type ClaimedDelivery, type DeliveryAttempt, type DeliveryClaim, type DeliveryStatus, recordAndClaimDeliveries, recordDeliveryAttempts,
   type WebhookStore,
 } from "../store.ts";
 import { ATTEMPT_TIMEOUT_MS, DISABLE_AFTER_FAILING_MS, retryAt } from "./schedule.ts";
@@ -222,11 +222,19 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
         if (claim) ({ recorded, claimed } = await recordAndClaimDeliveries(store, batch.map((outcome) => outcome.made), claim));
         else recorded = await recordDeliveryAttempts(store, batch.map((outcome) => outcome.made));
       } catch (error) {
-        // Their leases run out and the deliveries are claimed again: at least once.
+        // The outcomes recorded before the claim failed stand: what follows them depends on them
+        // alone. The rest, and what the claim leased, are sent again once their leases run out.
+        if (error instanceof ClaimAfterRecordingFailed) follow(batch, error.recorded);
         if (claim) throw error;
         onError?.(error);
         return [];
       }
+      follow(batch, recorded);
+      return claimed;
+    };
+
+    /** Starts what follows each recorded outcome of `batch`. */
+    const follow = (batch: readonly Outcome[], recorded: readonly boolean[]) => {
       batch.forEach((outcome, i) => {
         // Not recorded: another dispatcher took the delivery over, and its outcome counts.
         if (!recorded[i]) return;
@@ -235,7 +243,6 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
           .finally(() => following.delete(after));
         following.add(after);
       });
-      return claimed;
     };
 
     const send = (claimed: readonly ClaimedDelivery[], leaseEnds: number) => {

@@ -14,6 +14,7 @@ import { followLog, readAll } from "../../src/testing/event-reading.ts";
 import { migratePostgres, POSTGRES_SCHEMA_VERSION } from "../../src/stores/postgres/migrations.ts";
 import { postgresStore } from "../../src/stores/postgres/store.ts";
 import type { Submission } from "../../src/submission.ts";
+import { type ClaimedDelivery, type DeliveryAttempt, recordAndClaimDeliveries } from "../../src/store.ts";
 import { sharedCluster, sharedPgBouncer, startPostgresCluster, stopClusterAfterSuites, storeOnNewDatabase } from "../support/postgres.ts";
 import { testCompleteStore } from "./complete-store.ts";
 
@@ -66,7 +67,7 @@ shared("two stores writing one account: a follower of the log sees every event o
   }
 });
 
-shared("dispatchers on two stores claiming at once: no delivery is claimed twice, each endpoint's first attempts go in commit order", async () => {
+for (const combined of [false, true]) shared(`dispatchers on two stores claiming at once${combined ? ", each writing its outcomes with its next claim" : ""}: no delivery is claimed twice, each endpoint's first attempts go in commit order`, async () => {
   const database = await (await sharedCluster()).createDatabase();
   const [a, b] = await Promise.all([openPostgresStore({ url: database.url }), openPostgresStore({ url: database.url })]).then((all) => all.map((o) => o.store));
   try {
@@ -94,9 +95,17 @@ shared("dispatchers on two stores claiming at once: no delivery is claimed twice
       const store = c % 2 === 0 ? a! : b!;
       const owner = `dispatcher-${c}`;
       const deadline = Date.now() + 60_000;
+      /** The outcomes of the last claim's deliveries, written with the next claim when `combined`. */
+      let made: DeliveryAttempt[] = [];
       while (!done() && problems.length === 0) {
         if (Date.now() > deadline) throw new Error("the deliveries were not all claimed in time");
-        const claimed = await store.claimDeliveries({ now: Date.now(), limit: 2 + c * 2, leaseMs: 60_000, owner });
+        const claim = { now: Date.now(), limit: 2 + c * 2, leaseMs: 60_000, owner };
+        let claimed: ClaimedDelivery[];
+        if (combined) {
+          let recorded: boolean[];
+          ({ recorded, claimed } = await recordAndClaimDeliveries(store, made, claim));
+          if (recorded.includes(false)) problems.push(`${owner} lost a lease it held`);
+        } else claimed = await store.claimDeliveries(claim);
         for (const delivery of claimed) {
           const key = `${delivery.webhook.webhookId} ${delivery.position}`;
           const made = attempted.get(delivery.webhook.webhookId)!;
@@ -106,10 +115,12 @@ shared("dispatchers on two stores claiming at once: no delivery is claimed twice
           made.add(delivery.position);
         }
         if (claimed.length === 0) await new Promise((resolve) => setTimeout(resolve, 2));
-        const recorded = await store.recordDeliveryAttempts!(claimed.map((delivery) => ({
+        made = claimed.map((delivery) => ({
           accountId: "acct", webhookId: delivery.webhook.webhookId, position: delivery.position, owner, at: Date.now(), durationMs: 1,
           statusCode: 204, error: null, status: "succeeded" as const, nextAttemptAt: null,
-        })));
+        }));
+        if (combined) continue;
+        const recorded = await store.recordDeliveryAttempts!(made);
         if (recorded.includes(false)) problems.push(`${owner} lost a lease it held`);
       }
     });
@@ -122,7 +133,7 @@ shared("dispatchers on two stores claiming at once: no delivery is claimed twice
   }
 });
 
-shared("a claim re-leasing deliveries whose lease ran out while their attempts are recorded: both finish, neither fails", async () => {
+for (const combined of [false, true]) shared(`a claim re-leasing deliveries whose lease ran out while their attempts are recorded${combined ? " with the recorder's next claim" : ""}: both finish, neither fails`, async () => {
   const database = await (await sharedCluster()).createDatabase();
   const store = await createPostgresStore({ url: database.url });
   const sql = postgres(database.url, { max: 2, onnotice: () => {} });
@@ -158,11 +169,14 @@ shared("a claim re-leasing deliveries whose lease ran out while their attempts a
     });
     await middleLocked;
     const later = now + 100;
+    const late = claimed.toReversed().map((d) => ({
+      accountId: "acct", webhookId: "wh_one", position: d.position, owner: "late", at: later, durationMs: 1, statusCode: 500, error: null,
+      status: "pending" as const, nextAttemptAt: later,
+    }));
     const outcomes = Promise.allSettled([
-      store.recordDeliveryAttempts!(claimed.toReversed().map((d) => ({
-        accountId: "acct", webhookId: "wh_one", position: d.position, owner: "late", at: later, durationMs: 1, statusCode: 500, error: null,
-        status: "pending" as const, nextAttemptAt: later,
-      }))),
+      combined
+        ? store.recordAndClaimDeliveries!(late, { now: later, limit: 50, leaseMs: 60_000, owner: "late" })
+        : store.recordDeliveryAttempts!(late),
       store.claimDeliveries({ now: later, limit: 50, leaseMs: 60_000, owner: "next" }),
     ]);
     for (let waiting = 0, deadline = Date.now() + 10_000; waiting < 2; ) {

@@ -16,7 +16,7 @@ import { migrate } from "../../src/stores/sql/migrate.ts";
 import { createSqlStore } from "../../src/stores/sql/store.ts";
 import { pruneEvents } from "../../src/stores/sql/events.ts";
 import { deliveriesOfPrunedEvents, sqlWebhookStore } from "../../src/stores/sql/webhooks.ts";
-import { eventTexts, type WebhookRecord } from "../../src/store.ts";
+import { ClaimAfterRecordingFailed, eventTexts, type WebhookRecord } from "../../src/store.ts";
 import type { Submission } from "../../src/submission.ts";
 
 const test = suite("SQL webhook store");
@@ -106,6 +106,46 @@ test("a claim that finds nothing to do takes no write lock: with no endpoint, wi
     assert.is(writes, 2, "sent: no write but the outcome's");
     await store.insertSubmission(ACCOUNT, submission());
     assert.is((await claim()).length, 1, "a later event is claimed");
+  } finally {
+    client.close();
+  }
+});
+
+test("when the read after a combined write of outcomes and claim fails, the call says which outcomes are recorded; the leases run out", async () => {
+  const client = createClient({ url: ":memory:" });
+  try {
+    const driver = libsqlDriver(client);
+    const store = await createSqlStore(driver);
+    let failRead = false;
+    const faulty: SqlDriver = {
+      execute: (statement) => driver.execute(statement),
+      batch: async (statements, mode) => {
+        if (mode === "read" && failRead) {
+          failRead = false;
+          throw new Error("the connection dropped");
+        }
+        return driver.batch(statements, mode);
+      },
+    };
+    const outbox = sqlWebhookStore(faulty, (statements) => driver.batch(statements, "write"));
+    const now = Date.now();
+    const claim = { now, limit: 10, leaseMs: 60_000, owner: "o" };
+    await store.insertWebhook(ACCOUNT, endpoint("w"));
+    await store.insertSubmission(ACCOUNT, submission());
+    const [first] = await outbox.claimDeliveries(claim);
+    await store.insertSubmission(ACCOUNT, submission());
+    failRead = true;
+    const attempt = {
+      accountId: ACCOUNT, webhookId: "w", position: first!.position, owner: "o", at: now, durationMs: 1, statusCode: 200, error: null,
+      status: "succeeded" as const, nextAttemptAt: null,
+    };
+    const failed = await outbox.recordAndClaimDeliveries!([attempt], { ...claim, now: now + 1 }).then(() => undefined, (error: unknown) => error);
+    assert.instance(failed, ClaimAfterRecordingFailed);
+    assert.equal((failed as ClaimAfterRecordingFailed).recorded, [true]);
+    const { deliveries } = await store.listDeliveries(ACCOUNT, "w", { limit: 10 });
+    assert.equal(deliveries.map((d) => [d.eventId, d.status]), [[deliveries[0]!.eventId, "pending"], [first!.eventId, "succeeded"]], "the outcome stands");
+    assert.equal(await outbox.claimDeliveries({ ...claim, now: now + 2 }), [], "what the failed call leased stays leased");
+    assert.is((await outbox.claimDeliveries({ ...claim, now: now + 60_002 })).length, 1, "until its lease runs out");
   } finally {
     client.close();
   }

@@ -9,12 +9,12 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createWebhookTransport } from "../../adapters/webhook-transport.ts";
 import {
-  type CompleteStore, type DeliveryAttempt, type DeliveryClaim, eventTexts as textsOf, readEventsAsJson, recordDeliveryAttempts, type WebhookRecord,
+  ClaimAfterRecordingFailed, type CompleteStore, type DeliveryAttempt, type DeliveryClaim, eventTexts as textsOf, readEventsAsJson, recordDeliveryAttempts, type WebhookRecord,
   type WebhookStore,
 } from "../../src/store.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import { seedRows } from "../../src/testing/fixtures.ts";
-import { createWebhookDispatcher, type WebhookDispatcherOptions } from "../../src/webhooks/dispatcher.ts";
+import { type AttemptReport, createWebhookDispatcher, type WebhookDispatcherOptions } from "../../src/webhooks/dispatcher.ts";
 import { type Receiver, startReceiver, verifies, verifyDelivery } from "../support/webhook-receiver.ts";
 import { newSecret, webhookFor } from "./fixture.ts";
 
@@ -289,6 +289,46 @@ test("under a stream of changes, each write of outcomes is also the next claim: 
     assert.equal((await store.listDeliveries(ACCOUNT, (await store.listWebhooks(ACCOUNT))[0]!.webhookId, { limit: 10 })).deliveries.map((d) => d.status),
       Array<string>(5).fill("succeeded"), "every outcome written");
   } finally {
+    await store.close();
+  }
+});
+
+test("when the claim after a write of outcomes fails, what follows the recorded outcomes still happens: the failure count, onAttempt", async () => {
+  const store = createMemoryStore();
+  const hook = webhookFor("https://receiver.example/hooks");
+  const reports: AttemptReport[] = [];
+  const errors: unknown[] = [];
+  let claims = 0;
+  // The second claim (the one that goes with the first outcome) fails after the outcome is recorded,
+  // as a read after a combined commit can.
+  const faulty: WebhookStore = Object.assign(Object.create(null) as WebhookStore, store, {
+    claimDeliveries: async (claim: DeliveryClaim) => {
+      if (++claims === 2) throw new Error("the connection dropped");
+      return store.claimDeliveries(claim);
+    },
+  });
+  const dispatcher = createWebhookDispatcher(faulty, {
+    transport: async () => ({ status: 503 }),
+    random: () => 0.5,
+    onAttempt: (report) => reports.push(report),
+    onError: (error) => errors.push(error),
+  });
+  try {
+    await store.insertWebhook(ACCOUNT, hook);
+    await store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+    dispatcher.start();
+    const since = performance.now();
+    while (reports.length === 0 && performance.now() - since < 5_000) await new Promise((resolve) => setTimeout(resolve, 5));
+    await dispatcher.stop();
+    assert.ok(claims >= 2, "the claim after the outcome was made");
+    assert.ok(errors.some((error) => error instanceof ClaimAfterRecordingFailed), "the failed claim is told");
+    assert.equal(reports.map((r) => [r.status, r.statusCode, r.attempt]), [["pending", 503, 1]], "onAttempt told of the recorded attempt");
+    const { deliveries } = await store.listDeliveries(ACCOUNT, hook.webhookId, { limit: 10 });
+    assert.equal(deliveries.map((d) => [d.status, d.attempts]), [["pending", 1]], "the outcome is recorded");
+    assert.is((await store.getWebhook(ACCOUNT, hook.webhookId))!.failingSince, deliveries[0]!.lastAttemptAt && Date.parse(deliveries[0]!.lastAttemptAt),
+      "the endpoint's failing days count from that attempt");
+  } finally {
+    await dispatcher.stop();
     await store.close();
   }
 });

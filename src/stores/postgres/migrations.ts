@@ -14,7 +14,7 @@
 import type postgres from "postgres";
 import { randomHex } from "../../hex.ts";
 import type { SchemaUpgrade } from "../sql/migrate.ts";
-import { CLAIM_MIGRATION, WEBHOOK_LIMIT_MIGRATION, WEBHOOK_MIGRATION } from "./webhooks.ts";
+import { CLAIM_MIGRATION, RECORD_AND_CLAIM_MIGRATION, WEBHOOK_LIMIT_MIGRATION, WEBHOOK_MIGRATION } from "./webhooks.ts";
 import { COUNTING_MIGRATION, IMPORT_MIGRATION, INSERT_MIGRATION, PROBE_MIGRATION, WRITE_FUNCTIONS } from "./writes.ts";
 
 export type { SchemaUpgrade };
@@ -201,6 +201,8 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
   // 7: inserts count
   // their rows' totals in their own statement, and the insert trigger is dropped (writes.ts).
   COUNTING_MIGRATION,
+  // 8: a dispatcher's outcomes and its next claim in one call, one transaction (webhooks.ts).
+  RECORD_AND_CLAIM_MIGRATION,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.length;

@@ -8,7 +8,9 @@
  * those another claim holds: one endpoint's deliveries are taken by one claim at a time,
  * whichever server sends it, so two dispatchers never lease one delivery and an endpoint's run
  * of first attempts is leased whole, in commit order. Every later statement of the function
- * takes a fresh snapshot, so it sees what the endpoint's previous claim committed.
+ * takes a fresh snapshot, so it sees what the endpoint's previous claim committed. A dispatcher's
+ * outcomes and its next claim are one call of `formsink_record_and_claim_deliveries` (migration
+ * 8): the record, then that claim, in one transaction.
  */
 import type { EventType } from "../../events.ts";
 import { type ClaimedDelivery, type DeliveryAttempt, type WebhookChange, WebhookLimitReached, type WebhookStore } from "../../store.ts";
@@ -273,6 +275,12 @@ export function postgresWebhookStore(query: Query, lockTimeout: string): Webhook
     recordDeliveryAttempts(attempts) {
       return attempts.length === 0 ? Promise.resolve([]) : recordAttempts(query, attempts);
     },
+    async recordAndClaimDeliveries(attempts, { now, limit, leaseMs, owner }) {
+      const [answer, ...claimed] = await query("SELECT * FROM formsink_record_and_claim_deliveries($1, $2, $3, $4, $5, $6)", [
+        attemptsJson(attempts), now, limit, now + leaseMs, owner, lockTimeout,
+      ]);
+      return { recorded: recordedOf(attempts.length, answer!.recorded as unknown[]), claimed: claimed.map(toClaimedDelivery) };
+    },
     async listDeliveries(accountId, webhookId, deliveryQuery) {
       const rows = await query(
         `SELECT * FROM webhook_deliveries WHERE account_id = $1 AND webhook_id = $2 AND position < $3 AND ($4::text IS NULL OR status = $4::text)
@@ -309,15 +317,12 @@ export function postgresWebhookStore(query: Query, lockTimeout: string): Webhook
   };
 }
 
-/** Records each attempt and releases its lease, in one statement; true for those whose `owner` held the lease. */
-async function recordAttempts(query: Query, attempts: readonly DeliveryAttempt[]): Promise<boolean[]> {
-  const input = attempts.map((a) => ({
-    account_id: a.accountId, webhook_id: a.webhookId, position: a.position, owner: a.owner, at: a.at, duration_ms: a.durationMs,
-    status_code: a.statusCode, error: a.error, status: a.status, next_attempt_at: a.status === "pending" ? a.nextAttemptAt : null,
-  }));
-  const rows = await query(
-    `WITH a AS MATERIALIZED (
-       SELECT * FROM ROWS FROM (json_to_recordset($1::text::json) AS (
+/**
+ * Records each attempt of the JSON array `attempts` (a SQL expression of type json) and releases
+ * its lease, returning the ordinal (from 1) of each attempt whose `owner` held the lease.
+ */
+const ATTEMPTS_RECORDED = (attempts: string) => `WITH a AS MATERIALIZED (
+       SELECT * FROM ROWS FROM (json_to_recordset(${attempts}) AS (
          account_id text, webhook_id text, position bigint, owner text, at bigint, duration_ms integer, status_code integer, error text,
          status text, next_attempt_at bigint)) WITH ORDINALITY AS a(account_id, webhook_id, position, owner, at, duration_ms, status_code, error,
          status, next_attempt_at, ord)),
@@ -329,11 +334,59 @@ async function recordAttempts(query: Query, attempts: readonly DeliveryAttempt[]
        ${LEASE_RELEASED}
      FROM a JOIN locked l ON l.account_id = a.account_id AND l.webhook_id = a.webhook_id AND l.position = a.position
      WHERE d.account_id = a.account_id AND d.webhook_id = a.webhook_id AND d.position = a.position AND d.lease_owner = a.owner
-     RETURNING a.ord`,
-    [JSON.stringify(input)],
-  );
-  const recorded = new Set(rows.map((row) => Number(row.ord)));
-  return attempts.map((_, i) => recorded.has(i + 1));
+     RETURNING a.ord`;
+
+/**
+ * `recordAndClaimDeliveries` in one call, so one transaction: the attempts of `p_attempts` (JSON,
+ * as `attemptsJson` makes it) recorded as recordAttempts records them, then the claim of
+ * `formsink_claim_deliveries`, whose statements each take a fresh snapshot and so see the
+ * outcomes (what they free is claimable) and lock endpoints and deliveries as a claim alone does.
+ * The first row answers the record (`recorded`: the ordinals recorded, every other column null);
+ * each row after it is a delivery claimed, as the claim answers it. Migration 8.
+ */
+const RECORD_AND_CLAIM = `CREATE FUNCTION formsink_record_and_claim_deliveries(p_attempts text, p_now bigint, p_limit integer, p_lease_until bigint,
+    p_owner text, p_lock_timeout text)
+  RETURNS TABLE (
+    recorded integer[],
+    account_id text, webhook_id text, "position" bigint, event_id text, event_type text, attempts integer, first_attempt_at bigint,
+    url text, types text, w_popup_id text, description text, w_created_at text, disabled_at text, secrets text,
+    previous_secret_expires_at bigint, failing_since bigint,
+    type text, event text, created_status text, submission_id text, popup_id text,
+    id text, s_popup_id text, data text, domain text, user_agent text, device text, created_at bigint)
+  LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  recorded_ordinals integer[];
+BEGIN
+  PERFORM set_config('lock_timeout', p_lock_timeout, true);
+  WITH done AS (${ATTEMPTS_RECORDED("p_attempts::json")})
+  SELECT COALESCE(array_agg(done.ord::integer), '{}') INTO recorded_ordinals FROM done;
+  recorded := recorded_ordinals;
+  RETURN NEXT;
+  RETURN QUERY SELECT NULL::integer[], c.* FROM formsink_claim_deliveries(p_now, p_limit, p_lease_until, p_owner, p_lock_timeout) AS c;
+END $$`;
+
+/** Migration 8: outcomes and the next claim in one call (RECORD_AND_CLAIM). */
+export const RECORD_AND_CLAIM_MIGRATION: readonly string[] = [RECORD_AND_CLAIM];
+
+/** The attempts as the JSON array ATTEMPTS_RECORDED reads. */
+function attemptsJson(attempts: readonly DeliveryAttempt[]): string {
+  return JSON.stringify(attempts.map((a) => ({
+    account_id: a.accountId, webhook_id: a.webhookId, position: a.position, owner: a.owner, at: a.at, duration_ms: a.durationMs,
+    status_code: a.statusCode, error: a.error, status: a.status, next_attempt_at: a.status === "pending" ? a.nextAttemptAt : null,
+  })));
+}
+
+/** Which of `count` attempts were recorded, from the ordinals (from 1) of those that were. */
+function recordedOf(count: number, ordinals: Iterable<unknown>): boolean[] {
+  const recorded = new Set([...ordinals].map(Number));
+  return Array.from({ length: count }, (_, i) => recorded.has(i + 1));
+}
+
+/** Records each attempt and releases its lease, in one statement; true for those whose `owner` held the lease. */
+async function recordAttempts(query: Query, attempts: readonly DeliveryAttempt[]): Promise<boolean[]> {
+  const rows = await query(ATTEMPTS_RECORDED("$1::text::json"), [attemptsJson(attempts)]);
+  return recordedOf(attempts.length, rows.map((row) => row.ord));
 }
 
 function toClaimedDelivery(row: Record<string, unknown>): ClaimedDelivery {

@@ -11,7 +11,7 @@
  */
 import type { EventType } from "../../events.ts";
 import { randomHex } from "../../hex.ts";
-import { type ClaimedDelivery, type DeliveryAttempt, type WebhookChange, WebhookLimitReached, type WebhookStore } from "../../store.ts";
+import { ClaimAfterRecordingFailed, type ClaimedDelivery, type DeliveryAttempt, type WebhookChange, WebhookLimitReached, type WebhookStore } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlStatement, SqlValue } from "./driver.ts";
 import { EVENT_JSON } from "./events.ts";
 import { nullableNumber, toDelivery, toWebhook, WEBHOOK_CHANGES } from "./records.ts";
@@ -311,8 +311,13 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       const { rows: found } = await driver.execute({ sql: MAYBE_CLAIMABLE_AFTER, args: [now, owner] });
       if (!found[0]?.maybe) return { recorded: recording.recorded(await write(recording.statements)), claimed: [] };
       const claim = randomHex(16);
-      const results = await write([...recording.statements, ...leasesTaken(now, limit, owner, now + leaseMs, claim)]);
-      return { recorded: recording.recorded(results), claimed: await readClaim(now + leaseMs, claim) };
+      const recorded = recording.recorded(await write([...recording.statements, ...leasesTaken(now, limit, owner, now + leaseMs, claim)]));
+      try {
+        return { recorded, claimed: await readClaim(now + leaseMs, claim) };
+      } catch (error) {
+        // Committed: the outcomes stand, and what follows them must happen; the leases run out.
+        throw new ClaimAfterRecordingFailed(recorded, error);
+      }
     },
     async recordDeliveryAttempt(attempt) {
       const [recorded] = await attemptsRecordedAlone(write, [attempt]);
