@@ -75,14 +75,24 @@ export class TupleIndex {
 
   /** The tuples whose rows match the filter's equality fields; none when a value never occurred. */
   matching(filter: SubmissionFilter): Tuple[] {
+    return this.matchingNumbers(filter).map((number) => this.tuples[number]!);
+  }
+
+  /** The numbers of the tuples `matching` gives, in the same order. */
+  matchingNumbers(filter: SubmissionFilter): number[] {
     const wanted = (values: ValueNumbers, value: string | undefined) => (value === undefined ? -1 : values.numberOf(value) ?? -2);
     const popup = wanted(this.popups, filter.popupId);
     const domain = wanted(this.domains, filter.domain);
     const device = wanted(this.devices, filter.device);
     const status = wanted(this.statuses, filter.status);
     if (popup === -2 || domain === -2 || device === -2 || status === -2) return [];
-    return this.tuples.filter(
-      (t) => (popup < 0 || t.popup === popup) && (domain < 0 || t.domain === domain) && (device < 0 || t.device === device) && (status < 0 || t.status === status),
-    );
+    const numbers: number[] = [];
+    for (let number = 0; number < this.tuples.length; number++) {
+      const t = this.tuples[number]!;
+      if ((popup < 0 || t.popup === popup) && (domain < 0 || t.domain === domain) && (device < 0 || t.device === device) && (status < 0 || t.status === status)) {
+        numbers.push(number);
+      }
+    }
+    return numbers;
   }
 }
