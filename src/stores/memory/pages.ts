@@ -8,7 +8,7 @@
 import type { SubmissionCursor, SubmissionFilter } from "../../store.ts";
 import type { AccountRows } from "./account-rows.ts";
 import type { SortedSlots } from "./sorted-slots.ts";
-import { TupleIndex } from "./tuples.ts";
+import { type Tuple, TupleIndex } from "./tuples.ts";
 
 type Order = "asc" | "desc";
 
@@ -34,8 +34,14 @@ const WALKED_ROWS_AT_MOST = 4096;
 /** Below this many rows skipped per span, stepping through a merge beats seeking. */
 const STEPS_PER_SPAN_BEFORE_SEEKING = 50;
 
-export function spansOf(account: AccountRows, filter: SubmissionFilter, order: Order, after?: SubmissionCursor): Span[] {
-  const lists = TupleIndex.isUnfiltered(filter) ? [account.all] : account.index.matching(filter).map((tuple) => tuple.rows);
+/** The tuples the filter's equality fields match; undefined without any (every row matches). */
+export function tuplesOf(account: AccountRows, filter: SubmissionFilter): Tuple[] | undefined {
+  return TupleIndex.isUnfiltered(filter) ? undefined : account.index.matching(filter);
+}
+
+/** `tuples`: the filter's, when the caller has them already. */
+export function spansOf(account: AccountRows, filter: SubmissionFilter, order: Order, after?: SubmissionCursor, tuples = tuplesOf(account, filter)): Span[] {
+  const lists = tuples === undefined ? [account.all] : tuples.map((tuple) => tuple.rows);
   const spans: Span[] = [];
   for (const rows of lists) {
     let start = filter.createdAfter === undefined ? 0 : rows.countBefore({ time: filter.createdAfter, tieAfter: true });
@@ -152,7 +158,8 @@ function merge(account: AccountRows, spans: readonly Span[], positions: number[]
  * answers instead: no equality filter or a single tuple (one list is already exactly the
  * matches), matches too rare for a walk to find them soon, an offset too deep, or a walk that
  * found too few matches where it looked (the matches need not be spread evenly over time).
- * Gives what `pageOf(account, spansOf(account, filter, order, after), order, offset, limit)` gives.
+ * Gives what `pageOf(account, spansOf(account, filter, order, after), order, offset, limit)` gives;
+ * `tuples`: the filter's, when the caller has them already.
  */
 export function plentifulPageOf(
   account: AccountRows,
@@ -161,16 +168,15 @@ export function plentifulPageOf(
   offset: number,
   limit: number,
   after?: SubmissionCursor,
+  tuples = tuplesOf(account, filter),
 ): number[] | undefined {
-  if (TupleIndex.isUnfiltered(filter) || limit <= 0 || offset + limit > WALKED_ROWS_AT_MOST) return undefined;
-  const numbers = account.index.matchingNumbers(filter);
-  if (numbers.length < 2) return undefined;
+  if (tuples === undefined || tuples.length < 2 || limit <= 0 || offset + limit > WALKED_ROWS_AT_MOST) return undefined;
   let matches = 0;
-  for (const number of numbers) matches += account.index.tuples[number]!.rows.size;
+  for (const tuple of tuples) matches += tuple.rows.size;
   const all = account.all;
   if (matches * READS_PER_MATCH_AT_MOST < all.size) return undefined;
   const matching = new Uint8Array(account.index.tuples.length);
-  for (const number of numbers) matching[number] = 1;
+  for (const tuple of tuples) matching[tuple.number] = 1;
 
   let start = filter.createdAfter === undefined ? 0 : all.countBefore({ time: filter.createdAfter, tieAfter: true });
   let end = filter.createdBefore === undefined ? all.size : all.countBefore({ time: filter.createdBefore, tieAfter: false });

@@ -34,6 +34,8 @@ class ValueNumbers {
 }
 
 export interface Tuple {
+  /** Its place in `TupleIndex.tuples`, which `AccountRows.tupleAt` gives for a row. */
+  number: number;
   popup: number;
   domain: number;
   device: number;
@@ -62,7 +64,7 @@ export class TupleIndex {
     let number = byStatus[status];
     if (number === undefined) {
       number = this.tuples.length;
-      this.tuples.push({ popup, domain, device, status, rows: new SortedSlots(this.order) });
+      this.tuples.push({ number, popup, domain, device, status, rows: new SortedSlots(this.order) });
       byStatus[status] = number;
     }
     return number;
@@ -75,24 +77,14 @@ export class TupleIndex {
 
   /** The tuples whose rows match the filter's equality fields; none when a value never occurred. */
   matching(filter: SubmissionFilter): Tuple[] {
-    return this.matchingNumbers(filter).map((number) => this.tuples[number]!);
-  }
-
-  /** The numbers of the tuples `matching` gives, in the same order. */
-  matchingNumbers(filter: SubmissionFilter): number[] {
     const wanted = (values: ValueNumbers, value: string | undefined) => (value === undefined ? -1 : values.numberOf(value) ?? -2);
     const popup = wanted(this.popups, filter.popupId);
     const domain = wanted(this.domains, filter.domain);
     const device = wanted(this.devices, filter.device);
     const status = wanted(this.statuses, filter.status);
     if (popup === -2 || domain === -2 || device === -2 || status === -2) return [];
-    const numbers: number[] = [];
-    for (let number = 0; number < this.tuples.length; number++) {
-      const t = this.tuples[number]!;
-      if ((popup < 0 || t.popup === popup) && (domain < 0 || t.domain === domain) && (device < 0 || t.device === device) && (status < 0 || t.status === status)) {
-        numbers.push(number);
-      }
-    }
-    return numbers;
+    return this.tuples.filter(
+      (t) => (popup < 0 || t.popup === popup) && (domain < 0 || t.domain === domain) && (device < 0 || t.device === device) && (status < 0 || t.status === status),
+    );
   }
 }
