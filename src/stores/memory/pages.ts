@@ -3,7 +3,8 @@
  * the lists (all rows, or the tuples its equality fields match), each narrowed to a span by
  * binary searches for the date bounds and the walk cursor. The total is the sum of the spans;
  * a page is a k-way merge of them, started at a deep offset by a binary search over the
- * list order instead of by stepping past every row before it.
+ * list order instead of by stepping past every row before it. A filter that matches a large
+ * share of the rows takes its page from a bounded walk of all rows instead (`plentifulPageOf`).
  */
 import type { SubmissionCursor, SubmissionFilter } from "../../store.ts";
 import type { AccountRows } from "./account-rows.ts";
