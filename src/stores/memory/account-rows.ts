@@ -76,6 +76,11 @@ export class AccountRows implements SlotOrder {
     return this.identifiers.find(field, value, dataAt).map((slot) => this.ids[slot]!);
   }
 
+  /** The number of the tuple (see tuples.ts) of the row in `slot`. */
+  tupleAt(slot: number): number {
+    return this.tupleOfSlot[slot]!;
+  }
+
   textAt(slot: number): string {
     return this.texts.get(slot);
   }

@@ -3,12 +3,13 @@
  * the lists (all rows, or the tuples its equality fields match), each narrowed to a span by
  * binary searches for the date bounds and the walk cursor. The total is the sum of the spans;
  * a page is a k-way merge of them, started at a deep offset by a binary search over the
- * list order instead of by stepping past every row before it.
+ * list order instead of by stepping past every row before it. A filter that matches a large
+ * share of the rows takes its page from a bounded walk of all rows instead (`plentifulPageOf`).
  */
 import type { SubmissionCursor, SubmissionFilter } from "../../store.ts";
 import type { AccountRows } from "./account-rows.ts";
 import type { SortedSlots } from "./sorted-slots.ts";
-import { TupleIndex } from "./tuples.ts";
+import { type Tuple, TupleIndex } from "./tuples.ts";
 
 type Order = "asc" | "desc";
 
@@ -19,11 +20,29 @@ interface Span {
   end: number;
 }
 
+/**
+ * A filter whose tuples hold at least 1 / this of the account's rows is read by walking all of
+ * them (`plentifulPageOf`): a walk then reads about this many rows per row it keeps.
+ */
+const READS_PER_MATCH_AT_MOST = 4;
+/** A walk gives up (and the merge answers) after this many reads per row it has to find. */
+const READS_PER_ROW_BEFORE_GIVING_UP = 16;
+/** Slack on that cap, so that a short page is not given up on for a few unlucky rows. */
+const READS_BEFORE_GIVING_UP = 256;
+/** A walk finds at most this many rows (skipped and kept); deeper offsets seek in the merge. */
+const WALKED_ROWS_AT_MOST = 4096;
+
 /** Below this many rows skipped per span, stepping through a merge beats seeking. */
 const STEPS_PER_SPAN_BEFORE_SEEKING = 50;
 
-export function spansOf(account: AccountRows, filter: SubmissionFilter, order: Order, after?: SubmissionCursor): Span[] {
-  const lists = TupleIndex.isUnfiltered(filter) ? [account.all] : account.index.matching(filter).map((tuple) => tuple.rows);
+/** The tuples the filter's equality fields match; undefined without any (every row matches). */
+export function tuplesOf(account: AccountRows, filter: SubmissionFilter): Tuple[] | undefined {
+  return TupleIndex.isUnfiltered(filter) ? undefined : account.index.matching(filter);
+}
+
+/** `tuples`: the filter's, when the caller has them already. */
+export function spansOf(account: AccountRows, filter: SubmissionFilter, order: Order, after?: SubmissionCursor, tuples = tuplesOf(account, filter)): Span[] {
+  const lists = tuples === undefined ? [account.all] : tuples.map((tuple) => tuple.rows);
   const spans: Span[] = [];
   for (const rows of lists) {
     let start = filter.createdAfter === undefined ? 0 : rows.countBefore({ time: filter.createdAfter, tieAfter: true });
@@ -129,4 +148,56 @@ function merge(account: AccountRows, spans: readonly Span[], positions: number[]
     if (heads.length > 0) down(0);
   }
   return page;
+}
+
+/**
+ * The page of a filter that matches a large share of the account's rows (many tuples, such as a
+ * `status` alone), read by walking the list of all rows from the cursor or date bound and keeping
+ * the rows whose tuple matches, as the SQL store walks its time index: the merge would first
+ * narrow every matching tuple's list by binary searches and merge hundreds of lists for a page
+ * of ten (bench/correlated.ts, the memory store's paging by cursor). Undefined where the merge
+ * answers instead: no equality filter or a single tuple (one list is already exactly the
+ * matches), matches too rare for a walk to find them soon, an offset too deep, or a walk that
+ * found too few matches where it looked (the matches need not be spread evenly over time).
+ * Gives what `pageOf(account, spansOf(account, filter, order, after), order, offset, limit)` gives;
+ * `tuples`: the filter's, when the caller has them already.
+ */
+export function plentifulPageOf(
+  account: AccountRows,
+  filter: SubmissionFilter,
+  order: Order,
+  offset: number,
+  limit: number,
+  after?: SubmissionCursor,
+  tuples = tuplesOf(account, filter),
+): number[] | undefined {
+  if (tuples === undefined || tuples.length < 2 || limit <= 0 || offset + limit > WALKED_ROWS_AT_MOST) return undefined;
+  let matches = 0;
+  for (const tuple of tuples) matches += tuple.rows.size;
+  const all = account.all;
+  if (matches * READS_PER_MATCH_AT_MOST < all.size) return undefined;
+  const matching = new Uint8Array(account.index.tuples.length);
+  for (const tuple of tuples) matching[tuple.number] = 1;
+
+  let start = filter.createdAfter === undefined ? 0 : all.countBefore({ time: filter.createdAfter, tieAfter: true });
+  let end = filter.createdBefore === undefined ? all.size : all.countBefore({ time: filter.createdBefore, tieAfter: false });
+  if (after !== undefined) {
+    const cursor = { time: after.createdAt, id: after.submissionId };
+    if (order === "asc") start = Math.max(start, all.countBefore({ ...cursor, tieAfter: true }));
+    else end = Math.min(end, all.countBefore({ ...cursor, tieAfter: false }));
+  }
+  const wanted = offset + limit;
+  const reads = Math.min(end - start, READS_PER_ROW_BEFORE_GIVING_UP * wanted + READS_BEFORE_GIVING_UP);
+  const page: number[] = [];
+  let skip = offset;
+  const direction = order === "asc" ? 1 : -1;
+  let position = order === "asc" ? start : end - 1;
+  for (let read = 0; read < reads; read++, position += direction) {
+    const slot = all.at(position);
+    if (matching[account.tupleAt(slot)] === 0) continue;
+    if (skip > 0) skip--;
+    else if (page.push(slot) === limit) return page;
+  }
+  // every row in the bounds read: the page is complete, if short; else too few found in time
+  return reads === end - start ? page : undefined;
 }

@@ -10,7 +10,7 @@ import { AccountRows } from "./account-rows.ts";
 import { timeOf } from "./created-time.ts";
 import { MemoryEventLog } from "./events.ts";
 import { IdempotencyRecords } from "./idempotency.ts";
-import { pageOf, spansOf, totalOf } from "./pages.ts";
+import { pageOf, plentifulPageOf, spansOf, totalOf, tuplesOf } from "./pages.ts";
 import { textToSubmission } from "./submission-text.ts";
 import { createMemoryWebhooks } from "./webhooks.ts";
 
@@ -60,19 +60,24 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
   const walkPage = (accountId: string, walk: SubmissionWalk): string[] => {
     const rows = rowsOf(accountId);
     if (!rows) return [];
-    const slots = pageOf(rows, spansOf(rows, walk, walk.order, walk.after), walk.order, 0, walk.limit);
+    const tuples = tuplesOf(rows, walk);
+    const slots =
+      plentifulPageOf(rows, walk, walk.order, 0, walk.limit, walk.after, tuples) ??
+      pageOf(rows, spansOf(rows, walk, walk.order, walk.after, tuples), walk.order, 0, walk.limit);
     return slots.map((slot) => rows.textAt(slot));
   };
   const listPage = (accountId: string, query: SubmissionQuery): { texts: string[]; total: number; last?: SubmissionCursor } => {
     const rows = rowsOf(accountId);
     if (!rows) return { texts: [], total: 0 };
-    const spans = spansOf(rows, query, query.order);
-    const slots = pageOf(rows, spans, query.order, query.offset, query.limit);
+    const tuples = tuplesOf(rows, query);
+    const spans = spansOf(rows, query, query.order, undefined, tuples);
+    const total = totalOf(spans);
+    const slots = plentifulPageOf(rows, query, query.order, query.offset, query.limit, undefined, tuples) ?? pageOf(rows, spans, query.order, query.offset, query.limit);
     const texts = slots.map((slot) => rows.textAt(slot));
     const lastSlot = slots.at(-1);
-    if (lastSlot === undefined) return { texts, total: totalOf(spans) };
+    if (lastSlot === undefined) return { texts, total };
     const { time, id } = rows.probeAt(lastSlot, false);
-    return { texts, total: totalOf(spans), last: { createdAt: time, submissionId: id! } };
+    return { texts, total, last: { createdAt: time, submissionId: id! } };
   };
   const copy = <T>(value: T): T => structuredClone(value);
 

@@ -34,6 +34,8 @@ class ValueNumbers {
 }
 
 export interface Tuple {
+  /** Its place in `TupleIndex.tuples`, which `AccountRows.tupleAt` gives for a row. */
+  number: number;
   popup: number;
   domain: number;
   device: number;
@@ -62,7 +64,7 @@ export class TupleIndex {
     let number = byStatus[status];
     if (number === undefined) {
       number = this.tuples.length;
-      this.tuples.push({ popup, domain, device, status, rows: new SortedSlots(this.order) });
+      this.tuples.push({ number, popup, domain, device, status, rows: new SortedSlots(this.order) });
       byStatus[status] = number;
     }
     return number;
