@@ -1,4 +1,5 @@
 import { isbot } from "isbot";
+import { rememberLatest } from "./latest-answers.ts";
 import type { Device } from "./submission.ts";
 
 // Bots come from isbot's maintained list (hundreds of crawlers, previewers and HTTP
@@ -8,24 +9,11 @@ const TABLET = /ipad|tablet|kindle|silk\/|playbook|android(?!.*mobile)/i;
 const MOBILE = /mobi|iphone|ipod|android|windows phone|blackberry|opera mini/i;
 const DESKTOP = /windows nt|macintosh|mac os x|x11|linux|cros/i;
 
-/** How many User-Agents' answers `deviceFromUserAgent` keeps before it starts afresh. */
-const REMEMBERED_AT_MOST = 500;
-
-/** The latest User-Agents' answers: a site's creates come from a few browsers' User-Agents over and over. */
-const remembered = new Map<string, Device>();
-
 // bench/http.ts (create): isbot's regular expression over a browser's User-Agent costs a
-// noticeable share of a create's CPU; a Map lookup of an answer already given costs little.
+// noticeable share of a create's CPU; a Map lookup of an answer already given costs little, and
+// a site's creates come from a few browsers' User-Agents over and over.
 /** The device class a User-Agent string announces; `unknown` when it is empty or says nothing. */
-export function deviceFromUserAgent(userAgent: string): Device {
-  let device = remembered.get(userAgent);
-  if (device === undefined) {
-    if (remembered.size >= REMEMBERED_AT_MOST) remembered.clear();
-    device = deviceAnnounced(userAgent);
-    remembered.set(userAgent, device);
-  }
-  return device;
-}
+export const deviceFromUserAgent: (userAgent: string) => Device = rememberLatest(500, deviceAnnounced);
 
 /** `deviceFromUserAgent`'s answer, worked out afresh. */
 function deviceAnnounced(userAgent: string): Device {
