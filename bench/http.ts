@@ -13,11 +13,15 @@
  * profile (`--cpu-prof`) there when it stops (read it with bench/support/profile-top.ts). `--threads`: each
  * workload's server CPU per request split by thread (the event loop, libSQL's threads where commits
  * and their fsyncs run, V8's and Node's helpers: compilation and GC). The database is made once through
- * `importSubmissions` and kept in bench/.data/; each run works on a copy, so the creates of one
- * run do not change the next one's data.
+ * `importSubmissions` and kept in bench/.data/; each run works on a copy in a temporary directory
+ * of its own (removed at the end, also when the run fails), so the creates of one run do not
+ * change the next one's data, and two runs at once do not write to the same copy.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { canPin, formatTable, type LoadOptions, pinSelf, startServerProcess, stopServerProcess } from "./support/load.ts";
-import { createRequest, DATA_DIR, httpDatabase, listRequests, type Measured, measure, removeDatabase, workingCopy } from "./support/http-setup.ts";
+import { createRequest, httpDatabase, listRequests, type Measured, measure, workingCopy } from "./support/http-setup.ts";
 import { reportTargets, type TargetFigure } from "./support/targets.ts";
 
 const quick = process.argv.includes("--quick");
@@ -27,7 +31,6 @@ const byThread = process.argv.includes("--threads");
 const profileDir = process.argv.find((arg) => arg.startsWith("--profile="))?.slice("--profile=".length);
 const ROWS = quick ? 20_000 : 100_000;
 const SECONDS = quick ? 3 : 10;
-const WORKING_COPY = `${DATA_DIR}http-${ROWS}-run.db`;
 const RAW_SERVER = new URL("./support/bridge-server.ts", import.meta.url);
 const FORMSINK_SERVER = new URL("./support/export-server.ts", import.meta.url);
 
@@ -87,12 +90,17 @@ const results = new Map<string, Measured>();
 }
 {
   const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const { url, child } = await startServerProcess(FORMSINK_SERVER, [workingCopy(database, WORKING_COPY), ...(withMetrics ? ["--metrics"] : [])], 0, profile);
+  const workDir = mkdtempSync(join(tmpdir(), "formsink-bench-http-"));
   try {
-    for (const workload of WORKLOADS.filter((w) => w.server === "formsink")) results.set(workload.name, await measure(workload.name, workload.load, url, child.pid!, SECONDS));
+    const copy = workingCopy(database, join(workDir, `http-${ROWS}-run.db`));
+    const { url, child } = await startServerProcess(FORMSINK_SERVER, [copy, ...(withMetrics ? ["--metrics"] : [])], 0, profile);
+    try {
+      for (const workload of WORKLOADS.filter((w) => w.server === "formsink")) results.set(workload.name, await measure(workload.name, workload.load, url, child.pid!, SECONDS));
+    } finally {
+      await stopServerProcess(child);
+    }
   } finally {
-    await stopServerProcess(child);
-    removeDatabase(WORKING_COPY);
+    rmSync(workDir, { recursive: true, force: true });
   }
 }
 

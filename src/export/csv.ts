@@ -13,6 +13,7 @@
  *   string that would read as one of those (`"1"`, `"true"`) or starts with `"`, `[` or `{`;
  *   an empty cell means the submission has no such key.
  */
+import { rememberLatest } from "../latest-answers.ts";
 import { submission as submissionSchema } from "../schemas.ts";
 import type { JsonValue, Submission } from "../submission.ts";
 
@@ -81,18 +82,10 @@ export function csvRecord(submission: Submission, dataKeys: readonly string[]): 
  * Popups, domains and user agents repeat from row to row: their cells are looked up, not
  * worked out again (a cache of a few hundred short ones, so it stays small whatever the export).
  */
-const repeatedCells = new Map<string, string>();
-const MAX_REPEATED_CELLS = 512;
+const shortRepeatedCell = rememberLatest(512, (text) => cell(text));
 
 function repeatedCell(text: string): string {
-  if (text.length > 256) return cell(text); // a rare long one would only crowd the cache
-  let written = repeatedCells.get(text);
-  if (written === undefined) {
-    if (repeatedCells.size >= MAX_REPEATED_CELLS) repeatedCells.clear();
-    written = cell(text);
-    repeatedCells.set(text, written);
-  }
-  return written;
+  return text.length > 256 ? cell(text) : shortRepeatedCell(text); // a rare long one would only crowd the cache
 }
 
 function csvRow(cells: readonly string[]): string {

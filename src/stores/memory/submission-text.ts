@@ -97,6 +97,9 @@ const END = ascii('"}');
 /** 1 for each ASCII character JSON writes as itself in a string, 0 for those it escapes. */
 const PLAIN_ASCII = Uint8Array.from({ length: 0x80 }, (_, unit) => (unit < 0x20 || unit === 0x22 || unit === 0x5c ? 0 : 1));
 
+/** 1 for every ASCII character: a JSON text's characters are all written as they are. */
+const ANY_ASCII = new Uint8Array(0x80).fill(1);
+
 /** Copies `piece`: the position after it, or -1 when `at` is or it does not fit. */
 function writeBytes(piece: Uint8Array, bytes: Uint8Array, at: number): number {
   if (at < 0 || at + piece.length > bytes.length) return -1;
@@ -109,12 +112,24 @@ function writeBytes(piece: Uint8Array, bytes: Uint8Array, at: number): number {
  * after them, or -1 when `at` is, when `text` needs escaping or when they might not fit.
  */
 function writePlain(piece: Uint8Array, text: string, bytes: Uint8Array, at: number): number {
-  at = writeBytes(piece, bytes, at);
+  return writeUtf8(text, PLAIN_ASCII, bytes, writeBytes(piece, bytes, at));
+}
+
+/** Writes `json` as UTF-8 (JSON text: no escaping needed, no lone surrogate): the position after it, or -1 as `writePlain`. */
+function writeJson(json: string, bytes: Uint8Array, at: number): number {
+  return writeUtf8(json, ANY_ASCII, bytes, at);
+}
+
+/**
+ * Writes `text` as UTF-8: the position after it, or -1 when `at` is, when it might not fit, when
+ * it holds a lone surrogate (JSON escapes it) or an ASCII character that `written` marks 0.
+ */
+function writeUtf8(text: string, written: Uint8Array, bytes: Uint8Array, at: number): number {
   if (at < 0 || at + text.length * 3 > bytes.length) return -1;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
     if (unit < 0x80) {
-      if (PLAIN_ASCII[unit] === 0) return -1;
+      if (written[unit] === 0) return -1;
       bytes[at++] = unit;
     } else if (unit < 0x800) {
       bytes[at++] = 0xc0 | (unit >> 6);
@@ -128,27 +143,6 @@ function writePlain(piece: Uint8Array, text: string, bytes: Uint8Array, at: numb
       const low = text.charCodeAt(i + 1);
       if (unit > 0xdbff || !(low >= 0xdc00 && low <= 0xdfff)) return -1;
       at = writeFourBytes(unit, low, bytes, at);
-      i++;
-    }
-  }
-  return at;
-}
-
-/** Writes `json` as UTF-8 (JSON text: no escaping needed, no lone surrogate): the position after it, or -1 as `writePlain`. */
-function writeJson(json: string, bytes: Uint8Array, at: number): number {
-  if (at < 0 || at + json.length * 3 > bytes.length) return -1;
-  for (let i = 0; i < json.length; i++) {
-    const unit = json.charCodeAt(i);
-    if (unit < 0x80) bytes[at++] = unit;
-    else if (unit < 0x800) {
-      bytes[at++] = 0xc0 | (unit >> 6);
-      bytes[at++] = 0x80 | (unit & 0x3f);
-    } else if (unit < 0xd800 || unit > 0xdfff) {
-      bytes[at++] = 0xe0 | (unit >> 12);
-      bytes[at++] = 0x80 | ((unit >> 6) & 0x3f);
-      bytes[at++] = 0x80 | (unit & 0x3f);
-    } else {
-      at = writeFourBytes(unit, json.charCodeAt(i + 1), bytes, at);
       i++;
     }
   }

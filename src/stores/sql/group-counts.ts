@@ -9,10 +9,10 @@
  * transaction, so totals are exact at every commit. When the group's transaction fails, each
  * batch runs again alone (group-commit.ts), counted by the trigger.
  */
-import type { Submission } from "../../submission.ts";
 import type { SqlStatement } from "./driver.ts";
 import type { GroupWork } from "./group-commit.ts";
 import { DAY_MS } from "./migrations.ts";
+import { SUBMISSION_COLUMNS } from "./submission-row.ts";
 
 /** Sets the count trigger aside for the rest of the transaction, the identifier index's not (migration 15). */
 const COUNT_TRIGGER_ASIDE: SqlStatement = { sql: "INSERT INTO submission_import (rowid_before, counts_only) VALUES (0, 1)" };
@@ -20,11 +20,20 @@ const COUNT_TRIGGER_ASIDE: SqlStatement = { sql: "INSERT INTO submission_import 
 /** Ends what COUNT_TRIGGER_ASIDE started, before the commit: no reader ever sees its row. */
 const COUNT_TRIGGER_BACK: SqlStatement = { sql: "DELETE FROM submission_import" };
 
-/** A create of a group: the row it inserts (it inserts it, or its batch fails). */
+/**
+ * A create of a group: the row it inserts (it inserts it, or its batch fails), an INSERT that
+ * binds the account and then SUBMISSION_COLUMNS, as submissionToRow writes them.
+ */
 export interface CountedCreate {
-  accountId: string;
-  submission: Submission;
+  row: SqlStatement;
 }
+
+/** Where a create's row binds each column the counts are keyed by (the account first). */
+const ROW_ARG = (() => {
+  const columns = ["account_id", ...SUBMISSION_COLUMNS.split(", ")];
+  const at = (column: string) => columns.indexOf(column);
+  return { accountId: at("account_id"), popupId: at("popup_id"), domain: at("domain"), device: at("device"), status: at("status"), createdAt: at("created_at") };
+})();
 
 /**
  * The fewest trigger runs a group's counts must save to be kept together: the creates beyond
@@ -72,10 +81,13 @@ export function createsCountedTogether(creates: readonly CountedCreate[]): Omit<
   // The rows per account, tuple and day first (a group's rows mostly share one), then every
   // table's counts from those.
   const dayCounts = new Counted();
-  for (const create of creates) {
-    const { accountId, submission: s } = create;
-    // As submissionToRow writes the columns, and the day as the trigger's `dayOf` numbers it.
-    dayCounts.add([accountId, String(s.popupId), String(s.domain), String(s.device), String(s.status), Math.floor(Date.parse(String(s.createdAt)) / DAY_MS)], 1);
+  for (const { row } of creates) {
+    const values = row.args!;
+    // The row's values, and the day of its `created_at` (epoch milliseconds) as the trigger's `dayOf` numbers it.
+    dayCounts.add([
+      values[ROW_ARG.accountId] as string, values[ROW_ARG.popupId] as string, values[ROW_ARG.domain] as string,
+      values[ROW_ARG.device] as string, values[ROW_ARG.status] as string, Math.floor((values[ROW_ARG.createdAt] as number) / DAY_MS),
+    ], 1);
   }
   if (creates.length - dayCounts.size < FEWEST_SAVED) return undefined;
   const counts = new Counted();

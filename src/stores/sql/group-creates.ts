@@ -18,12 +18,11 @@ import { type CountedCreate, createsCountedTogether } from "./group-counts.ts";
 import { SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS } from "./submission-row.ts";
 
 /**
- * A create's mark: the row it inserts (it inserts it, or its batch fails), and two statements
- * of its batch that the group may write with the others' instead: the row's INSERT (which binds
- * the account and then SUBMISSION_COLUMNS) and its created event.
+ * A create's mark: two statements of its batch that the group may write with the others'
+ * instead: the row's INSERT (which binds the account and then SUBMISSION_COLUMNS; it inserts
+ * the row, or its batch fails) and its created event.
  */
 export interface CreateMark extends CountedCreate {
-  row: SqlStatement;
   event: SqlStatement;
 }
 

@@ -44,7 +44,7 @@ const COUNT_STATEMENTS: readonly string[] = [
   `INSERT INTO submission_day_counts (account_id, day, popup_id, domain, device, status, n)
     SELECT ?, day, popup_id, domain, device, status, n FROM submission_import_days WHERE true
     ON CONFLICT DO UPDATE SET n = n + excluded.n`,
-  ...EQUALITY_COLUMNS.map((column) => `INSERT INTO submission_value_days (account_id, field, day, value, n)
+  ...Object.values(EQUALITY_COLUMNS).map((column) => `INSERT INTO submission_value_days (account_id, field, day, value, n)
     SELECT ?, '${column}', day, ${column}, SUM(n) FROM submission_import_days WHERE true
     GROUP BY day, ${column}
     ON CONFLICT DO UPDATE SET n = n + excluded.n`),

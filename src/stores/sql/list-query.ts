@@ -4,13 +4,12 @@
  * `test/stores/sql-schema.test.ts` can `EXPLAIN QUERY PLAN` these very statements.
  */
 import type { SqlStatement, SqlValue } from "./driver.ts";
-import { DAY_MS } from "./migrations.ts";
+import { DAY_MS, EQUALITY_COLUMNS } from "./migrations.ts";
 import type { SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
 import {
   SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_JSON_AROUND_TIME_AS_STORED, SUBMISSION_LINE, SUBMISSION_LINE_AS_STORED,
 } from "./submission-row.ts";
 
-const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 const EQUALITY_FIELDS = Object.keys(EQUALITY_COLUMNS) as (keyof typeof EQUALITY_COLUMNS)[];
 
 /** A list's statements (`listStatements`). */

@@ -4,8 +4,11 @@
  * crash leaves the schema at one version or the next, never between.
  */
 
-/** The equality filters' columns, as migration 10 names them in `submission_value_days.field`. */
-export const EQUALITY_COLUMNS = ["popup_id", "domain", "device", "status"] as const;
+/**
+ * The equality filters: a list filter's field and its column, the column as migration 10 names
+ * it in `submission_value_days.field`.
+ */
+export const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
 
 /** A UTC day in milliseconds: the length of the days `dayOf` numbers (the days of the tables of counts per day). */
 export const DAY_MS = 86_400_000;
@@ -337,7 +340,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       n INTEGER NOT NULL,
       PRIMARY KEY (account_id, field, day, value)
     ) WITHOUT ROWID`,
-    ...EQUALITY_COLUMNS.map((column) => `INSERT INTO submission_value_days (account_id, field, value, day, n)
+    ...Object.values(EQUALITY_COLUMNS).map((column) => `INSERT INTO submission_value_days (account_id, field, value, day, n)
       SELECT account_id, '${column}', ${column}, day, SUM(n) FROM submission_day_counts GROUP BY account_id, ${column}, day`),
     `CREATE TRIGGER submissions_value_day_counted_on_insert AFTER INSERT ON submissions BEGIN
       ${valueDaysAdded("NEW")};
@@ -459,13 +462,13 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
 
 /** One statement adding a row's values to their days (of `row`: NEW or OLD). */
 function valueDaysAdded(row: string): string {
-  const values = EQUALITY_COLUMNS.map((column) => `(${row}.account_id, '${column}', ${row}.${column}, ${dayOf(`${row}.created_at`)}, 1)`);
+  const values = Object.values(EQUALITY_COLUMNS).map((column) => `(${row}.account_id, '${column}', ${row}.${column}, ${dayOf(`${row}.created_at`)}, 1)`);
   return `INSERT INTO submission_value_days (account_id, field, value, day, n) VALUES ${values.join(", ")} ON CONFLICT DO UPDATE SET n = n + 1`;
 }
 
 /** A statement per equality filter taking a row's values from their days, each by primary key. */
 function valueDaysTaken(row: string): string {
-  return EQUALITY_COLUMNS.map((column) => `UPDATE submission_value_days SET n = n - 1
+  return Object.values(EQUALITY_COLUMNS).map((column) => `UPDATE submission_value_days SET n = n - 1
         WHERE account_id = ${row}.account_id AND field = '${column}' AND value = ${row}.${column} AND day = ${dayOf(`${row}.created_at`)}`).join(";\n      ");
 }
 

@@ -166,7 +166,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       const keysHeld = holdsEveryKey(storedKeys, accountId, s);
       const row = { sql: INSERT_SUBMISSION, args: submissionValues(accountId, s) };
       const event = createdEvent(accountId, s, Date.now());
-      await writeGrouped([row, ...(keysHeld ? [] : [keepDataKeys(accountId, s)]), event], { accountId, submission: s, row, event });
+      await writeGrouped([row, ...(keysHeld ? [] : [keepDataKeys(accountId, s)]), event], { row, event });
       if (!keysHeld) storedKeys.add(accountId, writtenKeys(s));
     },
     async getSubmission(accountId, submissionId) {
