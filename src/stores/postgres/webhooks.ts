@@ -24,6 +24,13 @@ const MATCHES = `(w.types IS NULL OR e.type IN (SELECT json_array_elements_text(
 /** The event's id, read from its stored text: a created event keeps only the text before its data (events.ts). */
 const EVENT_ID = `(CASE WHEN e.type = 'submission.created' THEN e.event || 'null}' ELSE e.event END)::json ->> 'id'`;
 
+/** The columns of a claimed delivery, as `formsink_claim_deliveries` returns them (and migration 8's function after it). */
+const CLAIMED_COLUMNS = `    account_id text, webhook_id text, "position" bigint, event_id text, event_type text, attempts integer, first_attempt_at bigint,
+    url text, types text, w_popup_id text, description text, w_created_at text, disabled_at text, secrets text,
+    previous_secret_expires_at bigint, failing_since bigint,
+    type text, event text, created_status text, submission_id text, popup_id text,
+    id text, s_popup_id text, data text, domain text, user_agent text, device text, created_at bigint`;
+
 /**
  * Leases to $4 until $3 at most $2 deliveries due at $1 and returns them with their endpoints
  * and events; `lease` is the CTE that leases the chosen deliveries. As CLAIM it is part of
@@ -32,11 +39,7 @@ const EVENT_ID = `(CASE WHEN e.type = 'submission.created' THEN e.event || 'null
  */
 const claimFunction = (create: string, lease: string) => `${create} formsink_claim_deliveries(p_now bigint, p_limit integer, p_lease_until bigint, p_owner text, p_lock_timeout text)
   RETURNS TABLE (
-    account_id text, webhook_id text, "position" bigint, event_id text, event_type text, attempts integer, first_attempt_at bigint,
-    url text, types text, w_popup_id text, description text, w_created_at text, disabled_at text, secrets text,
-    previous_secret_expires_at bigint, failing_since bigint,
-    type text, event text, created_status text, submission_id text, popup_id text,
-    id text, s_popup_id text, data text, domain text, user_agent text, device text, created_at bigint)
+${CLAIMED_COLUMNS})
   LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
@@ -348,11 +351,7 @@ const RECORD_AND_CLAIM = `CREATE FUNCTION formsink_record_and_claim_deliveries(p
     p_owner text, p_lock_timeout text)
   RETURNS TABLE (
     recorded integer[],
-    account_id text, webhook_id text, "position" bigint, event_id text, event_type text, attempts integer, first_attempt_at bigint,
-    url text, types text, w_popup_id text, description text, w_created_at text, disabled_at text, secrets text,
-    previous_secret_expires_at bigint, failing_since bigint,
-    type text, event text, created_status text, submission_id text, popup_id text,
-    id text, s_popup_id text, data text, domain text, user_agent text, device text, created_at bigint)
+${CLAIMED_COLUMNS})
   LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
