@@ -13,6 +13,7 @@ import { type EventPage, type EventQuery, type EventTextPage, parsedEventPage } 
 import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
 import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { readInHalves } from "./read-in-halves.ts";
+import { rowsTogether } from "./rows-together.ts";
 import { submissionJson } from "./submission-row.ts";
 
 const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event, submission_rowid";
@@ -67,11 +68,8 @@ export function createdEvent(accountId: string, s: Submission, now: number, when
   };
 }
 
-/** Created events per statement of `createdEventsTogether`: each binds its event's eight values, and D1 allows 100 a statement. */
-const CREATED_EVENTS_PER_STATEMENT = 12;
-
-/** The texts of `createdEventsTogether`'s statements, by their number of events (the driver keeps a prepared statement per text). */
-const createdEventsTexts: string[] = [];
+/** Each created event binds its eight values (CREATED_EVENT_VALUES). */
+const createdEventsStatements = rowsTogether(8, (rows) => `INSERT INTO events (${EVENT_COLUMNS}) VALUES ${Array(rows).fill(`(${CREATED_EVENT_VALUES})`).join(", ")}`);
 
 // bench/http.ts (create): a group's events cost less in one statement than one statement each.
 /**
@@ -80,15 +78,7 @@ const createdEventsTexts: string[] = [];
  * from must be inserted before these run.
  */
 export function createdEventsTogether(events: readonly SqlStatement[]): SqlStatement[] {
-  const statements: SqlStatement[] = [];
-  for (let from = 0; from < events.length; from += CREATED_EVENTS_PER_STATEMENT) {
-    const chunk = events.slice(from, from + CREATED_EVENTS_PER_STATEMENT);
-    const sql = (createdEventsTexts[chunk.length] ??= `INSERT INTO events (${EVENT_COLUMNS}) VALUES ${Array(chunk.length).fill(`(${CREATED_EVENT_VALUES})`).join(", ")}`);
-    const args: SqlValue[] = [];
-    for (const event of chunk) for (const value of event.args ?? []) args.push(value);
-    statements.push({ sql, args });
-  }
-  return statements;
+  return createdEventsStatements(events.map((event) => event.args ?? []));
 }
 
 /**

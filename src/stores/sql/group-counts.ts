@@ -9,9 +9,10 @@
  * transaction, so totals are exact at every commit. When the group's transaction fails, each
  * batch runs again alone (group-commit.ts), counted by the trigger.
  */
-import type { SqlStatement } from "./driver.ts";
+import type { SqlStatement, SqlValue } from "./driver.ts";
 import type { GroupWork } from "./group-commit.ts";
 import { DAY_MS } from "./migrations.ts";
+import { placeholderRows, rowsTogether } from "./rows-together.ts";
 import { SUBMISSION_COLUMNS } from "./submission-row.ts";
 
 /** Sets the count trigger aside for the rest of the transaction, the identifier index's not (migration 15). */
@@ -43,30 +44,17 @@ const ROW_ARG = (() => {
  */
 const FEWEST_SAVED = 4;
 
-/** Bound values per statement: D1 allows 100. */
-const MAX_BOUND_VALUES = 100;
-
-/** A table of counts: its key's columns and, made once per number of rows, its upserts. */
-class CountTable {
-  readonly #texts: string[] = [];
-  readonly rowsPerStatement: number;
-
-  constructor(readonly table: string, readonly columns: readonly string[]) {
-    this.rowsPerStatement = Math.floor(MAX_BOUND_VALUES / (columns.length + 1));
-  }
-
-  /** An upsert adding `rows` rows of key and count (the driver keeps a prepared statement per text). */
-  upsert(rows: number): string {
-    return (this.#texts[rows] ??= `INSERT INTO ${this.table} (${this.columns.join(", ")}, n)
-      VALUES ${Array.from({ length: rows }, () => `(${Array(this.columns.length + 1).fill("?").join(", ")})`).join(", ")}
+/** The upserts adding rows of key (`columns`) and count to the table of counts `table`. */
+function countUpserts(table: string, columns: readonly string[]): (rows: readonly (readonly SqlValue[])[]) => SqlStatement[] {
+  return rowsTogether(columns.length + 1, (rows) => `INSERT INTO ${table} (${columns.join(", ")}, n)
+      VALUES ${placeholderRows(rows, columns.length + 1)}
       ON CONFLICT DO UPDATE SET n = n + excluded.n`);
-  }
 }
 
 const TUPLE = ["account_id", "popup_id", "domain", "device", "status"] as const;
-const COUNTS = new CountTable("submission_counts", TUPLE);
-const DAY_COUNTS = new CountTable("submission_day_counts", [...TUPLE, "day"]);
-const VALUE_DAYS = new CountTable("submission_value_days", ["account_id", "field", "day", "value"]);
+const COUNTS = countUpserts("submission_counts", TUPLE);
+const DAY_COUNTS = countUpserts("submission_day_counts", [...TUPLE, "day"]);
+const VALUE_DAYS = countUpserts("submission_value_days", ["account_id", "field", "day", "value"]);
 
 // bench/http.ts (create): the count triggers' six row updates per create cost more than a
 // group's three upserts.
@@ -127,14 +115,8 @@ class Counted {
     return this.#rows.values();
   }
 
-  /** The upserts adding every key's count to `table`. */
-  added(table: CountTable): SqlStatement[] {
-    const rows = [...this.#rows.values()];
-    const statements: SqlStatement[] = [];
-    for (let from = 0; from < rows.length; from += table.rowsPerStatement) {
-      const chunk = rows.slice(from, from + table.rowsPerStatement);
-      statements.push({ sql: table.upsert(chunk.length), args: chunk.flat() });
-    }
-    return statements;
+  /** The statements adding every key's count to a table, by its `countUpserts`. */
+  added(upserts: (rows: readonly (readonly SqlValue[])[]) => SqlStatement[]): SqlStatement[] {
+    return upserts([...this.#rows.values()]);
   }
 }

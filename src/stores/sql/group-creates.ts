@@ -11,10 +11,11 @@
  * they take their places after those of any other write in the group: the log reads as if those
  * writes had committed before the creates. None of them reads the submissions.
  */
-import type { SqlStatement, SqlValue } from "./driver.ts";
+import type { SqlStatement } from "./driver.ts";
 import { createdEventsTogether } from "./events.ts";
 import type { GroupWork } from "./group-commit.ts";
 import { type CountedCreate, createsCountedTogether } from "./group-counts.ts";
+import { placeholderRows, rowsTogether } from "./rows-together.ts";
 import { SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS } from "./submission-row.ts";
 
 /**
@@ -37,28 +38,12 @@ export type GroupedCreate = CreateMark | "uncounted";
 const withoutRowAndEvent = (statements: readonly SqlStatement[], mark: GroupedCreate) =>
   mark === "uncounted" ? statements : statements.filter((statement) => statement !== mark.row && statement !== mark.event);
 
-/** Values bound per row of `submissionRowsTogether`: the account and SUBMISSION_COLUMNS. */
+/** Values bound per row: the account and SUBMISSION_COLUMNS. */
 const ROW_VALUES = SUBMISSION_COLUMN_COUNT + 1;
-
-/** Rows per statement of `submissionRowsTogether`: D1 allows 100 bound values a statement. */
-const ROWS_PER_STATEMENT = Math.floor(100 / ROW_VALUES);
-
-/** The texts of `submissionRowsTogether`'s statements, by their number of rows (the driver keeps a prepared statement per text). */
-const rowsTexts: string[] = [];
 
 // bench/http.ts (create): a group's rows cost less in one statement than one statement each.
 /** The rows of creates' INSERTs (the account, then SUBMISSION_COLUMNS), in their order, by as few statements as D1 allows. */
-function submissionRowsTogether(rows: readonly SqlStatement[]): SqlStatement[] {
-  const statements: SqlStatement[] = [];
-  for (let from = 0; from < rows.length; from += ROWS_PER_STATEMENT) {
-    const chunk = rows.slice(from, from + ROWS_PER_STATEMENT);
-    const sql = (rowsTexts[chunk.length] ??= `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES ${Array(chunk.length).fill(`(${Array(ROW_VALUES).fill("?").join(", ")})`).join(", ")}`);
-    const args: SqlValue[] = [];
-    for (const row of chunk) for (const value of row.args ?? []) args.push(value);
-    statements.push({ sql, args });
-  }
-  return statements;
-}
+const submissionRowsTogether = rowsTogether(ROW_VALUES, (rows) => `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES ${placeholderRows(rows, ROW_VALUES)}`);
 
 /**
  * The statements around a group commit of `creates` (the marks of its batches), and which of
@@ -72,7 +57,7 @@ export function createsWrittenTogether(creates: readonly GroupedCreate[]): Group
     if (create === "uncounted") return undefined;
     marks.push(create);
   }
-  const rows = submissionRowsTogether(marks.map((mark) => mark.row));
+  const rows = submissionRowsTogether(marks.map((mark) => mark.row.args ?? []));
   const events = createdEventsTogether(marks.map((mark) => mark.event));
   const counted = createsCountedTogether(marks);
   return {
