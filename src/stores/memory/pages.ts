@@ -45,16 +45,22 @@ export function spansOf(account: AccountRows, filter: SubmissionFilter, order: O
   const lists = tuples === undefined ? [account.all] : tuples.map((tuple) => tuple.rows);
   const spans: Span[] = [];
   for (const rows of lists) {
-    let start = filter.createdAfter === undefined ? 0 : rows.countBefore({ time: filter.createdAfter, tieAfter: true });
-    let end = filter.createdBefore === undefined ? rows.size : rows.countBefore({ time: filter.createdBefore, tieAfter: false });
-    if (after !== undefined) {
-      const cursor = { time: after.createdAt, id: after.submissionId };
-      if (order === "asc") start = Math.max(start, rows.countBefore({ ...cursor, tieAfter: true }));
-      else end = Math.min(end, rows.countBefore({ ...cursor, tieAfter: false }));
-    }
-    if (start < end) spans.push({ rows, start, end });
+    const span = spanOf(rows, filter, order, after);
+    if (span.start < span.end) spans.push(span);
   }
   return spans;
+}
+
+/** The positions of `rows` inside the filter's date bounds and past the walk's cursor. */
+function spanOf(rows: SortedSlots, filter: SubmissionFilter, order: Order, after?: SubmissionCursor): Span {
+  let start = filter.createdAfter === undefined ? 0 : rows.countBefore({ time: filter.createdAfter, tieAfter: true });
+  let end = filter.createdBefore === undefined ? rows.size : rows.countBefore({ time: filter.createdBefore, tieAfter: false });
+  if (after !== undefined) {
+    const cursor = { time: after.createdAt, id: after.submissionId };
+    if (order === "asc") start = Math.max(start, rows.countBefore({ ...cursor, tieAfter: true }));
+    else end = Math.min(end, rows.countBefore({ ...cursor, tieAfter: false }));
+  }
+  return { rows, start, end };
 }
 
 export function totalOf(spans: readonly Span[]): number {
@@ -179,13 +185,7 @@ export function plentifulPageOf(
   const matching = new Uint8Array(account.index.tuples.length);
   for (const tuple of tuples) matching[tuple.number] = 1;
 
-  let start = filter.createdAfter === undefined ? 0 : all.countBefore({ time: filter.createdAfter, tieAfter: true });
-  let end = filter.createdBefore === undefined ? all.size : all.countBefore({ time: filter.createdBefore, tieAfter: false });
-  if (after !== undefined) {
-    const cursor = { time: after.createdAt, id: after.submissionId };
-    if (order === "asc") start = Math.max(start, all.countBefore({ ...cursor, tieAfter: true }));
-    else end = Math.min(end, all.countBefore({ ...cursor, tieAfter: false }));
-  }
+  const { start, end } = spanOf(all, filter, order, after);
   const wanted = offset + limit;
   const reads = Math.min(end - start, READS_PER_ROW_BEFORE_GIVING_UP * wanted + READS_BEFORE_GIVING_UP);
   const page: number[] = [];
