@@ -376,7 +376,7 @@ const MERGE_SEEK_ROWS = 2;
  */
 function walkPays(accountId: string, filter: SubmissionFilter, depth: number, maxWalk?: number): SqlStatement & { args: readonly SqlValue[] } {
   const { condition, from, args } = walkPaysParts(accountId, filter, depth, maxWalk);
-  return lazy(() => `(SELECT ${condition()} FROM ${from()})`, args) as SqlStatement & { args: readonly SqlValue[] };
+  return lazy(() => `(SELECT ${condition()} FROM ${from()})`, [...args.condition, ...args.from]) as SqlStatement & { args: readonly SqlValue[] };
 }
 
 /**
@@ -384,15 +384,14 @@ function walkPays(accountId: string, filter: SubmissionFilter, depth: number, ma
  * total by the maintained counts (undated), summed from the same rows of submission_counts.
  */
 function walkPaysWithTotal(accountId: string, filter: SubmissionFilter, depth: number, maxWalk?: number): SqlStatement & { args: readonly SqlValue[] } {
-  const { condition, matching, from, args, values } = walkPaysParts(accountId, filter, depth, maxWalk);
-  const [pays, where] = [args.slice(0, args.length - values.where), args.slice(args.length - values.where)];
+  const { condition, matching, from, args } = walkPaysParts(accountId, filter, depth, maxWalk);
   return lazy(
     () => `SELECT ${condition()} AS pays, COALESCE(SUM(f.n) FILTER (WHERE ${matching()}), 0) AS total FROM ${from()}`,
-    [...pays, ...values.matching, ...where],
+    [...args.condition, ...args.matching, ...args.from],
   ) as SqlStatement & { args: readonly SqlValue[] };
 }
 
-/** `walkPays`' condition and the rows it reads, as texts, with their arguments in that order; `values`, the condition `matching`'s and the count of `from`'s arguments. */
+/** `walkPays`' condition, the filters `matching` among the counts it reads, and those rows (`from`), as texts, with each one's arguments. */
 function walkPaysParts(accountId: string, filter: SubmissionFilter, depth: number, maxWalk?: number) {
   const { field } = walkIndex(filter);
   const others = equalityFields(filter).filter((other) => other !== field);
@@ -404,13 +403,15 @@ function walkPaysParts(accountId: string, filter: SubmissionFilter, depth: numbe
             * ${maxWalk === undefined ? merge : `min(?, ${merge})`}`;
   };
   const from = () => `submission_counts f WHERE f.account_id = ?${field === undefined ? "" : " AND f.popup_id = ?"}`;
-  const where = [accountId, ...(field === undefined ? [] : [filter[field]!])];
   return {
     condition,
     matching,
     from,
-    args: [depth, ...values, ...(maxWalk === undefined ? [] : [maxWalk]), ...values, depth + MERGE_SEEK_ROWS, ...where],
-    values: { matching: values, where: where.length },
+    args: {
+      condition: [depth, ...values, ...(maxWalk === undefined ? [] : [maxWalk]), ...values, depth + MERGE_SEEK_ROWS],
+      matching: values,
+      from: [accountId, ...(field === undefined ? [] : [filter[field]!])],
+    },
   };
 }
 
