@@ -101,14 +101,14 @@ const CLAIMABLE = `WITH held_back AS (${HELD_BACK}), runs AS MATERIALIZED (${RUN
  * position, where all due never-attempted deliveries would each be read to see their lease,
  * those in flight included.
  */
-const MAYBE_CLAIMABLE = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL AND ${UNLEASED} AND log_position < ${NEWEST_POSITION})
+const CLAIMABLE_NOW = `EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL AND ${UNLEASED} AND log_position < ${NEWEST_POSITION})
   OR EXISTS (SELECT 1 FROM webhooks CROSS JOIN webhook_deliveries ON webhook_deliveries.rowid = (
       SELECT rowid FROM webhook_deliveries WHERE account_id = webhooks.account_id AND webhook_id = webhooks.id AND status = 'pending' AND attempts = 0
       ORDER BY position LIMIT 1)
     WHERE webhooks.disabled_at IS NULL AND ${UNLEASED} AND webhook_deliveries.next_attempt_at <= ?1
       AND (webhook_deliveries.lease_until IS NULL OR webhook_deliveries.lease_until <= ?1))
-  OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND attempts > 0 AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1))
-  AS maybe`;
+  OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND attempts > 0 AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1))`;
+const MAYBE_CLAIMABLE = `SELECT ${CLAIMABLE_NOW} AS maybe`;
 
 /**
  * MAYBE_CLAIMABLE once the outcomes of `?2`'s attempts are recorded: also true while `?2` holds a
@@ -116,7 +116,7 @@ const MAYBE_CLAIMABLE = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at
  * free), or on a delivery row (a replay's run may go on past it). Read before the write that
  * records them, so that a write of outcomes after which nothing is claimable runs no claim.
  */
-const MAYBE_CLAIMABLE_AFTER = `${MAYBE_CLAIMABLE.slice(0, -" AS maybe".length)}
+const MAYBE_CLAIMABLE_AFTER = `SELECT ${CLAIMABLE_NOW}
   OR EXISTS (SELECT 1 FROM webhooks WHERE lease_owner = ?2 AND lease_until > ?1 AND disabled_at IS NULL AND lease_last < ${NEWEST_POSITION})
   OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE lease_until > ?1 AND lease_owner = ?2)
   AS maybe`;
