@@ -10,7 +10,9 @@
  *
  * `--quick`: 3 s runs on 20,000 submissions.
  */
-import { existsSync, renameSync } from "node:fs";
+import { existsSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Database from "libsql";
 import { generateSubmissions } from "./support/dataset.ts";
 import { createRequest, DATA_DIR, httpDatabase, listRequests, type Measured, measure, removeDatabase, workingCopy } from "./support/http-setup.ts";
@@ -77,16 +79,17 @@ async function against(script: URL, args: string[], workloads: [string, Load][])
   return results;
 }
 
-const formsinkCopy = workingCopy(formsinkDatabase.path, `${DATA_DIR}baseline-formsink-run.db`);
-const plainCopy = workingCopy(plainDatabase, `${DATA_DIR}baseline-plain-run.db`);
+// The runs' creates write to copies in a directory of their own, removed whatever happens.
+const workDir = mkdtempSync(join(tmpdir(), "formsink-bench-baseline-"));
 let raw: Map<string, Measured>, formsink: Map<string, Measured>, plain: Map<string, Measured>;
 try {
+  const formsinkCopy = workingCopy(formsinkDatabase.path, join(workDir, "formsink-run.db"));
+  const plainCopy = workingCopy(plainDatabase, join(workDir, "plain-run.db"));
   raw = await against(RAW_SERVER, ["raw node:http"], [[RAW_GET, {}], [RAW_POST, { method: "POST", headers: create.headers, body: create.body }]]);
   formsink = await against(FORMSINK_SERVER, [formsinkCopy], [[LIST, list], [CREATE, { requests: [create] }]]);
   plain = await against(BASELINE_SERVER, [plainCopy, formsinkDatabase.key], [[LIST, list], [CREATE, { requests: [create] }]]);
 } finally {
-  removeDatabase(formsinkCopy);
-  removeDatabase(plainCopy);
+  rmSync(workDir, { recursive: true, force: true });
 }
 
 const rps = (results: Map<string, Measured>, name: string) => results.get(name)!.requestsPerSecond;
