@@ -10,9 +10,9 @@
  * a delivery starts only once every one that many before it has ended), and their outcomes are
  * written in that order, whatever order they end in; retries, and every attempt to an endpoint
  * whose latest attempt failed, go one after another (retries in order of first attempt).
- * Different endpoints' go out side by side. Outcomes are
- * written with the next claim, in its write (`recordAndClaimDeliveries`), so that under a
- * stream of changes a cycle of claim, sends and outcomes is one write transaction, not two.
+ * Different endpoints' go out side by side. Outcomes are written with the next claim, in its
+ * write (`recordAndClaimDeliveries`), so that under a stream of changes a cycle of claim, sends
+ * and outcomes is one write transaction, not two.
  */
 import { formatInstant } from "../instant.ts";
 import {
@@ -83,7 +83,8 @@ export const MIN_LEASE_MS = LEASE_MARGIN_MS + 1_000;
 export const DEFAULT_LEASE_MS = 60_000;
 /**
  * Of one endpoint, first attempts under way at once: one after another, an endpoint's rate is
- * one round trip at a time, which on a loaded machine falls behind a stream of creates.
+ * one round trip at a time, which on a loaded machine fell behind a stream of creates to two
+ * endpoints (bench/webhooks.ts). More at once is more disorder for the receiver to see.
  */
 export const DEFAULT_ENDPOINT_CONCURRENCY = 4;
 /**
