@@ -470,7 +470,7 @@ test("libSQL: answers that end out of order are recorded in order; the endpoint'
     const positions = await s.positions();
     const start = await s.place();
     // The first delivery is answered last: the three started beside it end well before it.
-    s.receiver.delayOf = (delivery) => (delivery.id === events[0] ? 400 : 0);
+    s.receiver.delayOf = (delivery) => (delivery.id === events[0] ? 1_000 : 0);
     const run = dispatcher.runOnce();
     const since = performance.now();
     while (s.receiver.received.length < DEFAULT_ENDPOINT_CONCURRENCY && performance.now() - since < 5_000) await new Promise((resolve) => setTimeout(resolve, 5));
