@@ -6,10 +6,13 @@
  *
  * At least once: a delivery leaves the outbox only when an attempt's outcome is recorded, so a
  * crash at any moment leaves it to be claimed again once its lease runs out. One endpoint's
- * deliveries are sent one after another in the order claimed (first attempts in commit order,
- * retries in order of first attempt); different endpoints' go out side by side. Outcomes are
- * written with the next claim, in its write (`recordAndClaimDeliveries`), so that under a
- * stream of changes a cycle of claim, sends and outcomes is one write transaction, not two.
+ * first attempts start in the order claimed (commit order), a few at once (`endpointConcurrency`:
+ * a delivery starts only once every one that many before it has ended), and their outcomes are
+ * written in that order, whatever order they end in; retries, and every attempt to an endpoint
+ * whose latest attempt failed, go one after another (retries in order of first attempt).
+ * Different endpoints' go out side by side. Outcomes are written with the next claim, in its
+ * write (`recordAndClaimDeliveries`), so that under a stream of changes a cycle of claim, sends
+ * and outcomes is one write transaction, not two.
  */
 import { formatInstant } from "../instant.ts";
 import {
@@ -27,8 +30,14 @@ export interface WebhookDispatcherOptions {
   clock?: () => number;
   /** In [0, 1), for the retries' jitter; default `Math.random`. */
   random?: () => number;
-  /** Deliveries claimed and not yet attempted at once; different endpoints' are sent side by side, one endpoint's one after another. Default 32. */
+  /** Deliveries claimed and not yet attempted at once; different endpoints' are sent side by side. Default 32. */
   concurrency?: number;
+  /**
+   * Of one endpoint, how many first attempts may be under way at once, started in commit order
+   * (one starts once every one this many before it has ended); retries, and every attempt while
+   * the endpoint's latest attempt failed, go one at a time. Default 4; 1 sends one after another.
+   */
+  endpointConcurrency?: number;
   /** How long a claimed delivery stays this dispatcher's before another may take it; default 60 s. */
   leaseMs?: number;
   /** How often `start` looks for due deliveries when nothing wakes it; default 5 s. */
@@ -73,6 +82,12 @@ const LEASE_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 export const MIN_LEASE_MS = LEASE_MARGIN_MS + 1_000;
 export const DEFAULT_LEASE_MS = 60_000;
 /**
+ * Of one endpoint, first attempts under way at once: one after another, an endpoint's rate is
+ * one round trip at a time, which on a loaded machine fell behind a stream of creates to two
+ * endpoints (bench/webhooks.ts). More at once is more disorder for the receiver to see.
+ */
+export const DEFAULT_ENDPOINT_CONCURRENCY = 4;
+/**
  * How long a wake waits once the dispatcher has caught up, and a claim after one that found
  * less than it could take (with the outcomes it writes): the changes committed meanwhile are
  * claimed, sent and recorded together. A claim and its write of outcomes cost about as much for
@@ -94,6 +109,29 @@ const LONG_RUN_LOOK_MS = 1_000;
 const OUTCOMES_BATCH = 64;
 const LONGEST_OUTCOME_WAIT_MS = 50;
 
+/**
+ * Of one endpoint, the deliveries claimed and not yet handed back to their run, in the order
+ * claimed: the first `started` of them are under way or ended (an ended one waits for those
+ * before it, so that outcomes are written in the order claimed: an endpoint's place in the log
+ * moves on only past a run of recorded first attempts), the rest wait for room.
+ */
+interface Lane {
+  entries: LaneEntry[];
+  started: number;
+  /** Resolves once the latest attempt started went to the transport. */
+  handedOff: Promise<void>;
+}
+
+interface LaneEntry {
+  delivery: ClaimedDelivery;
+  leaseEnds: number;
+  ended: boolean;
+  /** The attempt made; undefined when it was not (or threw). */
+  made: DeliveryAttempt | undefined;
+  /** Hands the ended attempt back to the run that claimed it. */
+  release: (made: DeliveryAttempt | undefined) => void;
+}
+
 /** An attempt made, waiting to be written; `noted` as `afterRecorded` takes it. */
 interface Outcome {
   delivery: ClaimedDelivery;
@@ -102,47 +140,112 @@ interface Outcome {
 }
 
 export function createWebhookDispatcher(store: WebhookStore, options: WebhookDispatcherOptions): WebhookDispatcher {
-  const { transport, clock = Date.now, random = Math.random, concurrency = 32, leaseMs = DEFAULT_LEASE_MS, pollIntervalMs = 5_000, onError, onAttempt } = options;
+  const {
+    transport, clock = Date.now, random = Math.random, concurrency = 32, endpointConcurrency = DEFAULT_ENDPOINT_CONCURRENCY, leaseMs = DEFAULT_LEASE_MS,
+    pollIntervalMs = 5_000, onError, onAttempt,
+  } = options;
   if (!(leaseMs >= MIN_LEASE_MS)) throw new RangeError(`leaseMs must be at least ${MIN_LEASE_MS} (got ${leaseMs})`);
   if (!(concurrency >= 1)) throw new RangeError(`concurrency must be at least 1 (got ${concurrency})`);
+  if (!(endpointConcurrency >= 1)) throw new RangeError(`endpointConcurrency must be at least 1 (got ${endpointConcurrency})`);
   const owner = options.owner ?? `dispatcher_${crypto.randomUUID()}`;
-  /** Per endpoint, the last of its sends so far: the next one waits for it. */
-  const chains = new Map<string, Promise<unknown>>();
+  /** Per endpoint with deliveries claimed and not yet handed back, their order and progress. */
+  const lanes = new Map<string, Lane>();
+  /**
+   * Per endpoint this dispatcher has attempted, whether its latest attempt failed (then its
+   * attempts go one at a time until one succeeds). Before any, the endpoint's `failingSince`
+   * as claimed says it: that one can be a cycle late, as outcomes are written with the claim.
+   */
+  const failing = new Map<string, boolean>();
   let stopping = false;
   /** The earliest retry this dispatcher scheduled that has not come due yet. */
   let earliestRetry = Infinity;
 
-  /** Makes one attempt; undefined when it was not made (the lease would not outlast it). */
-  const attempt = async (delivery: ClaimedDelivery, leaseEnds: number): Promise<DeliveryAttempt | undefined> => {
+  /**
+   * Makes one attempt; undefined when it was not made (the lease would not outlast it). The
+   * request goes to the transport once `turn` resolves (the endpoint's attempt started before
+   * this one went), and `handedOff` tells the next: signing (WebCrypto's is a job of its own)
+   * can end in another order than it began.
+   */
+  const attempt = async (delivery: ClaimedDelivery, leaseEnds: number, turn: Promise<void>, handedOff: () => void): Promise<DeliveryAttempt | undefined> => {
     const at = clock();
-    if (at + LEASE_MARGIN_MS > leaseEnds) return undefined;
+    if (at + LEASE_MARGIN_MS > leaseEnds) {
+      handedOff();
+      return undefined;
+    }
     const { webhook, eventId } = delivery;
     const started = performance.now();
     let statusCode: number | null = null;
     let error: string | null = null;
     try {
       const timestamp = Math.floor(at / 1000);
-      const response = await transport({
+      const signature = await signWebhook(signingSecrets(webhook, at), eventId, timestamp, delivery.event, transport.hmacSha256);
+      await turn;
+      const answer = transport({
         url: webhook.url,
         headers: {
           "content-type": "application/json",
           "user-agent": "formsink-webhooks",
           "webhook-id": eventId,
           "webhook-timestamp": String(timestamp),
-          "webhook-signature": await signWebhook(signingSecrets(webhook, at), eventId, timestamp, delivery.event, transport.hmacSha256),
+          "webhook-signature": signature,
         },
         body: delivery.event,
         timeoutMs: ATTEMPT_TIMEOUT_MS,
       });
+      handedOff();
+      const response = await answer;
       statusCode = response.status;
       if (statusCode < 200 || statusCode > 299) error = answerError(statusCode);
     } catch (thrown) {
       error = attemptError(thrown, ATTEMPT_TIMEOUT_MS);
+    } finally {
+      handedOff();
     }
     const durationMs = Math.round(performance.now() - started);
     const next = error === null || statusCode === 410 ? null : retryAt(delivery.attempts + 1, delivery.firstAttemptAt ?? at, at, random());
     const status: DeliveryStatus = error === null ? "succeeded" : next === null ? "failed" : "pending";
     return { accountId: delivery.accountId, webhookId: webhook.webhookId, position: delivery.position, owner, at, durationMs, statusCode, error, status, nextAttemptAt: next };
+  };
+
+  /** Starts the endpoint's waiting deliveries, in the order claimed, while it has room. */
+  const startWhatFits = (key: string, lane: Lane) => {
+    while (lane.started < lane.entries.length) {
+      const entry = lane.entries[lane.started]!;
+      // One at a time while failing: a receiver that comes back gets them in first-attempt order.
+      const probe = failing.get(key) ?? entry.delivery.webhook.failingSince !== null;
+      const width = probe || entry.delivery.attempts > 0 ? 1 : endpointConcurrency;
+      if (lane.started >= width) return;
+      lane.started++;
+      const turn = lane.handedOff;
+      let handedOff = () => {};
+      lane.handedOff = new Promise<void>((resolve) => (handedOff = resolve));
+      attempt(entry.delivery, entry.leaseEnds, turn, handedOff)
+        .then((made) => {
+          entry.made = made;
+          if (made === undefined) return;
+          if (made.error !== null) failing.set(key, true);
+          else if (probe) failing.set(key, false);
+        }, (error: unknown) => onError?.(error))
+        .finally(() => {
+          entry.ended = true;
+          while (lane.entries[0]?.ended) {
+            const done = lane.entries.shift()!;
+            lane.started--;
+            done.release(done.made);
+          }
+          if (lane.entries.length === 0) lanes.delete(key);
+          else startWhatFits(key, lane);
+        });
+    }
+  };
+
+  /** Queues a claimed delivery on its endpoint's lane; `release` gets its attempt once those claimed before it were handed back. */
+  const enqueue = (delivery: ClaimedDelivery, leaseEnds: number, release: LaneEntry["release"]) => {
+    const key = endpointKey(delivery);
+    let lane = lanes.get(key);
+    if (lane === undefined) lanes.set(key, lane = { entries: [], started: 0, handedOff: Promise.resolve() });
+    lane.entries.push({ delivery, leaseEnds, ended: false, made: undefined, release });
+    startWhatFits(key, lane);
   };
 
   /**
@@ -248,31 +351,27 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     const send = (claimed: readonly ClaimedDelivery[], leaseEnds: number) => {
       const noted = new Set<string>();
       for (const delivery of claimed) {
-        // One endpoint's deliveries go one after another, in the order claimed.
         const key = endpointKey(delivery);
         unattempted.set(key, (unattempted.get(key) ?? 0) + 1);
-        const sent = (chains.get(key) ?? Promise.resolve(undefined)).then(() => attempt(delivery, leaseEnds));
-        chains.set(key, sent);
-        const ended: Promise<void> = sent
-          .then((outcome) => {
-            if (outcome === undefined) return;
+        let handedBack = () => {};
+        const ended = new Promise<void>((resolve) => (handedBack = resolve));
+        attempting.add(ended);
+        enqueue(delivery, leaseEnds, (outcome) => {
+          if (outcome !== undefined) {
             made++;
             if (outcomes.length === 0) outcomesSince = performance.now();
             if (outcomes.push({ delivery, made: outcome, noted }) >= OUTCOMES_BATCH) poke();
-          })
-          .catch((error: unknown) => onError?.(error))
-          .finally(() => {
-            attempting.delete(ended);
-            const left = unattempted.get(key)! - 1;
-            if (left > 0) unattempted.set(key, left);
-            else {
-              unattempted.delete(key);
-              endpointFreed = true;
-              poke();
-            }
-            if (chains.get(key) === sent) chains.delete(key);
-          });
-        attempting.add(ended);
+          }
+          attempting.delete(ended);
+          const left = unattempted.get(key)! - 1;
+          if (left > 0) unattempted.set(key, left);
+          else {
+            unattempted.delete(key);
+            endpointFreed = true;
+            poke();
+          }
+          handedBack();
+        });
       }
     };
 

@@ -12,6 +12,7 @@ import * as assert from "uvu/assert";
 import { FORMSINK, runHere } from "../cli/run.ts";
 import { collect, type Run, waitForOutput } from "../support/process.ts";
 import { startReceiver } from "../support/webhook-receiver.ts";
+import { DEFAULT_ENDPOINT_CONCURRENCY } from "../../src/webhooks/dispatcher.ts";
 import { sharedCluster, stopClusterAfterSuites } from "../support/postgres.ts";
 import { roomInWindow } from "../support/rate-window.ts";
 
@@ -139,7 +140,7 @@ servers("a key revoked is refused by both servers on their next request", async 
   for (const server of [a, b]) assert.is((await call(server.url, "GET", "/api/submission", { key })).status, 401);
 });
 
-servers("one endpoint, both servers sending: every event delivered in commit order, no attempt sent twice at once", async ({ url, a, b }) => {
+servers("one endpoint, both servers sending: every event delivered, started in commit order, no attempt sent twice at once", async ({ url, a, b }) => {
   const key = await newKey(url);
   const receiver = await startReceiver();
   receiver.delayMs = 20;
@@ -160,7 +161,11 @@ servers("one endpoint, both servers sending: every event delivered in commit ord
       if (Date.now() > deadline) throw new Error(`only ${receiver.received.length} of ${events.length} events were delivered`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    assert.equal(receiver.received.map((delivery) => delivery.id), events, "each event once, in the feed's order");
+    const arrived = receiver.received.map((delivery) => delivery.id);
+    assert.equal([...arrived].sort(), [...events].sort(), "each event once");
+    // Started in the feed's order, a few at once: each arrives after every one that many before it.
+    const late = arrived.filter((id, i) => events.slice(0, Math.max(0, events.indexOf(id) - DEFAULT_ENDPOINT_CONCURRENCY + 1)).some((earlier) => !arrived.slice(0, i).includes(earlier)));
+    assert.equal(late, [], "in the feed's order, but for the ones under way at once");
     assert.equal([...receiver.overlapping], [], "no delivery was being answered twice at once");
   } finally {
     await receiver.close();

@@ -21,6 +21,10 @@ export interface Receiver {
   overlapping: Set<string>;
   /** How long each answer waits, in milliseconds (default 0). */
   delayMs: number;
+  /** When set, how long the answer to this request waits instead of `delayMs`. */
+  delayOf?: (delivery: ReceivedDelivery) => number;
+  /** For each of `received`, how many requests to its path were being answered when it came, itself included. */
+  answeringAtOnce: number[];
   close(): Promise<void>;
 }
 
@@ -32,9 +36,11 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     answer: 204,
     overlapping: new Set(),
     delayMs: 0,
+    answeringAtOnce: [],
     close: () => Promise.resolve(),
   };
   const inFlight = new Map<string, number>();
+  const answeringOnPath = new Map<string, number>();
   const server: Server = createServer((request, response) => {
     // What it got, for a test in another process or runtime (workerd).
     if (request.method === "GET" && request.url === "/received") {
@@ -51,9 +57,14 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       const answering = (inFlight.get(key) ?? 0) + 1;
       inFlight.set(key, answering);
       if (answering > 1) receiver.overlapping.add(key);
+      const onPath = (answeringOnPath.get(delivery.path) ?? 0) + 1;
+      answeringOnPath.set(delivery.path, onPath);
       receiver.received.push(delivery);
-      if (receiver.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, receiver.delayMs));
+      receiver.answeringAtOnce.push(onPath);
+      const delayMs = receiver.delayOf?.(delivery) ?? receiver.delayMs;
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       inFlight.set(key, inFlight.get(key)! - 1);
+      answeringOnPath.set(delivery.path, answeringOnPath.get(delivery.path)! - 1);
       const answer = typeof receiver.answer === "function" ? receiver.answer(delivery) : receiver.answer;
       const { status, headers } = typeof answer === "number" ? { status: answer, headers: {} } : answer;
       response.writeHead(status, headers).end();

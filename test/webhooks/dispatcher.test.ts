@@ -4,6 +4,10 @@
  * fake clock, a 410 and days of failures disabling an endpoint, a receiver down for hours, and
  * two dispatchers on one store.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClient } from "@libsql/client";
 import { Webhook } from "standardwebhooks";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
@@ -13,8 +17,10 @@ import {
   type WebhookStore,
 } from "../../src/store.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
+import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { seedRows } from "../../src/testing/fixtures.ts";
-import { type AttemptReport, createWebhookDispatcher, type WebhookDispatcherOptions } from "../../src/webhooks/dispatcher.ts";
+import { type AttemptReport, createWebhookDispatcher, DEFAULT_ENDPOINT_CONCURRENCY, DEFAULT_LEASE_MS, type WebhookDispatcherOptions } from "../../src/webhooks/dispatcher.ts";
+import type { WebhookRequest } from "../../src/webhooks/transport.ts";
 import { type Receiver, startReceiver, verifies, verifyDelivery } from "../support/webhook-receiver.ts";
 import { newSecret, webhookFor } from "./fixture.ts";
 
@@ -28,6 +34,8 @@ interface Setup {
   hook: WebhookRecord;
   clock: { now: number };
   dispatcher: ReturnType<typeof createWebhookDispatcher>;
+  /** The `webhook-id` of each request, in the order the dispatcher handed them to the transport. */
+  started: string[];
   close(): Promise<void>;
 }
 
@@ -39,15 +47,17 @@ async function setup(options: { fakeClock?: boolean; dispatcher?: Partial<Webhoo
   await store.insertWebhook(ACCOUNT, hook);
   const clock = { now: Date.UTC(2030, 0, 1) };
   const transport = createWebhookTransport({ allowPrivate: true });
+  const started: string[] = [];
+  const starting = (request: WebhookRequest) => (started.push(request.headers["webhook-id"]!), transport(request));
   const dispatcher = createWebhookDispatcher(store, {
     // Without the transport's own HMAC, signatures are WebCrypto's, as on Workers.
-    transport: options.webCrypto ? (request) => transport(request) : transport,
+    transport: options.webCrypto ? starting : Object.assign(starting, { hmacSha256: transport.hmacSha256 }),
     clock: options.fakeClock ? () => clock.now : Date.now,
     random: () => 0.5,
     ...options.dispatcher,
   });
   return {
-    store, receiver, hook, clock, dispatcher,
+    store, receiver, hook, clock, dispatcher, started,
     async close() {
       await dispatcher.stop();
       transport.close();
@@ -67,7 +77,7 @@ const idOf = (text: string) => (JSON.parse(text) as { id: string }).id;
 
 const test = suite("webhook dispatcher");
 
-test("a delivery is the event as JSON, signed as Standard Webhooks says: standardwebhooks verifies it, and each event comes once, in commit order", async () => {
+test("a delivery is the event as JSON, signed as Standard Webhooks says: standardwebhooks verifies it, and each event comes once, started in commit order", async () => {
   const s = await setup();
   try {
     const rows = seedRows(5);
@@ -77,7 +87,9 @@ test("a delivery is the event as JSON, signed as Standard Webhooks says: standar
     const events = await eventTexts(s.store);
 
     assert.is(await s.dispatcher.runOnce(), events.length);
-    assert.equal(s.receiver.received.map((d) => d.body), events, "the bodies are the events as GET /api/events shows them, in order");
+    assert.equal(s.started, events.map(idOf), "started in commit order");
+    // Several are under way at once, so they can be answered in another order.
+    assert.equal(s.receiver.received.map((d) => d.body).sort(), [...events].sort(), "the bodies are the events as GET /api/events shows them");
     for (const delivery of s.receiver.received) {
       assert.equal(verifyDelivery(s.hook.secrets[0]!, delivery), JSON.parse(delivery.body));
       assert.is(delivery.id, idOf(delivery.body), "webhook-id is the event id");
@@ -366,6 +378,155 @@ test("a slow receiver does not hold up another endpoint's new events for more th
     releaseSlow();
     await dispatcher.stop();
     await store.close();
+  }
+});
+
+for (const endpointConcurrency of [undefined, 2]) {
+  const width = endpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY;
+  test(`an endpoint's first attempts are under way ${width} at once (endpointConcurrency ${endpointConcurrency ?? "by default"}), started in commit order`, async () => {
+    const s = await setup({ dispatcher: { endpointConcurrency } });
+    try {
+      s.receiver.delayMs = 40;
+      for (const row of seedRows(20)) await s.store.insertSubmission(ACCOUNT, row);
+      const events = (await eventTexts(s.store)).map(idOf);
+      assert.is(await s.dispatcher.runOnce(), 20);
+      assert.equal(s.started, events, "started in commit order");
+      assert.is(Math.max(...s.receiver.answeringAtOnce), width, `the receiver answered ${width} at once, never more`);
+      assert.equal(s.receiver.received.map((d) => d.id).sort(), [...events].sort(), "each event once");
+      const { deliveries } = await s.store.listDeliveries(ACCOUNT, s.hook.webhookId, { limit: 100 });
+      assert.ok(deliveries.length === 20 && deliveries.every((d) => d.status === "succeeded" && d.attempts === 1), "every outcome recorded");
+    } finally {
+      await s.close();
+    }
+  });
+}
+
+test("an endpoint whose attempt failed goes one at a time: the rest of the run, its retries in order of first attempt; a success opens it up again", async () => {
+  const s = await setup({ fakeClock: true });
+  try {
+    s.receiver.delayMs = 100;
+    s.receiver.answer = 503;
+    for (const row of seedRows(8)) await s.store.insertSubmission(ACCOUNT, row);
+    const events = (await eventTexts(s.store)).map(idOf);
+    assert.is(await s.dispatcher.runOnce(), 8);
+    assert.equal(s.started, events, "started in commit order");
+    const width = DEFAULT_ENDPOINT_CONCURRENCY;
+    assert.is(Math.max(...s.receiver.answeringAtOnce.slice(0, width)), width, "the first attempts started before any failed were under way at once");
+    assert.equal(s.receiver.answeringAtOnce.slice(width), Array<number>(8 - width).fill(1), "once one failed, the rest went one at a time");
+
+    s.receiver.answer = 204;
+    s.clock.now += HOUR;
+    const before = s.receiver.received.length;
+    assert.is(await s.dispatcher.runOnce(), 8, "every retry");
+    assert.equal(s.receiver.received.slice(before).map((d) => d.id), events, "the retries arrive in the order of first attempts");
+    assert.equal(s.receiver.answeringAtOnce.slice(before), Array<number>(8).fill(1), "one at a time");
+
+    for (const row of seedRows(8)) await s.store.insertSubmission(ACCOUNT, row);
+    const after = s.receiver.received.length;
+    assert.is(await s.dispatcher.runOnce(), 8);
+    assert.is(Math.max(...s.receiver.answeringAtOnce.slice(after)), width, "after a success, several at once again");
+  } finally {
+    await s.close();
+  }
+});
+
+/** A libSQL file store beside its own client, so that a test can read the endpoint's place in the log. */
+async function libsqlSetup() {
+  const directory = mkdtempSync(join(tmpdir(), "formsink-window-"));
+  const client = createClient({ url: `file:${join(directory, "formsink.db")}` });
+  const store = await createLibsqlStore({ client });
+  const receiver = await startReceiver();
+  const hook = webhookFor(`${receiver.url}/hooks`);
+  await store.insertWebhook(ACCOUNT, hook);
+  const transport = createWebhookTransport({ allowPrivate: true });
+  const place = async () => {
+    const { rows } = await client.execute("SELECT log_position, lease_owner FROM webhooks");
+    return { position: Number(rows[0]!.log_position), leased: rows[0]!.lease_owner !== null };
+  };
+  const positions = async () => (await client.execute("SELECT position FROM events ORDER BY position")).rows.map((row) => Number(row.position));
+  return {
+    store, receiver, hook, transport, place, positions,
+    async close() {
+      transport.close();
+      await receiver.close();
+      await store.close();
+      client.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+test("libSQL: answers that end out of order are recorded in order; the endpoint's place in the log never passes an unrecorded one, and moves on once they are", async () => {
+  const s = await libsqlSetup();
+  const writes: number[][] = [];
+  const counted: WebhookStore = Object.assign(Object.create(null) as WebhookStore, s.store, {
+    recordAndClaimDeliveries: (attempts: readonly DeliveryAttempt[], claim: DeliveryClaim) => (writes.push(attempts.map((a) => a.position)), s.store.recordAndClaimDeliveries!(attempts, claim)),
+    recordDeliveryAttempts: (attempts: readonly DeliveryAttempt[]) => (writes.push(attempts.map((a) => a.position)), s.store.recordDeliveryAttempts!(attempts)),
+  });
+  const dispatcher = createWebhookDispatcher(counted, { transport: s.transport });
+  try {
+    for (const row of seedRows(8)) await s.store.insertSubmission(ACCOUNT, row);
+    const events = (await eventTexts(s.store)).map(idOf);
+    const positions = await s.positions();
+    const start = await s.place();
+    // The first delivery is answered last: the three started beside it end well before it.
+    s.receiver.delayOf = (delivery) => (delivery.id === events[0] ? 1_000 : 0);
+    const run = dispatcher.runOnce();
+    const since = performance.now();
+    while (s.receiver.received.length < DEFAULT_ENDPOINT_CONCURRENCY && performance.now() - since < 5_000) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.is(s.receiver.received.length, DEFAULT_ENDPOINT_CONCURRENCY, "the next waits while one that many before it is under way");
+    assert.equal(await s.place(), { ...start, leased: true }, "the place in the log has not moved past the unanswered first delivery");
+    const listed = (await s.store.listDeliveries(ACCOUNT, s.hook.webhookId, { limit: 100 })).deliveries;
+    assert.ok(listed.length === 8 && listed.every((d) => d.status === "pending"), "all still pending meanwhile: the answered ones wait for the first");
+
+    assert.is(await run, 8);
+    assert.equal(writes.flat(), positions, "outcomes written in commit order, whatever order their answers came in");
+    assert.equal(await s.place(), { position: positions.at(-1)!, leased: false }, "the place moved past the run, and its lease is released");
+    const { deliveries } = await s.store.listDeliveries(ACCOUNT, s.hook.webhookId, { limit: 100 });
+    assert.equal(deliveries.map((d) => [d.status, d.attempts]), Array(8).fill(["succeeded", 1]), "every outcome recorded once");
+    await s.store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+    assert.is(await dispatcher.runOnce(), 1, "the next event goes out at once: nothing left holds the endpoint");
+  } finally {
+    await dispatcher.stop();
+    await s.close();
+  }
+});
+
+test("libSQL: a dispatcher that dies with answers held for an earlier one loses nothing: once its lease runs out another sends the run again", async () => {
+  const s = await libsqlSetup();
+  const clock = { now: Date.UTC(2030, 0, 1) };
+  let hang = () => {};
+  const hanging = new Promise<void>((resolve) => (hang = resolve));
+  let first: string | undefined;
+  // The first dispatcher's first request never ends: it dies then, holding the answers of the others.
+  const dying = Object.assign(async (request: WebhookRequest) => {
+    if (request.headers["webhook-id"] === first) await hanging;
+    return s.transport(request);
+  }, { hmacSha256: s.transport.hmacSha256 });
+  const died = createWebhookDispatcher(s.store, { transport: dying, clock: () => clock.now, owner: "died" });
+  const next = createWebhookDispatcher(s.store, { transport: s.transport, clock: () => clock.now, owner: "next" });
+  try {
+    for (const row of seedRows(8)) await s.store.insertSubmission(ACCOUNT, row);
+    const events = (await eventTexts(s.store)).map(idOf);
+    first = events[0];
+    void died.runOnce();
+    const since = performance.now();
+    while (s.receiver.received.length < DEFAULT_ENDPOINT_CONCURRENCY - 1 && performance.now() - since < 5_000) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.equal(s.receiver.received.map((d) => d.id), events.slice(1, DEFAULT_ENDPOINT_CONCURRENCY), "the ones after the first were answered");
+    assert.is(await next.runOnce(), 0, "nothing to take while the lease lasts");
+
+    clock.now += DEFAULT_LEASE_MS + 1;
+    assert.is(await next.runOnce(), 8, "the whole run again, the first included");
+    const { deliveries } = await s.store.listDeliveries(ACCOUNT, s.hook.webhookId, { limit: 100 });
+    assert.equal(deliveries.map((d) => [d.status, d.attempts]), Array(8).fill(["succeeded", 1]), "every delivery recorded");
+    assert.equal(await s.place(), { position: (await s.positions()).at(-1)!, leased: false });
+    assert.equal(new Set(s.receiver.received.map((d) => d.id)), new Set(events), "every event reached the receiver");
+  } finally {
+    hang = () => {};
+    await next.stop();
+    await s.close();
   }
 });
 

@@ -67,8 +67,8 @@ const RUNS = `SELECT webhooks.account_id AS account_id, webhooks.id AS webhook_i
 
 /**
  * The deliveries a claim at `?1` leases, at most `?2`: each enabled endpoint's run of
- * never-attempted deliveries in commit order (so that sent one after another in the order
- * given, first attempts go out in commit order), before due retries in order of first attempt
+ * never-attempted deliveries in commit order (so that started in the order given, first
+ * attempts start in commit order), before due retries in order of first attempt
  * (so an endpoint that keeps failing does not hold up the others' new events). Every part
  * reads pending deliveries through a partial index, at most `?2` of each endpoint: never the
  * delivery history, nor a whole backlog.
@@ -513,8 +513,8 @@ function attemptsRecorded(attempts: readonly DeliveryAttempt[]): SqlStatement {
  * by one owner, recorded in the same write), while that owner holds its range lease, and
  * releases the lease with the last of the range. Only when no event of the range before the
  * first of them (past the place) lacks a row: the outcomes of an endpoint's first attempts are
- * written in the order made, so such an event is one whose write failed, and moving past it
- * would skip it for good. The lease then runs out and the range is claimed again from there.
+ * written in commit order (the dispatcher holds one answered early until those before it are
+ * in), so such an event is one whose write failed, and moving past it would skip it for good. The lease then runs out and the range is claimed again from there.
  * The check is one step into the log's index when nothing is missing.
  */
 function rangeMovedOn(accountId: string, webhookId: string, owner: string, positions: readonly number[]): SqlStatement {
