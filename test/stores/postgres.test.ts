@@ -298,6 +298,64 @@ imports("an import reads the account's index once per row it brings, not once pe
   }
 });
 
+imports("a dispatcher's outcomes and next claim read the deliveries they change, not every delivery an endpoint has had, with the plan a session caches", async () => {
+  const database = await (await sharedCluster()).createDatabase();
+  const sql = postgres(database.url, { max: 1, onnotice: () => {}, connection: { plan_cache_mode: "force_generic_plan" } });
+  try {
+    await migratePostgres(sql);
+    // No statistics of the deliveries, as in a new database until autovacuum first analyzes the table.
+    await sql`ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)`;
+    const store = postgresStore(sql, { timeoutMs: 10_000, identifyingFields: ["email"], close: async () => {} });
+    for (const webhookId of ["wh_a", "wh_b"]) {
+      await store.insertWebhook("acct", {
+        webhookId, url: "https://r.example/", types: null, popupId: null, description: null, createdAt: new Date().toISOString(),
+        disabledAt: null, secrets: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], previousSecretExpiresAt: null, failingSince: null,
+      });
+    }
+    const succeeded = (claimed: readonly ClaimedDelivery[]): DeliveryAttempt[] => claimed.map((d) => ({
+      accountId: d.accountId, webhookId: d.webhook.webhookId, position: d.position, owner: "o", at: Date.now(), durationMs: 1,
+      statusCode: 204, error: null, status: "succeeded", nextAttemptAt: null,
+    }));
+    let made: DeliveryAttempt[] = [];
+    let created = 0;
+    // A cycle: creates, then the previous cycle's outcomes and the claim of their deliveries, as the dispatcher writes them.
+    const cycle = async (creates: number) => {
+      await store.importSubmissions("acct", Array.from({ length: creates }, () => submission(created++)));
+      const { recorded, claimed } = await store.recordAndClaimDeliveries!(made, { now: Date.now(), limit: 500, leaseMs: 60_000, owner: "o" });
+      assert.ok(recorded.every(Boolean), "every outcome recorded");
+      assert.is(claimed.length, 2 * creates);
+      made = succeeded(claimed);
+    };
+    // Index entries and table rows of `webhook_deliveries` read so far, as the server has counted them.
+    const readSoFar = async () => {
+      await sql`SELECT pg_stat_force_next_flush()`;
+      const [row] = await sql`SELECT pg_stat_clear_snapshot(),
+        (SELECT COALESCE(SUM(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'webhook_deliveries')::int
+          + (SELECT COALESCE(seq_tup_read, 0) FROM pg_stat_user_tables WHERE relname = 'webhook_deliveries')::int AS n`;
+      return row!.n as number;
+    };
+    const readByCycle = async () => {
+      const before = await readSoFar();
+      await cycle(8);
+      return (await readSoFar()) - before;
+    };
+    // A few cycles of the same size before each measure, so that what a big cycle left behind is cleared.
+    for (let i = 0; i < 3; i++) await cycle(8);
+    const early = await readByCycle();
+    for (let i = 0; i < 15; i++) await cycle(100);
+    for (let i = 0; i < 3; i++) await cycle(8);
+    const late = await readByCycle();
+    const [history] = await sql`SELECT COUNT(*)::int AS n FROM webhook_deliveries`;
+    assert.ok(history!.n > 3000);
+    // 16 outcomes recorded and 16 deliveries claimed: each a few probes by key, whatever the history.
+    assert.ok(late <= 400, `a cycle of 16 outcomes and 16 claims read ${late} deliveries of ${history!.n} (the same cycle early: ${early})`);
+    assert.ok(late <= 2 * early + 50, `a cycle read ${late} deliveries after ${history!.n}, ${early} when there were 48`);
+  } finally {
+    await sql.end({ timeout: 1 });
+    await database.drop();
+  }
+});
+
 imports("a key lookup is planned once per connection, not once per request", async () => {
   const database = await (await sharedCluster()).createDatabase();
   const sql = postgres(database.url, { max: 1, onnotice: () => {} });

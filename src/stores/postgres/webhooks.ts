@@ -368,6 +368,41 @@ END $$`;
 /** Migration 8: outcomes and the next claim in one call (RECORD_AND_CLAIM). */
 export const RECORD_AND_CLAIM_MIGRATION: readonly string[] = [RECORD_AND_CLAIM];
 
+/**
+ * The recording of outcomes as one call (`recordDeliveryAttempts` apart from a claim), migration
+ * 9: ATTEMPTS_RECORDED as a function, so that it runs with KEY_PROBES_ONLY as the combined call does.
+ */
+const RECORD = `CREATE FUNCTION formsink_record_deliveries(p_attempts text) RETURNS SETOF bigint LANGUAGE sql AS $$
+  WITH done AS (${ATTEMPTS_RECORDED("p_attempts::json")}) SELECT done.ord FROM done
+$$`;
+
+/**
+ * A claim and a recording of outcomes lock and change the deliveries they name, each found by its
+ * key: never a hash or merge join, which reads every delivery of the table. The planner chose one
+ * for the recording's lock (it guesses a JSON array of outcomes holds a hundred, so reading the
+ * table looked cheaper than as many probes while the table was small), and so each write of
+ * outcomes read the whole history.
+ */
+const KEY_PROBES_ONLY = "SET enable_hashjoin = off SET enable_mergejoin = off";
+
+/**
+ * Migration 9. The index a retry finds its delivery by (`retryDelivery`) leads with the event's
+ * id: as migration 2 made it, it led with the endpoint's (account, id) as the primary key does,
+ * and a planner without statistics of the table (a new database, until autovacuum first analyzes
+ * it) thought both found one row and took it for the probes of the claim's lease and of an
+ * outcome's recording, which then read every delivery the endpoint ever had for each delivery
+ * they locked. Led by the event's id it serves no probe by key; event ids begin with their time,
+ * so an outcome's entry still goes to the end of the index. And the claim, the combined call and
+ * the recording apart from a claim run with KEY_PROBES_ONLY.
+ */
+export const KEY_PROBE_MIGRATION: readonly string[] = [
+  "DROP INDEX webhook_deliveries_by_event",
+  "CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id, account_id, webhook_id)",
+  `ALTER FUNCTION formsink_claim_deliveries(bigint, integer, bigint, text, text) ${KEY_PROBES_ONLY}`,
+  `ALTER FUNCTION formsink_record_and_claim_deliveries(text, bigint, integer, bigint, text, text) ${KEY_PROBES_ONLY}`,
+  `${RECORD} ${KEY_PROBES_ONLY}`,
+];
+
 /** The attempts as the JSON array ATTEMPTS_RECORDED reads. */
 function attemptsJson(attempts: readonly DeliveryAttempt[]): string {
   return JSON.stringify(attempts.map((a) => ({
@@ -384,7 +419,7 @@ function recordedOf(count: number, ordinals: Iterable<unknown>): boolean[] {
 
 /** Records each attempt and releases its lease, in one statement; true for those whose `owner` held the lease. */
 async function recordAttempts(query: Query, attempts: readonly DeliveryAttempt[]): Promise<boolean[]> {
-  const rows = await query(ATTEMPTS_RECORDED("$1::text::json"), [attemptsJson(attempts)]);
+  const rows = await query("SELECT * FROM formsink_record_deliveries($1) AS ord", [attemptsJson(attempts)]);
   return recordedOf(attempts.length, rows.map((row) => row.ord));
 }
 
