@@ -350,6 +350,11 @@ imports("a dispatcher's outcomes and next claim read the deliveries they change,
     // 16 outcomes recorded and 16 deliveries claimed: each a few probes by key, whatever the history.
     assert.ok(late <= 400, `a cycle of 16 outcomes and 16 claims read ${late} deliveries of ${history!.n} (the same cycle early: ${early})`);
     assert.ok(late <= 2 * early + 50, `a cycle read ${late} deliveries after ${history!.n}, ${early} when there were 48`);
+    // A later migration that replaces one of these functions must set them again (CREATE OR REPLACE drops what it does not name).
+    const settings = await sql`SELECT proname, proconfig FROM pg_proc
+      WHERE proname IN ('formsink_claim_deliveries', 'formsink_record_and_claim_deliveries', 'formsink_record_deliveries') ORDER BY proname`;
+    assert.equal(settings.map((row) => [row.proname, row.proconfig]), ["formsink_claim_deliveries", "formsink_record_and_claim_deliveries", "formsink_record_deliveries"]
+      .map((name) => [name, ["enable_hashjoin=off", "enable_mergejoin=off"]]));
   } finally {
     await sql.end({ timeout: 1 });
     await database.drop();

@@ -381,7 +381,8 @@ $$`;
  * key: never a hash or merge join, which reads every delivery of the table. The planner chose one
  * for the recording's lock (it guesses a JSON array of outcomes holds a hundred, so reading the
  * table looked cheaper than as many probes while the table was small), and so each write of
- * outcomes read the whole history.
+ * outcomes read the whole history. A migration that replaces one of these functions names these
+ * settings again: CREATE OR REPLACE drops those it does not name.
  */
 const KEY_PROBES_ONLY = "SET enable_hashjoin = off SET enable_mergejoin = off";
 
