@@ -10,7 +10,8 @@
  * of first attempts is leased whole, in commit order. Every later statement of the function
  * takes a fresh snapshot, so it sees what the endpoint's previous claim committed. A dispatcher's
  * outcomes and its next claim are one call of `formsink_record_and_claim_deliveries` (migration
- * 8): the record, then that claim, in one transaction.
+ * 8): the record, then that claim, in one transaction. Since migration 9 a claim waits for no
+ * delivery (CLAIM_SKIPPING_HELD) and finds each one by its key (KEY_PROBES_ONLY).
  */
 import type { EventType } from "../../events.ts";
 import { type ClaimedDelivery, type DeliveryAttempt, type WebhookChange, WebhookLimitReached, type WebhookStore } from "../../store.ts";
