@@ -152,7 +152,7 @@ const CLAIM_LOCKING_IN_ORDER = claimFunction(
  * the claim after it finds it recorded. A claim that waited could deadlock: two dispatchers late
  * with their outcomes, each recording and then claiming in one transaction (migration 8), each
  * holding what it recorded and waiting for what the other recorded. A claim now waits for no
- * delivery, so a recording waits only for one that does not wait.
+ * delivery, so no such circle closes.
  */
 const CLAIM_SKIPPING_HELD = claimFunction(
   "CREATE OR REPLACE FUNCTION",
