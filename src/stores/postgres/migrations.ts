@@ -14,7 +14,7 @@
 import type postgres from "postgres";
 import { randomHex } from "../../hex.ts";
 import type { SchemaUpgrade } from "../sql/migrate.ts";
-import { CLAIM_MIGRATION, RECORD_AND_CLAIM_MIGRATION, WEBHOOK_LIMIT_MIGRATION, WEBHOOK_MIGRATION } from "./webhooks.ts";
+import { CLAIM_MIGRATION, KEY_PROBE_MIGRATION, RECORD_AND_CLAIM_MIGRATION, WEBHOOK_LIMIT_MIGRATION, WEBHOOK_MIGRATION } from "./webhooks.ts";
 import { COUNTING_MIGRATION, IMPORT_MIGRATION, INSERT_MIGRATION, PROBE_MIGRATION, WRITE_FUNCTIONS } from "./writes.ts";
 
 export type { SchemaUpgrade };
@@ -203,6 +203,8 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
   COUNTING_MIGRATION,
   // 8: a dispatcher's outcomes and its next claim in one call, one transaction (webhooks.ts).
   RECORD_AND_CLAIM_MIGRATION,
+  // 9: a claim and a recording of outcomes find each delivery by its key, whatever the table's statistics (webhooks.ts).
+  KEY_PROBE_MIGRATION,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.length;

@@ -10,7 +10,8 @@
  * of first attempts is leased whole, in commit order. Every later statement of the function
  * takes a fresh snapshot, so it sees what the endpoint's previous claim committed. A dispatcher's
  * outcomes and its next claim are one call of `formsink_record_and_claim_deliveries` (migration
- * 8): the record, then that claim, in one transaction.
+ * 8): the record, then that claim, in one transaction. Since migration 9 a claim waits for no
+ * delivery (CLAIM_SKIPPING_HELD) and finds each one by its key (KEY_PROBES_ONLY).
  */
 import type { EventType } from "../../events.ts";
 import { type ClaimedDelivery, type DeliveryAttempt, type WebhookChange, WebhookLimitReached, type WebhookStore } from "../../store.ts";
@@ -34,8 +35,8 @@ const CLAIMED_COLUMNS = `    account_id text, webhook_id text, "position" bigint
 /**
  * Leases to $4 until $3 at most $2 deliveries due at $1 and returns them with their endpoints
  * and events; `lease` is the CTE that leases the chosen deliveries. As CLAIM it is part of
- * migration 2, as CLAIM_LOCKING_IN_ORDER of migration 4: never edited once released; a change
- * is a new migration.
+ * migration 2, as CLAIM_LOCKING_IN_ORDER of migration 4, as CLAIM_SKIPPING_HELD of migration 9:
+ * never edited once released; a change is a new migration.
  */
 const claimFunction = (create: string, lease: string) => `${create} formsink_claim_deliveries(p_now bigint, p_limit integer, p_lease_until bigint, p_owner text, p_lock_timeout text)
   RETURNS TABLE (
@@ -141,6 +142,29 @@ const CLAIM_LOCKING_IN_ORDER = claimFunction(
     leased AS (
       UPDATE webhook_deliveries d SET lease_owner = p_owner, lease_until = p_lease_until
       FROM chosen c JOIN locked l ON l.account_id = c.account_id AND l.webhook_id = c.webhook_id AND l.position = c.position`,
+);
+
+/**
+ * The claim as migration 9 replaces it: it skips a delivery another transaction holds rather than
+ * wait for it, and an endpoint's run of first attempts stops at the first one skipped, so that
+ * the ones after it still go after it. What holds a delivery the claim would take is a recording
+ * of its attempt by a dispatcher whose lease ran out (or a retry or replay the user asked for):
+ * the claim after it finds it recorded. A claim that waited could deadlock: two dispatchers late
+ * with their outcomes, each recording and then claiming in one transaction (migration 8), each
+ * holding what it recorded and waiting for what the other recorded. A claim now waits for no
+ * delivery, so no such circle closes.
+ */
+const CLAIM_SKIPPING_HELD = claimFunction(
+  "CREATE OR REPLACE FUNCTION",
+  `    locked AS MATERIALIZED (
+      ${LOCKED_IN_KEY_ORDER("chosen c", "d.account_id = c.account_id AND d.webhook_id = c.webhook_id AND d.position = c.position")} SKIP LOCKED),
+    taken AS (
+      SELECT c.* FROM chosen c WHERE c.kind = 1 OR NOT EXISTS (
+        SELECT 1 FROM chosen s WHERE s.kind = 0 AND s.account_id = c.account_id AND s.webhook_id = c.webhook_id AND s.position <= c.position
+          AND NOT EXISTS (SELECT 1 FROM locked l WHERE l.account_id = s.account_id AND l.webhook_id = s.webhook_id AND l.position = s.position))),
+    leased AS (
+      UPDATE webhook_deliveries d SET lease_owner = p_owner, lease_until = p_lease_until
+      FROM taken c JOIN locked l ON l.account_id = c.account_id AND l.webhook_id = c.webhook_id AND l.position = c.position`,
 );
 
 /** Migration 4's part: the claim locks what it leases in key order (CLAIM_LOCKING_IN_ORDER). */
@@ -368,6 +392,43 @@ END $$`;
 /** Migration 8: outcomes and the next claim in one call (RECORD_AND_CLAIM). */
 export const RECORD_AND_CLAIM_MIGRATION: readonly string[] = [RECORD_AND_CLAIM];
 
+/**
+ * The recording of outcomes as one call (`recordDeliveryAttempts` apart from a claim), migration
+ * 9: ATTEMPTS_RECORDED as a function, so that it runs with KEY_PROBES_ONLY as the combined call does.
+ */
+const RECORD = `CREATE FUNCTION formsink_record_deliveries(p_attempts text) RETURNS SETOF bigint LANGUAGE sql AS $$
+  WITH done AS (${ATTEMPTS_RECORDED("p_attempts::json")}) SELECT done.ord FROM done
+$$`;
+
+/**
+ * A claim and a recording of outcomes lock and change the deliveries they name, each found by its
+ * key: never a hash or merge join, which reads every delivery of the table. The planner chose one
+ * for the recording's lock (it guesses a JSON array of outcomes holds a hundred, so reading the
+ * table looked cheaper than as many probes while the table was small), and so each write of
+ * outcomes read the whole history. A migration that replaces one of these functions names these
+ * settings again: CREATE OR REPLACE drops those it does not name.
+ */
+const KEY_PROBES_ONLY = "SET enable_hashjoin = off SET enable_mergejoin = off";
+
+/**
+ * Migration 9. The index a retry finds its delivery by (`retryDelivery`) leads with the event's
+ * id: as migration 2 made it, it led with the endpoint's (account, id) as the primary key does,
+ * and a planner without statistics of the table (a new database, until autovacuum first analyzes
+ * it) thought both found one row and took it for the probes of the claim's lease and of an
+ * outcome's recording, which then read every delivery the endpoint ever had for each delivery
+ * they locked. Led by the event's id it serves no probe by key; event ids begin with their time,
+ * so an outcome's entry still goes to the end of the index. The claim, the combined call and the
+ * recording apart from a claim run with KEY_PROBES_ONLY, and the claim skips what another holds
+ * (CLAIM_SKIPPING_HELD).
+ */
+export const KEY_PROBE_MIGRATION: readonly string[] = [
+  "DROP INDEX webhook_deliveries_by_event",
+  "CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id, account_id, webhook_id)",
+  `${CLAIM_SKIPPING_HELD} ${KEY_PROBES_ONLY}`,
+  `ALTER FUNCTION formsink_record_and_claim_deliveries(text, bigint, integer, bigint, text, text) ${KEY_PROBES_ONLY}`,
+  `${RECORD} ${KEY_PROBES_ONLY}`,
+];
+
 /** The attempts as the JSON array ATTEMPTS_RECORDED reads. */
 function attemptsJson(attempts: readonly DeliveryAttempt[]): string {
   return JSON.stringify(attempts.map((a) => ({
@@ -384,7 +445,7 @@ function recordedOf(count: number, ordinals: Iterable<unknown>): boolean[] {
 
 /** Records each attempt and releases its lease, in one statement; true for those whose `owner` held the lease. */
 async function recordAttempts(query: Query, attempts: readonly DeliveryAttempt[]): Promise<boolean[]> {
-  const rows = await query(ATTEMPTS_RECORDED("$1::text::json"), [attemptsJson(attempts)]);
+  const rows = await query("SELECT * FROM formsink_record_deliveries($1) AS ord", [attemptsJson(attempts)]);
   return recordedOf(attempts.length, rows.map((row) => row.ord));
 }
 
