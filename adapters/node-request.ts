@@ -63,7 +63,7 @@ class RawHeaders {
  * A header's values joined with ", ", as Fetch's `Headers#get` gives them, or null: looked up in
  * Node's raw list of names and values, whose names keep the client's case.
  */
-export function rawHeader(rawHeaders: readonly string[], name: string): string | null {
+function rawHeader(rawHeaders: readonly string[], name: string): string | null {
   const wanted = name.toLowerCase();
   let value: string | null = null;
   for (let i = 0; i < rawHeaders.length; i += 2) {
