@@ -440,6 +440,46 @@ t("requests Fetch cannot carry or Node cannot parse get a JSON error, never a 50
   }
 });
 
+t("the handler sees a request's URL as the URL parser writes it, and its headers as Fetch's Headers#get joins them", async () => {
+  const seen: { url: string; tag: string | null; agent: string | null; missing: string | null }[] = [];
+  const handler: NodeHandler = Object.assign(async () => new Response(null, { status: 500 }), {
+    answer: async (request: ApiRequest) => {
+      seen.push({ url: request.url, tag: request.headers.get("X-Tag"), agent: request.headers.get("user-agent"), missing: request.headers.get("x-missing") });
+      return { status: 204, headers: {}, body: null };
+    },
+  });
+  const server = await serve(handler, { port: 0 });
+  try {
+    const cases: [target: string, host: string][] = [
+      ["/api/submission", "localhost:8787"],
+      ["/api/submission?popupId=popup_3&status=pending&from=2025-01-01T00:00:00.000Z", "127.0.0.1:8787"],
+      ["/api/submission/0193f5c2-7b8e-7cc1-9a1e-4f1f9d6f0c10", "Example.COM"],
+      ["/api/submission", "example.com:80"],
+      ["/api/submission", "example.com:08080"],
+      ["/api/submission", "127.1"],
+      ["/api/submission", "0x7f.0.0.1:8787"],
+      ["/api/submission", "[::1]:8787"],
+      ["/api/./submission", "localhost"],
+      ["/api/x/../submission", "localhost"],
+      ["/api/%2e%2e/submission", "localhost"],
+      ["/api/sub|mission", "localhost"],
+      ["/api/submission?q='quoted'&r=<tag>", "localhost"],
+      ["/api\\submission", "localhost"],
+      ["/api/{submission}", "localhost"],
+    ];
+    for (const [target, host] of cases) {
+      const bytes = `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nX-Tag: one\r\nx-tag: two\r\nUser-Agent: tester\r\nConnection: close\r\n\r\n`;
+      await rawExchange(server.url, bytes);
+      const last = seen.at(-1)!;
+      assert.is(last.url, new URL(`http://${host}${target}`).href, `${host} ${target}`);
+      assert.equal([last.tag, last.agent, last.missing], ["one, two", "tester", null], `${host} ${target}`);
+    }
+    assert.is(seen.length, cases.length);
+  } finally {
+    await server.close();
+  }
+});
+
 t("the handler gets the socket's address as the client address, and rate limits count by it", async () => {
   const store = createMemoryStore();
   const site = await createApiKey(store, { account: "node-adapter", kind: "publishable", domains: ["shop.example.com"] });
