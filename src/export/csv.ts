@@ -43,8 +43,6 @@ const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 const PLAIN_CELL = /^(?![=+\-@\t\r'\uFF1D\uFF0B\uFF0D\uFF20])[^",\r\n]*$/;
 /** Strings that might read as JSON or a number: the rest are plain text without a closer look. */
 const MAYBE_NOT_TEXT = /^(?:$|[-\d"[{tfn])/;
-/** A data string that is its own cell as it is: plain text (see MAYBE_NOT_TEXT) and a plain cell (PLAIN_CELL). */
-const PLAIN_TEXT_CELL = /^(?![-\d"[{tfn=+@\t\r'\uFF1D\uFF0B\uFF0D\uFF20])[^",\r\n]+$/;
 const PLAIN_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 /** Data cells that are JSON rather than plain text. */
 const JSON_CELL = /^(?:["[{]|true$|false$|null$)/;
@@ -58,7 +56,7 @@ export function csvHeader(dataKeys: readonly string[]): string {
 /** One submission as a row under `csvHeader(dataKeys)`. Written for speed: exports run it a million times. */
 export function csvRecord(submission: Submission, dataKeys: readonly string[]): string {
   // submissionId, device, status and createdAt never need quoting or neutralising
-  let row = `${submission.submissionId},${repeatedCell(submission.popupId)},${repeatedCell(submission.domain)},${repeatedCell(submission.userAgent)},${submission.device},${submission.status},${submission.createdAt}`;
+  let row = `${submission.submissionId},${popupCells.cell(submission.popupId)},${domainCells.cell(submission.domain)},${userAgentCells.cell(submission.userAgent)},${submission.device},${submission.status},${submission.createdAt}`;
   for (const column of EXTRA_COLUMNS) {
     const value = (submission as unknown as Record<string, unknown>)[column];
     row += value === undefined ? "," : `,${cell(String(value))}`;
@@ -71,7 +69,7 @@ export function csvRecord(submission: Submission, dataKeys: readonly string[]): 
     // undefined only for a key the data lacks (JSON holds no undefined), and comes from
     // Object.prototype only as a function or as `__proto__`'s object, which hasOwn then rules out.
     if (value === undefined || ((typeof value === "function" || key === "__proto__") && !Object.hasOwn(data, key))) row += ",";
-    else if (typeof value === "string") row += PLAIN_TEXT_CELL.test(value) ? `,${value}` : `,${cell(encodeDataValue(value))}`;
+    else if (typeof value === "string") row += `,${dataTextCell(value)}`;
     else if (typeof value === "boolean") row += value ? ",true" : ",false"; // plain cells: no test needed
     else row += `,${cell(encodeDataValue(value))}`;
   }
@@ -87,6 +85,58 @@ const shortRepeatedCell = rememberLatest(512, (text) => cell(text));
 function repeatedCell(text: string): string {
   return text.length > 256 ? cell(text) : shortRepeatedCell(text); // a rare long one would only crowd the cache
 }
+
+// bench/export.ts (CSV): each row's texts are new strings, whose hashes a Map lookup works out
+// afresh; comparing with the row before's is cheaper where they repeat in a row.
+/** A column's cells by `repeatedCell`, the last one kept: consecutive rows often share a popup, a domain or a user agent. */
+class RepeatedColumn {
+  private text = "";
+  private last = "";
+  cell(text: string): string {
+    if (text !== this.text) {
+      this.last = repeatedCell(text);
+      this.text = text;
+    }
+    return this.last;
+  }
+}
+
+const popupCells = new RepeatedColumn();
+const domainCells = new RepeatedColumn();
+const userAgentCells = new RepeatedColumn();
+
+// bench/export.ts (CSV): regular expressions cost more a cell than a look at its first character
+// and a search for what needs quoting.
+/**
+ * `cell(encodeDataValue(text))` for a data string: most are plain text, which their first
+ * character tells (MAYBE_NOT_TEXT); only the formula guard and quotes can make them more.
+ */
+function dataTextCell(text: string): string {
+  const first = text.charCodeAt(0);
+  if (text.length === 0 || (first < 0x80 && MAYBE_NOT_TEXT_START[first] === 1)) return cell(encodeDataValue(text));
+  // not a number or anything JSON, so never a plain number: the guard goes on whatever FORMULA_START finds
+  const guarded = (first < 0x80 ? GUARDED_START[first] === 1 : FULLWIDTH_FORMULA_START.includes(first)) ? `'${text}` : text;
+  return holdsQuoted(text) ? `"${guarded.replaceAll('"', '""')}"` : guarded;
+}
+
+/** NEEDS_QUOTES: four searches for one character cost less than the regular expression. */
+function holdsQuoted(text: string): boolean {
+  return text.includes(",") || text.includes('"') || text.includes("\n") || text.includes("\r");
+}
+
+/** The ASCII characters of `chars`, marked. */
+function asciiMarks(chars: string): Uint8Array {
+  const marks = new Uint8Array(0x80);
+  for (const char of chars) marks[char.charCodeAt(0)] = 1;
+  return marks;
+}
+
+/** A string's first characters that MAYBE_NOT_TEXT matches. */
+const MAYBE_NOT_TEXT_START = asciiMarks('-0123456789"[{tfn');
+/** The other ASCII first characters `neutralise` guards: FORMULA_START's, and a quote of its own. */
+const GUARDED_START = asciiMarks("=+@\t\r'");
+/** FORMULA_START's fullwidth ＝ ＋ － ＠. */
+const FULLWIDTH_FORMULA_START: readonly number[] = [0xff1d, 0xff0b, 0xff0d, 0xff20];
 
 function csvRow(cells: readonly string[]): string {
   return `${cells.map(cell).join(",")}\r\n`;

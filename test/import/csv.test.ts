@@ -28,6 +28,28 @@ writing("formula injection: a cell that starts with = + - @ tab or CR gets a lea
   assert.ok(row.endsWith(`,'@x,-5,"""-5"""\r\n`), row);
 });
 
+writing("data strings: the formula guard and the quoting together, each as the other would have them alone", () => {
+  const data = {
+    a: "=1,2", b: "'q\"", c: "＋x,y", d: "\tx", e: "plain, with comma", f: 'say "hi"', g: "ünïcode ✓", h: "\rx", i: "@a\nb", j: "－1", k: "-1,5",
+  };
+  const row = csvRecord({ ...awkwardSubmissions()[0]!, data }, Object.keys(data));
+  assert.ok(row.endsWith(`,"'=1,2","''q""","'＋x,y",'\tx,"plain, with comma","say ""hi""",ünïcode ✓,"'\rx","'@a\nb",'－1,"'-1,5"\r\n`), row);
+});
+
+writing("a data string's cell, whatever its first character: its text (or JSON), guarded, then quoted if it must be", () => {
+  const base = awkwardSubmissions()[0]!;
+  const firsts = [...Array.from({ length: 0x80 }, (_, unit) => String.fromCharCode(unit)), "＝", "＋", "－", "＠", "é", "✓", "\u{1F600}"];
+  for (const first of firsts) {
+    for (const text of [first, `${first}x`, `${first}1`, `${first}a,b`, `${first}"q"`, `${first}\n`]) {
+      const written = neutralise(encodeDataValue(text));
+      const expected = /[",\r\n]/.test(written) ? `"${written.replaceAll('"', '""')}"` : written;
+      const row = csvRecord({ ...base, data: { a: text } }, ["a"]);
+      assert.ok(row.endsWith(`,${expected}\r\n`), JSON.stringify([text, row]));
+      assert.is(decodeDataValue(unneutralise(expected.startsWith('"') ? expected.slice(1, -1).replaceAll('""', '"') : expected)), text);
+    }
+  }
+});
+
 writing("data keys named like an object's built-in members are columns like any other: empty where a submission has no such key, its value where it has", () => {
   const keys = ["__proto__", "constructor", "toString", "valueOf", "hasOwnProperty", "yes", "no"];
   const none = csvRecord({ ...awkwardSubmissions()[0]!, data: {} }, keys);
