@@ -6,7 +6,7 @@ import { jsonAnswer, jsonTextAnswer } from "../http/json.ts";
 import { singleValuedQuery } from "../http/query.ts";
 import type { ApiRequest } from "../http/request.ts";
 import { isSubmissionId } from "../id.ts";
-import { getSubmissionAsJson, listSubmissionsAsJson, placeOf } from "../store.ts";
+import { getSubmissionAsJson, listSubmissionsAsJson, placeOf, type SubmissionFilter, type SubmissionQuery } from "../store.ts";
 import { SUBMISSION_STATUSES, type SubmissionStatus } from "../submission.ts";
 import { decodeListCursor, encodeListCursor } from "../list-cursor.ts";
 import type { KeyedContext } from "./context.ts";
@@ -17,12 +17,14 @@ const validation = () => Promise.all([import("../schemas.ts"), import("../valida
 
 export async function listSubmissions(_request: ApiRequest, context: KeyedContext): Promise<Answer> {
   const given = singleValuedQuery(context.url, LIST_QUERY_PARAMETERS);
-  const { limit, offset, orderBy, cursor, ...filter } = readListParameters(given) ?? (await validateListQuery(given));
-  const order = orderBy === "created_at" ? "asc" : "desc";
+  const parameters = readListParameters(given) ?? (await validateListQuery(given));
+  const { limit, offset, cursor } = parameters;
+  const { filter, query } = listQueryOf(parameters);
+  const { order } = query;
   const accountId = context.principal.accountId;
   if (cursor === undefined) {
     // The items as the store wrote them (SQLite writes the JSON), not parsed and re-serialised.
-    const page = await listSubmissionsAsJson(context.store, accountId, { ...filter, order, limit, offset });
+    const page = await listSubmissionsAsJson(context.store, accountId, query);
     const more = page.last !== undefined && page.items.length === limit && offset + limit < page.total;
     const nextCursor = more ? `"${encodeListCursor(filter, order, page.last!)}"` : "null";
     return jsonTextAnswer(`{"items":[${page.items.join(",")}],"limit":${limit},"offset":${offset},"total":${page.total},"nextCursor":${nextCursor}}`);
@@ -39,6 +41,21 @@ export async function listSubmissions(_request: ApiRequest, context: KeyedContex
   const page = items.slice(0, limit);
   const nextCursor = items.length > limit ? encodeListCursor(filter, order, placeOf(page.at(-1)!)) : null;
   return jsonAnswer({ items: page, limit, offset: 0, total, nextCursor });
+}
+
+const FILTER_FIELDS = ["popupId", "domain", "device", "status", "createdAfter", "createdBefore"] as const satisfies readonly (keyof SubmissionFilter)[];
+
+// bench/http.ts (list): an object rest (`...filter`) and a spread with properties after it cost
+// V8 more than the rest of the route's own work; these are built field by field.
+/** The filters given in `parameters`, and the query of the page they ask for. */
+function listQueryOf(parameters: ListParameters): { filter: SubmissionFilter; query: SubmissionQuery } {
+  const filter: Record<string, unknown> = {};
+  const query: Record<string, unknown> = { order: parameters.orderBy === "created_at" ? "asc" : "desc", limit: parameters.limit, offset: parameters.offset };
+  for (const field of FILTER_FIELDS) {
+    const value = parameters[field];
+    if (value !== undefined) filter[field] = query[field] = value;
+  }
+  return { filter: filter as SubmissionFilter, query: query as unknown as SubmissionQuery };
 }
 
 /** What `readListParameters` leaves to arktype: a query it does not read, and every 400. */

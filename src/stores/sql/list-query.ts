@@ -54,7 +54,6 @@ export function listStatements(accountId: string, query: SubmissionQuery, as: Li
   const shape = `list ${as} ${fieldsShape(query, query.order, bounds)} ${reading} ${countShape(counting)}`;
   const count = withFlags(countStatement(accountId, query, counting), { oneRow: true });
   if (reading === "walk or merge") {
-    const pays = walkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
     const page = withFlags(indexWalk(accountId, query, query.order, bounds, select, CHOSEN, MAX_WALK_ROWS_READ), { asArrays: true });
     const merge = () => withFlags(mergedPage(accountId, query, query.order, bounds, select), { asArrays: true });
     if (counting === "counts") {
@@ -69,6 +68,7 @@ export function listStatements(accountId: string, query: SubmissionQuery, as: Li
         walkCount: lazy(() => "SELECT CASE WHEN pays THEN total END AS total FROM walk_pays", [], { oneRow: true }),
       };
     }
+    const pays = walkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
     return {
       shape,
       page,
