@@ -102,11 +102,14 @@ const GATHER_MS = 10;
 const LONG_RUN_LOOK_MS = 1_000;
 /**
  * Outcomes are held while other attempts are under way (the next of an endpoint's run starts as
- * one ends), and written once none is (with the next claim), once this many wait, or after
- * LONGEST_OUTCOME_WAIT_MS at the latest: on a file database a write per outcome would bound
- * deliveries per second.
+ * one ends), and written once none is (with the next claim), or after LONGEST_OUTCOME_WAIT_MS at
+ * the latest: on a file database a write per outcome would bound deliveries per second. No count
+ * of outcomes makes them due sooner: they are at most a claim's (`concurrency`), and a write in
+ * the middle of a claim's run, with attempts under way, splits a cycle in two writes (commits
+ * the creates wait for), and on `formsink serve`'s thread holds up the answers in flight while
+ * it waits for the write lock, so that deliveries fell behind a stream of creates
+ * (bench/webhooks.ts).
  */
-const OUTCOMES_BATCH = 64;
 const LONGEST_OUTCOME_WAIT_MS = 50;
 
 /**
@@ -305,7 +308,7 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     let endpointFreed = false;
     /**
      * Wakes the loop's wait: an ended attempt that may change what it does (its endpoint's run
-     * or the whole run attempted, a batch of outcomes full). Not every ended attempt: a wait on
+     * or the whole run attempted). Not every ended attempt: a wait on
      * all of them, renewed at each one's end, costs a reaction per attempt under way each time.
      */
     let poke = () => {};
@@ -360,7 +363,7 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
           if (outcome !== undefined) {
             made++;
             if (outcomes.length === 0) outcomesSince = performance.now();
-            if (outcomes.push({ delivery, made: outcome, noted }) >= OUTCOMES_BATCH) poke();
+            outcomes.push({ delivery, made: outcome, noted });
           }
           attempting.delete(ended);
           const left = unattempted.get(key)! - 1;
@@ -381,7 +384,7 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
         const room = concurrency - attempting.size;
         const sinceShortClaim = shortClaimAt === undefined ? Infinity : performance.now() - shortClaimAt;
         const outcomesDue = outcomes.length > 0 &&
-          (stopping || attempting.size === 0 || outcomes.length >= OUTCOMES_BATCH || performance.now() - outcomesSince >= LONGEST_OUTCOME_WAIT_MS);
+          (stopping || attempting.size === 0 || performance.now() - outcomesSince >= LONGEST_OUTCOME_WAIT_MS);
         // A freed endpoint's next run is claimed with the outcomes, once they are due: while
         // other endpoints' runs are still under way, claiming it at once would split the cycle of
         // every endpoint into one of its own, each a write. After a full claim, the next one goes
