@@ -124,17 +124,17 @@ function holdsQuoted(text: string): boolean {
   return text.includes(",") || text.includes('"') || text.includes("\n") || text.includes("\r");
 }
 
-/** The ASCII characters of `chars`, marked. */
-function asciiMarks(chars: string): Uint8Array {
+/** The ASCII characters that `starts` takes for a string's start, marked: read from the regular expressions, so the two cannot drift apart. */
+function asciiStarts(starts: (char: string) => boolean): Uint8Array {
   const marks = new Uint8Array(0x80);
-  for (const char of chars) marks[char.charCodeAt(0)] = 1;
+  for (let code = 0; code < 0x80; code++) marks[code] = starts(String.fromCharCode(code)) ? 1 : 0;
   return marks;
 }
 
 /** A string's first characters that MAYBE_NOT_TEXT matches. */
-const MAYBE_NOT_TEXT_START = asciiMarks('-0123456789"[{tfn');
-/** The other ASCII first characters `neutralise` guards: FORMULA_START's, and a quote of its own. */
-const GUARDED_START = asciiMarks("=+@\t\r'");
+const MAYBE_NOT_TEXT_START = asciiStarts((char) => MAYBE_NOT_TEXT.test(char));
+/** The ASCII first characters `neutralise` guards in text that is no number: FORMULA_START's, and a quote of its own. */
+const GUARDED_START = asciiStarts((char) => char === "'" || FORMULA_START.test(char));
 /** FORMULA_START's fullwidth ＝ ＋ － ＠. */
 const FULLWIDTH_FORMULA_START: readonly number[] = [0xff1d, 0xff0b, 0xff0d, 0xff20];
 
