@@ -337,14 +337,7 @@ imports("an import reads the account's index once per row it brings, not once pe
     const store = postgresStore(sql, { timeoutMs: 10_000, identifyingFields: ["email"], close: async () => {} });
     const rows = Array.from({ length: 3000 }, (_, i) => submission(i));
     assert.is(await store.importSubmissions("big", rows.slice(0, 2980)), 2980);
-    // Index entries and table rows of `submissions` read so far, as the server has counted them.
-    const readSoFar = async () => {
-      await sql`SELECT pg_stat_force_next_flush()`;
-      const [row] = await sql`SELECT pg_stat_clear_snapshot(),
-        (SELECT COALESCE(SUM(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'submissions')::int
-          + (SELECT COALESCE(seq_tup_read, 0) FROM pg_stat_user_tables WHERE relname = 'submissions')::int AS n`;
-      return row!.n as number;
-    };
+    const readSoFar = () => rowsRead(sql, "submissions");
     const before = await readSoFar();
     // Ten already there (skipped), twenty new.
     assert.is(await store.importSubmissions("big", rows.slice(2970)), 20);
@@ -385,14 +378,7 @@ imports("a dispatcher's outcomes and next claim read the deliveries they change,
       assert.is(claimed.length, 2 * creates);
       made = succeeded(claimed);
     };
-    // Index entries and table rows of `webhook_deliveries` read so far, as the server has counted them.
-    const readSoFar = async () => {
-      await sql`SELECT pg_stat_force_next_flush()`;
-      const [row] = await sql`SELECT pg_stat_clear_snapshot(),
-        (SELECT COALESCE(SUM(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'webhook_deliveries')::int
-          + (SELECT COALESCE(seq_tup_read, 0) FROM pg_stat_user_tables WHERE relname = 'webhook_deliveries')::int AS n`;
-      return row!.n as number;
-    };
+    const readSoFar = () => rowsRead(sql, "webhook_deliveries");
     const readByCycle = async () => {
       const before = await readSoFar();
       await cycle(8);
@@ -479,6 +465,15 @@ harness("without PostgreSQL's binaries it fails at once, naming the package to i
 harness.run();
 
 stopClusterAfterSuites();
+
+/** Index entries and table rows of `table` read so far, as the server has counted them. */
+async function rowsRead(sql: postgres.Sql, table: string): Promise<number> {
+  await sql`SELECT pg_stat_force_next_flush()`;
+  const [row] = await sql`SELECT pg_stat_clear_snapshot(),
+    (SELECT COALESCE(SUM(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = ${table})::int
+      + (SELECT COALESCE(seq_tup_read, 0) FROM pg_stat_user_tables WHERE relname = ${table})::int AS n`;
+  return row!.n as number;
+}
 
 function submission(i: number): Submission {
   return {
