@@ -514,7 +514,8 @@ function attemptsRecorded(attempts: readonly DeliveryAttempt[]): SqlStatement {
  * releases the lease with the last of the range. Only when no event of the range before the
  * first of them (past the place) lacks a row: the outcomes of an endpoint's first attempts are
  * written in commit order (the dispatcher holds one answered early until those before it are
- * in), so such an event is one whose write failed, and moving past it would skip it for good. The lease then runs out and the range is claimed again from there.
+ * in), so such an event is one whose write failed, and moving past it would skip it for good.
+ * The lease then runs out and the range is claimed again from there.
  * The check is one step into the log's index when nothing is missing.
  */
 function rangeMovedOn(accountId: string, webhookId: string, owner: string, positions: readonly number[]): SqlStatement {
