@@ -134,6 +134,12 @@ interface CreateRound {
   /** Share of each core busy with anything, other processes on the machine included. */
   core0Busy: number;
   core1Busy: number;
+  /**
+   * Per create, how long the request thread and the load generator waited ready to run while
+   * their core ran something else (us): what sharing a core cost them in time rather than CPU.
+   */
+  requestWaitUs: number;
+  loadWaitUs: number;
 }
 
 /** CPU seconds of each thread of a process, by thread id, and the cores each may run on. */
@@ -149,6 +155,18 @@ function threads(pid: number): Map<string, { cpu: number; cores: string }> {
     }
   }
   return found;
+}
+
+/**
+ * Seconds the thread whose schedstat file is `path` has waited so far to run while ready
+ * (Linux's run-queue wait: its core ran another thread); NaN where the kernel does not count it.
+ */
+function runQueueWait(path: string): number {
+  try {
+    return Number(readFileSync(path, "utf8").split(" ")[1]) / 1e9;
+  } catch {
+    return NaN;
+  }
 }
 
 /** Idle and total time of each core so far, from /proc/stat (clock ticks). */
@@ -180,6 +198,8 @@ async function createRound(server: { url: string; pid: number }, key: string, re
       request: now.get(String(server.pid))!.cpu, dispatcher: dispatcher === undefined ? NaN : now.get(dispatcher)!.cpu,
       server: [...now.values()].reduce((sum, thread) => sum + thread.cpu, 0), binding: threadCpuSeconds(server.pid).libSQL!,
       load: (own.user + own.system) / 1e6, receiver: cpuSeconds(receiver.pid),
+      // The load generator (autocannon) runs in this thread.
+      requestWait: runQueueWait(`/proc/${server.pid}/task/${server.pid}/schedstat`), loadWait: runQueueWait("/proc/thread-self/schedstat"),
       cores: coreTimes(), at: performance.now(),
     };
   };
@@ -200,7 +220,7 @@ async function createRound(server: { url: string; pid: number }, key: string, re
   const drainMs = added.length === 0 ? 0 : performance.now() - drainStarted;
   const lag = (await receiver.received()) - receivedBefore - delivered;
   for (const webhookId of added) await fetch(`${server.url}/api/webhooks/${webhookId}`, { method: "DELETE", headers });
-  const spent = (of: "request" | "dispatcher" | "server" | "binding" | "load" | "receiver") => cpuAfter[of] - cpuBefore[of];
+  const spent = (of: "request" | "dispatcher" | "server" | "binding" | "load" | "receiver" | "requestWait" | "loadWait") => cpuAfter[of] - cpuBefore[of];
   const dispatcherSpent = Number.isNaN(spent("dispatcher")) ? 0 : spent("dispatcher");
   const busy = (core: number) => {
     const after = cpuAfter.cores[core], before = cpuBefore.cores[core];
@@ -215,6 +235,8 @@ async function createRound(server: { url: string; pid: number }, key: string, re
     core0Ours: (spent("server") - dispatcherSpent) / ((cpuAfter.at - cpuBefore.at) / 1000),
     core1Ours: (spent("load") + spent("receiver") + dispatcherSpent) / ((cpuAfter.at - cpuBefore.at) / 1000),
     core0Busy: busy(0), core1Busy: busy(DISPATCHER_CORE),
+    requestWaitUs: (spent("requestWait") / sent.succeeded) * 1e6,
+    loadWaitUs: (spent("loadWait") / sent.succeeded) * 1e6,
   };
 }
 
@@ -278,11 +300,12 @@ try {
   );
   console.log(
     formatTable(
-      ["round", "endpoints", "creates/s", "delivered", "2x creates", "lag at end", "drained in", "request thread/create", "dispatcher/delivery", "binding/create", "V8 and Node/create", "core 0: ours", "all", "core 1: ours", "all"],
+      ["round", "endpoints", "creates/s", "delivered", "2x creates", "lag at end", "drained in", "request thread/create", "dispatcher/delivery", "binding/create", "V8 and Node/create", "core 0: ours", "all", "core 1: ours", "all", "request thread waited/create", "load waited/create"],
       [...rounds.none.map((round) => ["none", round] as const), ...rounds.two.map((round) => ["two", round] as const)].map(([what, round], i) => [
         String((i % ROUNDS) + 1), what, rate(round.createsPerSecond), rate(round.delivered), what === "none" ? "-" : rate(2 * round.creates),
         what === "none" ? "-" : rate(round.lag), what === "none" ? "-" : `${Math.round(round.drainMs)} ms`, us(round.requestThreadUs), us(round.dispatcherThreadUs),
         us(round.bindingThreadsUs), us(round.v8ThreadsUs), percent(round.core0Ours), percent(round.core0Busy), percent(round.core1Ours), percent(round.core1Busy),
+        us(round.requestWaitUs), us(round.loadWaitUs),
       ]),
     ),
   );

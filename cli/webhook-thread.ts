@@ -12,6 +12,8 @@ export interface WebhookThreadData {
   url: string;
   env: Record<string, string | undefined>;
   leaseMs: number;
+  /** The dispatcher's `endpointConcurrency` (`--endpoint-concurrency`). */
+  endpointConcurrency: number;
   allowPrivate: boolean;
   /** One Int32 that is 1 while a wake is posted and not yet taken: changes in between post no more. */
   wakeFlag: SharedArrayBuffer;

@@ -17,7 +17,7 @@ import type { ThreadMessage, WebhookThreadData } from "./webhook-thread.ts";
 const CONCURRENCY = 128;
 
 const port = parentPort!;
-const { url, env, leaseMs, allowPrivate, wakeFlag, writeLock } = workerData as WebhookThreadData;
+const { url, env, leaseMs, endpointConcurrency, allowPrivate, wakeFlag, writeLock } = workerData as WebhookThreadData;
 const tell = (message: ThreadMessage) => port.postMessage(message);
 const woken = new Int32Array(wakeFlag);
 
@@ -32,6 +32,7 @@ const transport = createWebhookTransport({ allowPrivate });
 const dispatcher = createWebhookDispatcher(store, {
   transport,
   leaseMs,
+  endpointConcurrency,
   // Larger claims than a library user's default: under a stream of changes each claim and each
   // write of outcomes then covers more deliveries, and this thread has nothing else to wait for.
   concurrency: CONCURRENCY,

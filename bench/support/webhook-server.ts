@@ -14,7 +14,7 @@ import { startWebhookThread } from "../../cli/webhook-thread.ts";
 import { createSubmissionsHandler } from "../../src/handler.ts";
 import { openDatabase } from "../../cli/database.ts";
 import { threadWriteLock } from "../../src/stores/libsql/thread-write-lock.ts";
-import { createWebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
+import { createWebhookDispatcher, DEFAULT_ENDPOINT_CONCURRENCY } from "../../src/webhooks/dispatcher.ts";
 
 const file = process.argv[2]!;
 const pinTo = process.argv.find((arg) => arg.startsWith("--pin-dispatcher="))?.slice("--pin-dispatcher=".length);
@@ -28,7 +28,7 @@ if (process.argv.includes("--in-process")) {
   dispatcher.start();
   deliveries = { wake: dispatcher.wake, stop: () => dispatcher.stop().then(() => transport.close()) };
 } else {
-  const thread = startWebhookThread({ url: `file:${file}`, env: {}, leaseMs: 60_000, allowPrivate: true, writeLock: writeLock.buffer, warn, onDisabled: warn });
+  const thread = startWebhookThread({ url: `file:${file}`, env: {}, leaseMs: 60_000, endpointConcurrency: DEFAULT_ENDPOINT_CONCURRENCY, allowPrivate: true, writeLock: writeLock.buffer, warn, onDisabled: warn });
   const threadId = await thread.ready;
   if (pinTo !== undefined) {
     if (threadId === undefined) throw new Error("the dispatcher's thread id is unknown here: cannot pin it");

@@ -9,7 +9,7 @@ import { storeRateLimiter } from "../../src/rate-limit/limiter.ts";
 import type { CompleteStore } from "../../src/store.ts";
 import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/options.ts";
 import { threadWriteLock } from "../../src/stores/libsql/thread-write-lock.ts";
-import { createWebhookDispatcher, DEFAULT_LEASE_MS, MIN_LEASE_MS } from "../../src/webhooks/dispatcher.ts";
+import { createWebhookDispatcher, DEFAULT_ENDPOINT_CONCURRENCY, DEFAULT_LEASE_MS, MIN_LEASE_MS } from "../../src/webhooks/dispatcher.ts";
 import { BadValue, resolveSettings, setting, settingsHelp, wholeNumber } from "../config.ts";
 import { DATABASE_SETTING, displayUrl, openDatabase } from "../database.ts";
 import { createServerLog, parseLogFormat } from "../logging.ts";
@@ -23,6 +23,12 @@ const COMMAND = import.meta.url.startsWith("file:///$bunfs/") ? "formsink" : "np
 
 /** A port, as `--port` and `formsink health --url` take it. */
 export const parsePort = wholeNumber(5, 0, 65535, "must be a whole number from 0 to 65535");
+
+/**
+ * The most first attempts of one endpoint serve lets be under way at once: the webhook thread
+ * claims 128 deliveries at a time, so that two endpoints' windows still fit in one claim.
+ */
+const MAX_ENDPOINT_CONCURRENCY = 64;
 
 /** Every setting of `formsink serve`: a flag, its env twin and config key, parser, default and help. */
 export const SERVE_SETTINGS = {
@@ -133,6 +139,15 @@ export const SERVE_SETTINGS = {
     help: "seconds a server holds a webhook delivery it took; a server that dies\nholding one leaves it to be sent again after this long",
     parse: wholeNumber(4, MIN_LEASE_MS / 1000, 3600, `must be a whole number of seconds from ${MIN_LEASE_MS / 1000} to 3600`),
   }),
+  endpointConcurrency: setting({
+    flag: "endpoint-concurrency",
+    env: "FORMSINK_ENDPOINT_CONCURRENCY",
+    valueName: "<n>",
+    default: () => DEFAULT_ENDPOINT_CONCURRENCY,
+    defaultText: String(DEFAULT_ENDPOINT_CONCURRENCY),
+    help: "of one webhook endpoint, how many first attempts may be under way at once\n(started in commit order); 1 sends one after another",
+    parse: wholeNumber(2, 1, MAX_ENDPOINT_CONCURRENCY, `must be a whole number from 1 to ${MAX_ENDPOINT_CONCURRENCY}`),
+  }),
 };
 
 const HELP = `Serve the formsink HTTP API on an embedded libSQL database (or a remote one, or
@@ -159,7 +174,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   }
   const {
     port, host: hostname, db: url, trustProxy: trustedProxies, rateLimits, logFormat, metrics: metricsAt, idleTimeout, maxConnections, eventRetentionDays,
-    allowPrivateWebhooks, webhookLease,
+    allowPrivateWebhooks, webhookLease, endpointConcurrency,
   } = settings.values;
   const log = createServerLog(logFormat ?? (io.stderrTerminal !== undefined ? "pretty" : "json"), io.stderr);
   const metrics = metricsAt && createServerMetrics();
@@ -178,7 +193,12 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   // Webhook deliveries go out from this process, woken by every change it commits and polling
   // for the changes other servers on the database commit: from a thread of its own on its own
   // connection, or beside the handler for an in-memory database, which no other thread reaches.
-  const deliveries = startDeliveries(store, url, io.env, { allowPrivate: allowPrivateWebhooks, leaseMs: webhookLease * 1000, writeLock: writeLock.buffer }, log);
+  const deliveries = startDeliveries(store, url, io.env, {
+    allowPrivate: allowPrivateWebhooks,
+    leaseMs: webhookLease * 1000,
+    endpointConcurrency: endpointConcurrency,
+    writeLock: writeLock.buffer,
+  }, log);
   const handler = createSubmissionsHandler(metrics ? metrics.timeStore(store) : store, {
     onChange: deliveries.wake,
     allowPrivateWebhooks,
@@ -260,7 +280,7 @@ function startDeliveries(
   store: CompleteStore,
   url: string,
   env: Io["env"],
-  settings: { allowPrivate: boolean; leaseMs: number; writeLock: SharedArrayBuffer },
+  settings: { allowPrivate: boolean; leaseMs: number; endpointConcurrency: number; writeLock: SharedArrayBuffer },
   log: ReturnType<typeof createServerLog>,
 ): Deliveries {
   const warnDisabled = (webhookId: string, reason: "gone" | "failing") =>
@@ -270,6 +290,7 @@ function startDeliveries(
     const dispatcher = createWebhookDispatcher(store, {
       transport,
       leaseMs: settings.leaseMs,
+      endpointConcurrency: settings.endpointConcurrency,
       onError: (error) => log.warn(`webhook deliveries failed (tried again shortly): ${error instanceof Error ? error.message : String(error)}`),
       onAttempt: (report) => report.disabled && warnDisabled(report.webhookId, report.disabled),
     });

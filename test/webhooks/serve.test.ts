@@ -152,6 +152,23 @@ test("a server killed while deliveries are in flight delivers every event once i
   }
 });
 
+test("--endpoint-concurrency sets how many of one endpoint's first attempts are under way at once", async ({ dir }) => {
+  const db = `file:${dir}/window.db`;
+  const key = await newKey(db);
+  const receiver = await startReceiver();
+  receiver.delayMs = 100;
+  const server = await serve(["--db", db, "--allow-private-webhooks", "--endpoint-concurrency", "2"]);
+  try {
+    await addWebhook(server.url, key, `${receiver.url}/hooks`);
+    await Promise.all(Array.from({ length: 12 }, (_, i) => createSubmission(server.url, key, i)));
+    await until(() => receiver.received.length >= 12, "every delivery");
+    assert.is(Math.max(...receiver.answeringAtOnce), 2, "two at once, never more");
+  } finally {
+    await server.stop();
+    await receiver.close();
+  }
+});
+
 test("two servers on one database never send one delivery at once, and between them send every event", async ({ dir }) => {
   const db = `file:${dir}/shared.db`;
   const key = await newKey(db);
