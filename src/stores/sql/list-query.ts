@@ -703,10 +703,16 @@ function matchingTuplesArgs(accountId: string, filter: SubmissionFilter): SqlVal
 // CROSS JOIN keeps the counts as the outer loop: each tuple is one range of the index.
 const MATCHING_TUPLES_FROM = "submission_counts c CROSS JOIN submissions s INDEXED BY submissions_by_tuple";
 
+// bench/correlated.ts: the dated lists over two filters whose tuples are many paid that seek for every tuple.
 /**
- * A page read by merging the matching tuples' ranges (see `pageReading`): of each tuple, the
- * rows up to its `offset + limit`-th in the list order (ties included), found by a seek into
- * the tuple's range; then the page from those, and only its rows read from the table.
+ * A page read by merging the matching tuples' ranges (see `pageReading`): each tuple's range of
+ * `submissions_by_tuple` read in the list order, into a sort that keeps the page's depth
+ * (`offset + limit`) of candidates; then the page from those, and only its rows read from the
+ * table. The range is read in the ORDER BY's order as the inner loop of the join, so once a row
+ * no longer fits among the kept candidates, none after it in that tuple does, and SQLite goes
+ * on with the next tuple (its ORDER BY LIMIT optimization: `test/stores/sql-schema.test.ts`
+ * checks that the merge has it): at most the depth of each tuple is read, without a seek to
+ * find where that depth ends.
  */
 function mergedPage(
   accountId: string,
@@ -716,22 +722,10 @@ function mergedPage(
   select: string,
   unless?: { readonly sql: string; args?: readonly SqlValue[] },
 ): SqlStatement {
-  const ascending = order === "asc";
-  const direction = ascending ? "ASC" : "DESC";
-  // The far end of each tuple's range is its deepest row, or else the date bound on that side
-  // (as whole milliseconds, inclusive): one bound, so that SQLite ranges over it rather than
-  // over the whole window.
-  const { createdAfter, createdBefore } = filter;
-  const [reach, otherwise] = ascending
-    ? ["<=", createdBefore === undefined ? 1e300 : Math.ceil(createdBefore) - 1]
-    : [">=", createdAfter === undefined ? -1e300 : Math.floor(createdAfter) + 1];
-  const near = ascending ? { ...filter, createdBefore: undefined } : { ...filter, createdAfter: undefined };
+  const direction = order === "asc" ? "ASC" : "DESC";
   const text = () => {
-    const deepest = `SELECT k.created_at FROM submissions k INDEXED BY submissions_by_tuple
-    WHERE ${TUPLE_COLUMNS.map((column) => `k.${column} = c.${column}`).join(" AND ")}${rangeText("k", filter, order, page.after)}
-    ORDER BY k.created_at ${direction}, k.id ${direction} LIMIT 1 OFFSET ?`;
     const candidates = `SELECT s.id AS candidate FROM ${MATCHING_TUPLES_FROM}
-    ON ${TUPLE_JOIN}${rangeText("s", near, order, page.after)} AND s.created_at ${reach} COALESCE((${deepest}), ?)
+    ON ${TUPLE_JOIN}${rangeText("s", filter, order, page.after)}
     WHERE ${matchingTuplesWhere(filter)} ORDER BY s.created_at ${direction}, s.id ${direction} LIMIT ${onlyIf(unless && { sql: `NOT ${unless.sql}` }, "?")} OFFSET ?`;
     // By primary key from the candidates: left to itself, SQLite would walk the time index to
     // save the sort of a page. The outer LIMIT keeps the ORDER BY, which SQLite may drop from a
@@ -740,8 +734,7 @@ function mergedPage(
           ORDER BY created_at ${direction}, id ${direction} LIMIT ?`;
   };
   return lazy(text, [
-    ...rangeArgs(near, page.after), ...rangeArgs(filter, page.after), page.offset + page.limit - 1, otherwise, ...matchingTuplesArgs(accountId, filter),
-    ...(unless?.args ?? []), page.limit, page.offset, accountId, page.limit,
+    ...rangeArgs(filter, page.after), ...matchingTuplesArgs(accountId, filter), ...(unless?.args ?? []), page.limit, page.offset, accountId, page.limit,
   ]);
 }
 
