@@ -11,7 +11,7 @@ import { openLibsqlFile } from "../../src/stores/libsql/file.ts";
 import type { SqlDriver } from "../../src/stores/sql/driver.ts";
 import { readLately } from "../../src/stores/sql/list-query.ts";
 import { createSqlStore } from "../../src/stores/sql/store.ts";
-import type { SubmissionQuery } from "../../src/store.ts";
+import type { CompleteStore, SubmissionQuery } from "../../src/store.ts";
 import type { Submission } from "../../src/submission.ts";
 
 const test = suite("SQL store: lists read lately one way (the merge, or a walk that found the page)");
@@ -70,6 +70,17 @@ function expected(rows: readonly Submission[], query: SubmissionQuery & { device
   return { items: matches.slice(query.offset, query.offset + query.limit).map((row) => JSON.stringify(row)), total: matches.length };
 }
 
+/** Lists `query` `times` times as JSON texts and as rows, each checked against `rows`. */
+async function listEach(store: CompleteStore, rows: readonly Submission[], query: SubmissionQuery & { device: string; status: string }, times: number) {
+  for (let i = 0; i < times; i++) {
+    const page = await store.listSubmissionsAsJson!(ACCOUNT, query);
+    assert.equal({ items: page.items, total: page.total }, expected(rows, query), `list ${i + 1} of ${JSON.stringify(query)}`);
+    const asRows = await store.listSubmissions(ACCOUNT, query);
+    assert.equal(asRows.items.map((item) => JSON.stringify(item)), page.items);
+    assert.is(asRows.total, page.total);
+  }
+}
+
 test("a list the merge read reads it at once, with the page and total of the usual way, and the usual way again after a few", async () => {
   const { store, reads } = await countingStore();
   try {
@@ -82,13 +93,7 @@ test("a list the merge read reads it at once, with the page and total of the usu
     ]) {
       const before = { ...reads };
       const lists = 20;
-      for (let i = 0; i < lists; i++) {
-        const page = await store.listSubmissionsAsJson!(ACCOUNT, query);
-        assert.equal({ items: page.items, total: page.total }, expected(rows, query), `list ${i + 1} of ${JSON.stringify(query)}`);
-        const asRows = await store.listSubmissions(ACCOUNT, query);
-        assert.equal(asRows.items.map((item) => JSON.stringify(item)), page.items);
-        assert.is(asRows.total, page.total);
-      }
+      await listEach(store, rows, query, lists);
       // Each kind of list (JSON texts, rows) read the walk once, then the merge at once 16 times, then the walk again.
       assert.is(reads.merges - before.merges, 2 * lists);
       assert.is(reads.walks - before.walks, 2 * 2);
@@ -136,13 +141,7 @@ test("a list whose walk found its page reads the walk without the counts' choice
     for (const query of queries) {
       const before = { ...reads };
       const lists = 20;
-      for (let i = 0; i < lists; i++) {
-        const page = await store.listSubmissionsAsJson!(ACCOUNT, query);
-        assert.equal({ items: page.items, total: page.total }, expected(rows, query), `list ${i + 1} of ${JSON.stringify(query)}`);
-        const asRows = await store.listSubmissions(ACCOUNT, query);
-        assert.equal(asRows.items.map((item) => JSON.stringify(item)), page.items);
-        assert.is(asRows.total, page.total);
-      }
+      await listEach(store, rows, query, lists);
       // Each kind of list (JSON texts, rows) read the counts' choice once, then the walk alone 16 times, then the choice again.
       assert.is(reads.walks - before.walks, 2 * lists);
       assert.is(reads.merges, before.merges);
