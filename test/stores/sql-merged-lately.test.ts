@@ -1,19 +1,20 @@
 /**
  * A list whose page the merge read lately reads the merge at once, without the walk's statement
- * before it (list-query.ts, `mergedLately`): the page and the total are the ones the usual way
- * gives, before and after writes that make the counts choose the walk, and such a list is read
- * the usual way again after a few, so that the walk comes back once it pays.
+ * before it, and one whose walk found its page lately reads the walk without the counts' choice
+ * (list-query.ts, `readLately`): the page and the total are the ones the usual way gives,
+ * before and after writes that make the counts choose the other way, and such a list is read
+ * the usual way again after a few, so that the other way comes back once it pays.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { openLibsqlFile } from "../../src/stores/libsql/file.ts";
 import type { SqlDriver } from "../../src/stores/sql/driver.ts";
-import { mergedLately } from "../../src/stores/sql/list-query.ts";
+import { readLately } from "../../src/stores/sql/list-query.ts";
 import { createSqlStore } from "../../src/stores/sql/store.ts";
-import type { SubmissionQuery } from "../../src/store.ts";
+import type { CompleteStore, SubmissionQuery } from "../../src/store.ts";
 import type { Submission } from "../../src/submission.ts";
 
-const test = suite("SQL store: lists the merge read lately");
+const test = suite("SQL store: lists read lately one way (the merge, or a walk that found the page)");
 
 const ACCOUNT = "acct_merged";
 const T0 = Date.UTC(2025, 3, 1);
@@ -37,10 +38,12 @@ function submission(minutes: number, device: Submission["device"], status: Submi
 /** A store over :memory: that counts the list statements it reads: walks (with the counts' choice) and merges. */
 async function countingStore() {
   const connection = openLibsqlFile(":memory:");
-  const reads = { walks: 0, merges: 0 };
+  const reads = { walks: 0, merges: 0, choices: 0 };
   const count = (sql: string) => {
     if (sql.includes("walk_pays")) reads.walks++;
     else if (sql.includes("AS candidate")) reads.merges++;
+    // the counts' choice reads the counts of the account (or the popup) as `f`
+    if (sql.includes("walk_pays") && sql.includes("submission_counts f")) reads.choices++;
   };
   const driver: SqlDriver = {
     execute: (statement) => {
@@ -67,6 +70,17 @@ function expected(rows: readonly Submission[], query: SubmissionQuery & { device
   return { items: matches.slice(query.offset, query.offset + query.limit).map((row) => JSON.stringify(row)), total: matches.length };
 }
 
+/** Lists `query` `times` times as JSON texts and as rows, each checked against `rows`. */
+async function listEach(store: CompleteStore, rows: readonly Submission[], query: SubmissionQuery & { device: string; status: string }, times: number) {
+  for (let i = 0; i < times; i++) {
+    const page = await store.listSubmissionsAsJson!(ACCOUNT, query);
+    assert.equal({ items: page.items, total: page.total }, expected(rows, query), `list ${i + 1} of ${JSON.stringify(query)}`);
+    const asRows = await store.listSubmissions(ACCOUNT, query);
+    assert.equal(asRows.items.map((item) => JSON.stringify(item)), page.items);
+    assert.is(asRows.total, page.total);
+  }
+}
+
 test("a list the merge read reads it at once, with the page and total of the usual way, and the usual way again after a few", async () => {
   const { store, reads } = await countingStore();
   try {
@@ -79,13 +93,7 @@ test("a list the merge read reads it at once, with the page and total of the usu
     ]) {
       const before = { ...reads };
       const lists = 20;
-      for (let i = 0; i < lists; i++) {
-        const page = await store.listSubmissionsAsJson!(ACCOUNT, query);
-        assert.equal({ items: page.items, total: page.total }, expected(rows, query), `list ${i + 1} of ${JSON.stringify(query)}`);
-        const asRows = await store.listSubmissions(ACCOUNT, query);
-        assert.equal(asRows.items.map((item) => JSON.stringify(item)), page.items);
-        assert.is(asRows.total, page.total);
-      }
+      await listEach(store, rows, query, lists);
       // Each kind of list (JSON texts, rows) read the walk once, then the merge at once 16 times, then the walk again.
       assert.is(reads.merges - before.merges, 2 * lists);
       assert.is(reads.walks - before.walks, 2 * 2);
@@ -120,8 +128,46 @@ test("a list the merge read reads it at once, with the page and total of the usu
   }
 });
 
-test("mergedLately: a noted list is taken a few times, then no longer; a full memory starts over", () => {
-  const lately = mergedLately(2);
+test("a list whose walk found its page reads the walk without the counts' choice, with the page and total of the usual way, even once the walk no longer finds it", async () => {
+  const { store, reads } = await countingStore();
+  try {
+    // Desktops' pending leads are most rows: the counts choose the walk, which finds the page.
+    const rows = Array.from({ length: 600 }, (_, i) => submission(i, i % 10 === 3 ? "tablet" : "desktop", i % 10 === 3 ? "completed" : "pending"));
+    await store.importSubmissions(ACCOUNT, rows);
+    const queries = [
+      { device: "desktop", status: "pending" as const, order: "desc" as const, limit: 10, offset: 0 },
+      { device: "desktop", status: "pending" as const, order: "asc" as const, limit: 5, offset: 2, createdAfter: T0 + 100 * 60_000, createdBefore: T0 + 500 * 60_000 },
+    ];
+    for (const query of queries) {
+      const before = { ...reads };
+      const lists = 20;
+      await listEach(store, rows, query, lists);
+      // Each kind of list (JSON texts, rows) read the counts' choice once, then the walk alone 16 times, then the choice again.
+      assert.is(reads.walks - before.walks, 2 * lists);
+      assert.is(reads.merges, before.merges);
+      assert.is(reads.choices - before.choices, 2 * 2);
+    }
+
+    // Newer rows that are no desktop's pending lead, more than a walk reads: the newest-first
+    // walk read without the choice no longer finds the page, and the merge reads it.
+    const query = queries[0]!;
+    await store.listSubmissionsAsJson!(ACCOUNT, query);
+    const more = Array.from({ length: 1000 }, (_, i) => submission(600 + i, "mobile", "completed"));
+    await store.importSubmissions(ACCOUNT, more);
+    rows.push(...more);
+    const before = { ...reads };
+    for (let i = 0; i < 3; i++) {
+      const page = await store.listSubmissionsAsJson!(ACCOUNT, query);
+      assert.equal({ items: page.items, total: page.total }, expected(rows, query), `list ${i + 1} after the writes`);
+    }
+    assert.ok(reads.merges - before.merges >= 1, `${reads.merges - before.merges} merges`);
+  } finally {
+    await store.close();
+  }
+});
+
+test("readLately: a noted list is taken a few times, then no longer; a full memory starts over", () => {
+  const lately = readLately(2);
   assert.not.ok(lately.take("a"));
   lately.note("a");
   let taken = 0;

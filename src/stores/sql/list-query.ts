@@ -24,6 +24,8 @@ export interface ListStatements {
   choice?: SqlStatement;
   /** Beside `merge`: the total when the counts chose the walk, else NULL. */
   walkCount?: SqlStatement;
+  /** Beside `merge`: `choice` as a walk already chosen, without reading the counts, for a list whose walk found its page lately (`readLately`). */
+  walkChosen?: SqlStatement;
 }
 
 /**
@@ -66,6 +68,7 @@ export function listStatements(accountId: string, query: SubmissionQuery, as: Li
         merge,
         choice: lazy(() => `WITH walk_pays (pays, total) AS MATERIALIZED (${paysWithTotal.sql})`, paysWithTotal.args),
         walkCount: lazy(() => "SELECT CASE WHEN pays THEN total END AS total FROM walk_pays", [], { oneRow: true }),
+        walkChosen: lazy(() => `WITH walk_pays (pays, total) AS MATERIALIZED (SELECT 1, (${count.sql}))`, count.args ?? []),
       };
     }
     const pays = walkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
@@ -76,6 +79,7 @@ export function listStatements(accountId: string, query: SubmissionQuery, as: Li
       merge,
       choice: lazy(() => `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql})`, pays.args),
       walkCount: lazy(() => `SELECT CASE WHEN ${CHOSEN.sql} THEN (${count.sql}) END AS total`, count.args ?? [], { oneRow: true }),
+      walkChosen: WALK_CHOSEN,
     };
   }
   return { shape, page: withFlags(pageStatement(accountId, query, query.order, bounds, select, reading), { asArrays: true }), count };
@@ -130,17 +134,21 @@ export function statementTexts(maxKept = MAX_KEPT_TEXTS): (shape: string, part: 
 /** Texts kept per store by default; past this many, they start over (as the driver's prepared statements do). */
 const MAX_KEPT_TEXTS = 512;
 
-// bench/correlated.ts: a dated list over dozens of tuples read, before each merge, a walk that its counts never chose.
+// bench/correlated.ts: a dated list over dozens of tuples read, before each merge, a walk that its
+// counts never chose; and before each walk, the counts' choice, which chose it again.
 /**
- * The lists whose page the merge read lately (`ListStatements`' `merge`: the counts did not
- * choose the walk, or it did not find the page), so that the next list of the same shape and
- * values reads the merge at once, without the walk's statement before it. The merge gives the
- * same page and total whichever way the counts would choose: the choice is only what a list
- * costs. A list is read that way MERGE_REUSES times, then the usual way again, so that counts
- * that have come to choose the walk are seen; a key that two lists share costs one of them the
- * merge, never a wrong page.
+ * The lists read lately one way, so that the next list of the same shape and values is read
+ * that way at once: a store keeps one for the lists whose page the merge read
+ * (`ListStatements`' `merge`: the counts did not choose the walk, or it did not find the page),
+ * read by the merge without the walk's statement before it, and one for the lists whose walk
+ * found the page, read by the walk without the counts' choice (`walkChosen`). Either gives the
+ * same page and total whichever way the counts would choose: the merge reads any page, and a
+ * walk that does not find its page (it reads a bounded number of rows) is followed by the
+ * merge; the choice is only what a list costs. A list is read that way READ_REUSES times, then
+ * the usual way again, so that counts that have come to choose otherwise are seen; a key that
+ * two lists share costs one of them the other way, never a wrong page.
  */
-export function mergedLately(maxKept = MAX_MERGED_LISTS): { take(key: string): boolean; note(key: string): void } {
+export function readLately(maxKept = MAX_LATE_LISTS): { take(key: string): boolean; note(key: string): void } {
   const lists = new Map<string, number>();
   return {
     take(key) {
@@ -152,21 +160,21 @@ export function mergedLately(maxKept = MAX_MERGED_LISTS): { take(key: string): b
     },
     note(key) {
       if (lists.size >= maxKept) lists.clear();
-      lists.set(key, MERGE_REUSES);
+      lists.set(key, READ_REUSES);
     },
   };
 }
 
-/** The key of a list in `mergedLately`: its shape (`ListStatements`') and the values its statements read. */
-export function mergedListKey(accountId: string, query: SubmissionQuery, shape: string): string {
+/** The key of a list in `readLately`: its shape (`ListStatements`') and the values its statements read. */
+export function lateListKey(accountId: string, query: SubmissionQuery, shape: string): string {
   const { popupId, domain, device, status, createdAfter, createdBefore, offset, limit } = query;
   return `${shape}\x1f${accountId}\x1f${popupId}\x1f${domain}\x1f${device}\x1f${status}\x1f${createdAfter}\x1f${createdBefore}\x1f${offset}\x1f${limit}`;
 }
 
-/** Lists a store remembers in `mergedLately`; past this many, it starts over. */
-const MAX_MERGED_LISTS = 4096;
-/** Lists of one key read by the merge at once before one is read the usual way again. */
-const MERGE_REUSES = 16;
+/** Lists a store remembers in each `readLately`; past this many, it starts over. */
+const MAX_LATE_LISTS = 4096;
+/** Lists of one key read one way at once before one is read the usual way again. */
+const READ_REUSES = 16;
 
 /**
  * A statement whose text is made only when read: its arguments are made for every query, its
@@ -203,6 +211,8 @@ function withFlags(statement: SqlStatement, flags: { asArrays?: true; oneRow?: t
 
 /** The counts' choice of a walk, as the WITH clause of `listStatements`' `choice` holds it. */
 const CHOSEN = { sql: "(SELECT pays FROM walk_pays)", args: [] };
+/** A dated list's `walkChosen` (`listStatements`). */
+const WALK_CHOSEN: SqlStatement = { sql: "WITH walk_pays (pays) AS MATERIALIZED (SELECT 1)", args: [] };
 
 /** `statement` with the WITH clause `choice` (of `listStatements`) in front, when given. */
 export function withChoice(choice: SqlStatement | undefined, statement: SqlStatement): SqlStatement {
@@ -703,10 +713,16 @@ function matchingTuplesArgs(accountId: string, filter: SubmissionFilter): SqlVal
 // CROSS JOIN keeps the counts as the outer loop: each tuple is one range of the index.
 const MATCHING_TUPLES_FROM = "submission_counts c CROSS JOIN submissions s INDEXED BY submissions_by_tuple";
 
+// bench/correlated.ts: the dated lists over two filters whose tuples are many paid that seek for every tuple.
 /**
- * A page read by merging the matching tuples' ranges (see `pageReading`): of each tuple, the
- * rows up to its `offset + limit`-th in the list order (ties included), found by a seek into
- * the tuple's range; then the page from those, and only its rows read from the table.
+ * A page read by merging the matching tuples' ranges (see `pageReading`): each tuple's range of
+ * `submissions_by_tuple` read in the list order, into a sort that keeps the page's depth
+ * (`offset + limit`) of candidates; then the page from those, and only its rows read from the
+ * table. The range is read in the ORDER BY's order as the inner loop of the join, so once a row
+ * no longer fits among the kept candidates, none after it in that tuple does, and SQLite goes
+ * on with the next tuple (its ORDER BY LIMIT optimization: `test/stores/sql-schema.test.ts`
+ * checks that the merge has it): at most the depth of each tuple is read, without a seek to
+ * find where that depth ends.
  */
 function mergedPage(
   accountId: string,
@@ -716,22 +732,10 @@ function mergedPage(
   select: string,
   unless?: { readonly sql: string; args?: readonly SqlValue[] },
 ): SqlStatement {
-  const ascending = order === "asc";
-  const direction = ascending ? "ASC" : "DESC";
-  // The far end of each tuple's range is its deepest row, or else the date bound on that side
-  // (as whole milliseconds, inclusive): one bound, so that SQLite ranges over it rather than
-  // over the whole window.
-  const { createdAfter, createdBefore } = filter;
-  const [reach, otherwise] = ascending
-    ? ["<=", createdBefore === undefined ? 1e300 : Math.ceil(createdBefore) - 1]
-    : [">=", createdAfter === undefined ? -1e300 : Math.floor(createdAfter) + 1];
-  const near = ascending ? { ...filter, createdBefore: undefined } : { ...filter, createdAfter: undefined };
+  const direction = order === "asc" ? "ASC" : "DESC";
   const text = () => {
-    const deepest = `SELECT k.created_at FROM submissions k INDEXED BY submissions_by_tuple
-    WHERE ${TUPLE_COLUMNS.map((column) => `k.${column} = c.${column}`).join(" AND ")}${rangeText("k", filter, order, page.after)}
-    ORDER BY k.created_at ${direction}, k.id ${direction} LIMIT 1 OFFSET ?`;
     const candidates = `SELECT s.id AS candidate FROM ${MATCHING_TUPLES_FROM}
-    ON ${TUPLE_JOIN}${rangeText("s", near, order, page.after)} AND s.created_at ${reach} COALESCE((${deepest}), ?)
+    ON ${TUPLE_JOIN}${rangeText("s", filter, order, page.after)}
     WHERE ${matchingTuplesWhere(filter)} ORDER BY s.created_at ${direction}, s.id ${direction} LIMIT ${onlyIf(unless && { sql: `NOT ${unless.sql}` }, "?")} OFFSET ?`;
     // By primary key from the candidates: left to itself, SQLite would walk the time index to
     // save the sort of a page. The outer LIMIT keeps the ORDER BY, which SQLite may drop from a
@@ -740,8 +744,7 @@ function mergedPage(
           ORDER BY created_at ${direction}, id ${direction} LIMIT ?`;
   };
   return lazy(text, [
-    ...rangeArgs(near, page.after), ...rangeArgs(filter, page.after), page.offset + page.limit - 1, otherwise, ...matchingTuplesArgs(accountId, filter),
-    ...(unless?.args ?? []), page.limit, page.offset, accountId, page.limit,
+    ...rangeArgs(filter, page.after), ...matchingTuplesArgs(accountId, filter), ...(unless?.args ?? []), page.limit, page.offset, accountId, page.limit,
   ]);
 }
 

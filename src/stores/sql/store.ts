@@ -17,7 +17,7 @@ import { toApiKey, toErasureReceipt } from "./records.ts";
 import { identifierLookup, useIdentifyingFields } from "./identifying-fields.ts";
 import { importStatements } from "./import.ts";
 import {
-  dataKeysStatement, type ListStatements, listStatements, mergedLately, mergedListKey, pageWithTotal, rowsWithTotal, statementTexts, walkFoundPage, type WalkRows, walkStatement, type WalkStatement,
+  dataKeysStatement, type ListStatements, lateListKey, listStatements, pageWithTotal, readLately, rowsWithTotal, statementTexts, walkFoundPage, type WalkRows, walkStatement, type WalkStatement,
   wholePage,
 } from "./list-query.ts";
 import { migrate } from "./migrate.ts";
@@ -61,7 +61,8 @@ type Kept = (part: string, statement: SqlStatement) => SqlStatement;
 
 function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identifyingFields: readonly string[]): CompleteStore {
   const texts = statementTexts();
-  const merged = mergedLately();
+  const merged = readLately();
+  const walked = readLately();
   const keptFor = (shape: string): Kept => (part, statement) => texts(shape, part, statement);
   // A walk's page (wholePage; as rows, its arrays parsed) and where its last row is; undefined for no rows.
   const readWholePage = async ({ page, shape }: WalkStatement, separator: "," | "lines", order: "asc" | "desc"): Promise<WholePage | undefined> => {
@@ -99,19 +100,26 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   // A list's page and its total from one snapshot, read by `read`. A walk the counts may not
   // choose (`walk`) is read first; when it was not chosen (its total then reads NaN) or did not
   // find the page (walkFoundPage), the merge is read with the total. A list whose page the merge
-  // read lately reads the merge at once (mergedLately).
+  // read lately reads the merge at once, and one whose walk found the page lately reads the walk
+  // without the counts' choice (readLately).
   // Each statement's text is kept for the list's shape under its part's name.
   const readList = async <Read extends { items: readonly unknown[]; total: number }>(
     accountId: string,
-    { shape, page, count, merge, choice, walkCount }: ListStatements,
+    { shape, page, count, merge, choice, walkCount, walkChosen }: ListStatements,
     query: SubmissionQuery,
     read: (kept: Kept, page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => Promise<Read>,
   ): Promise<Read> => {
     if (merge === undefined) return read(keptFor(`${shape} page`), page, count);
-    const key = mergedListKey(accountId, query, shape);
+    const key = lateListKey(accountId, query, shape);
     if (merged.take(key)) return read(keptFor(`${shape} merge`), merge(), count);
-    const walked = await read(keptFor(`${shape} walk`), page, count, { choice: choice!, walkCount: walkCount! });
-    if (!Number.isNaN(walked.total) && walkFoundPage(query, walked.items.length, walked.total)) return walked;
+    const walkedLately = walked.take(key);
+    const walk = walkedLately
+      ? await read(keptFor(`${shape} walk chosen`), page, count, { choice: walkChosen!, walkCount: walkCount! })
+      : await read(keptFor(`${shape} walk`), page, count, { choice: choice!, walkCount: walkCount! });
+    if (!Number.isNaN(walk.total) && walkFoundPage(query, walk.items.length, walk.total)) {
+      if (!walkedLately) walked.note(key);
+      return walk;
+    }
     merged.note(key);
     return read(keptFor(`${shape} merge`), merge(), count);
   };
