@@ -15,7 +15,7 @@ import { createApiKey } from "../src/auth/keys.ts";
 import { createLibsqlStore } from "../src/stores/libsql/index.ts";
 import type { Submission } from "../src/submission.ts";
 import { generateSubmissions } from "./support/dataset.ts";
-import { formatTable } from "./support/load.ts";
+import { assertBuilt, formatTable } from "./support/load.ts";
 import { reportTargets } from "./support/targets.ts";
 
 const quick = process.argv.includes("--quick");
@@ -26,7 +26,7 @@ const DATA_DIR = fileURLToPath(new URL("./.data/", import.meta.url));
 const DATABASE = `${DATA_DIR}cold-start-${ROWS}.db`;
 const BIN = `${ROOT}dist/cli/bin.js`;
 
-if (!existsSync(BIN)) throw new Error("dist/cli/bin.js is missing: run `npm run build` first (npm run bench does)");
+assertBuilt();
 
 /** The database with ROWS submissions and a secret key for them, made once and kept. */
 async function database(): Promise<string> {

@@ -11,13 +11,14 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { formatTable } from "./support/load.ts";
+import { assertBuilt, formatTable } from "./support/load.ts";
 import { reportTargets } from "./support/targets.ts";
 
 const quick = process.argv.includes("--quick");
 const STORE_ROWS = quick ? 200_000 : 1_000_000;
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI = join(ROOT, "dist/cli/bin.js");
+assertBuilt();
 /** How long the idle server is watched after its request: V8 shrinks an idle heap after ~10 s. */
 const SETTLE_SECONDS = 20;
 const IDLE_TARGET_MB = 60;

@@ -1,6 +1,6 @@
 /** Load generation for the benchmarks: autocannon, pinned to its own core when taskset exists. */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 
@@ -72,10 +72,37 @@ export function pinSelf(core: number): void {
   if (canPin()) execFileSync("taskset", ["-cp", String(core), String(process.pid)], { stdio: "ignore" });
 }
 
+const ROOT = new URL("../../", import.meta.url);
+
 /**
- * Starts a TypeScript server script in its own process (on `core` when it can pin) and
- * resolves with the URL it prints as its first stdout line. `nodeOptions` go to node itself
- * (e.g. `--cpu-prof`).
+ * Throws unless dist/ holds the build of the sources as they are now: each module of src/ and
+ * adapters/ emitted after its source last changed, and the bundled CLI after every source it
+ * bundles. The servers measured run dist/ (built-server.mjs), and a stale build would measure
+ * other code than the checkout's.
+ */
+export function assertBuilt(): void {
+  const stale = (why: string) => new Error(`bench: ${why}; the benchmark servers run the built package: run \`npm run build\` first`);
+  const cli = new URL("dist/cli/bin.js", ROOT);
+  if (!existsSync(cli)) throw stale("dist/ is missing");
+  const cliBuilt = statSync(cli).mtimeMs;
+  for (const folder of ["src", "adapters", "cli"]) {
+    for (const file of readdirSync(new URL(`${folder}/`, ROOT), { recursive: true, encoding: "utf8" })) {
+      if (!file.endsWith(".ts") || file.endsWith(".d.ts")) continue;
+      const source = `${folder}/${file}`;
+      const changed = statSync(new URL(source, ROOT)).mtimeMs;
+      if (changed > cliBuilt) throw stale(`${source} changed after dist/cli/bin.js was built`);
+      if (folder === "cli") continue;
+      const built = new URL(`dist/${source.slice(0, -".ts".length)}.js`, ROOT);
+      if (!existsSync(built)) throw stale(`dist/ has no build of ${source}`);
+      if (changed > statSync(built).mtimeMs) throw stale(`${source} changed after it was built`);
+    }
+  }
+}
+
+/**
+ * Starts a server script of bench/support/ in its own process (on `core` when it can pin), running
+ * formsink from dist/ (built-server.mjs), and resolves with the URL it prints as its first stdout
+ * line. `nodeOptions` go to node itself (e.g. `--cpu-prof`).
  */
 export async function startServerProcess(
   script: URL,
@@ -83,7 +110,9 @@ export async function startServerProcess(
   core: number,
   nodeOptions: string[] = [],
 ): Promise<{ url: string; child: ChildProcess }> {
-  const node = [process.execPath, ...nodeOptions, "--import", "tsx", fileURLToPath(script), ...args];
+  assertBuilt();
+  const hooks = fileURLToPath(new URL("./built-server.mjs", import.meta.url));
+  const node = [process.execPath, ...nodeOptions, "--import", hooks, fileURLToPath(script), ...args];
   const [command, ...rest] = canPin() ? ["taskset", "-c", String(core), ...node] : node;
   const child = spawn(command!, rest, { stdio: ["ignore", "pipe", "inherit"] });
   const url = await new Promise<string>((resolve, reject) => {

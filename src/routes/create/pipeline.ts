@@ -9,6 +9,7 @@ import { checkSubmissionData } from "../../data-limits.ts";
 import { deviceFromUserAgent } from "../../device.ts";
 import type { Answer } from "../../http/answer.ts";
 import { HttpError } from "../../http/errors.ts";
+import { formatInstant } from "../../instant.ts";
 import type { ApiRequest, RequestHead } from "../../http/request.ts";
 import type { CreateSubmissionBody } from "../../schemas.ts";
 import { MAX_FIELD_LENGTHS, type Submission } from "../../submission.ts";
@@ -104,7 +105,7 @@ function build(fields: CreateSubmissionBody, request: RequestHead, context: Requ
     userAgent,
     device: fields.device ?? deviceFromUserAgent(userAgent),
     status: "pending",
-    createdAt: new Date(millis).toISOString(),
+    createdAt: formatInstant(millis),
   };
 }
 
