@@ -8,7 +8,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { generateSubmissions } from "../../bench/support/dataset.ts";
+import { generateSubmissions, seededRandom } from "../../bench/support/dataset.ts";
 import { submissionToText as stringText, writeSubmissionText } from "../../src/stores/memory/submission-text.ts";
 import { TextColumn } from "../../src/stores/memory/text-column.ts";
 import type { Submission } from "../../src/submission.ts";
@@ -69,6 +69,33 @@ test("records of the usual shape, with strings that need no escaping in any scri
     const s = { ...base(), userAgent: text, data: { [text]: text, n: 1.5, none: null, list: ["\ud83d\ude00", "x\"y"] } };
     assert.is(writtenText(s), expectedText(s), JSON.stringify(text));
   }
+});
+
+test("a domain, user agent, device and status met before are copied as they were written, past the number kept too, and never for another", () => {
+  const column = new TextColumn();
+  const rows: Submission[] = [];
+  // more combinations than a column keeps, and more per user agent, each met several times;
+  // values that are prefixes of others, and ones JSON escapes (a line break could join two apart)
+  const random = seededRandom(5);
+  const pick = (count: number) => Math.floor(random() * count);
+  for (let i = 0; i < 3000; i++) {
+    const agent = pick(200);
+    rows.push({
+      ...base(),
+      submissionId: `id-${i}`,
+      domain: `site${pick(3)}.example${pick(40) === 0 ? "\n" : ""}`,
+      userAgent: `Agent/${agent}${agent % 3 === 0 ? " (é)" : ""}`,
+      device: (["desktop", "mobile", "tablet", "bot"] as const)[pick(4)]!,
+      status: pick(2) === 0 ? "completed" : "pending",
+    });
+  }
+  rows.push({ ...base(), domain: "a", userAgent: "b\nc" }, { ...base(), domain: "a\nb", userAgent: "c" }, { ...base(), domain: "a", userAgent: "b\nc" });
+  column.ensureCapacity(rows.length);
+  rows.forEach((row, slot) => {
+    column.write(row);
+    column.place(slot);
+  });
+  rows.forEach((row, slot) => assert.is(column.get(slot), expectedText(row)));
 });
 
 test("a text that may not fit in what is left of the block is left to the string", () => {

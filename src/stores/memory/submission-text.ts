@@ -4,6 +4,7 @@
  * (so callers always get copies), and is already what an NDJSON export writes.
  */
 import type { Submission } from "../../submission.ts";
+import { detached } from "./strings.ts";
 
 /**
  * The JSON text `JSON.stringify` gives, the contract's keys in the order of `Submission`
@@ -31,9 +32,10 @@ const FIELDS = ["submissionId", "popupId", "data", "domain", "userAgent", "devic
  * JSON escapes. Every row written comes through here (bench/store.ts, target 8: bulk load): one
  * pass over each string checks it and writes its bytes, where the text as a string cost a scan
  * of each by a regular expression, a joined copy and then its encoding (and `JSON.stringify`'s
- * escaping character by character cost more than all of the rest of an import).
+ * escaping character by character cost more than all of the rest of an import). `tails` holds
+ * the column's tails written before (`writeTail`).
  */
-export function writeSubmissionText(s: Submission, bytes: Uint8Array, at: number): number {
+export function writeSubmissionText(s: Submission, bytes: Uint8Array, at: number, tails?: WrittenTails): number {
   let field = 0;
   for (const key in s) if (key !== FIELDS[field++]) return -1;
   if (field !== FIELDS.length) return -1;
@@ -70,12 +72,58 @@ export function writeSubmissionText(s: Submission, bytes: Uint8Array, at: number
     if (at < 0) return -1;
     first = false;
   }
+  at = writeTail(s, bytes, at, tails);
+  at = writeUtf8(createdAt, PLAIN_ASCII, bytes, at);
+  return writeBytes(END, bytes, at);
+}
+
+/** A tail as `writeTail` wrote it, and the values it holds besides its user agent. */
+interface WrittenTail {
+  domain: string;
+  device: string;
+  status: string;
+  bytes: Uint8Array;
+}
+
+/** Tails already written (see `writeTail`), by user agent. */
+export type WrittenTails = Map<string, WrittenTail[]>;
+
+/** How many tails a `WrittenTails` keeps: the first ones met, a few tens of kilobytes. */
+const KEPT_TAILS = 128;
+/** How many of one user agent's tails are compared with a row's before the row's is written afresh. */
+const TAILS_PER_USER_AGENT = 16;
+
+// bench/store.ts (target 8, bulk load): the domain, the user agent (most rows' longest string),
+// the device and the status repeat from row to row in few combinations, so a combination met
+// before is copied as bytes rather than checked and encoded character by character again.
+/**
+ * Writes the text from the end of `data` to the opening quote of `createdAt`'s value, as
+ * `writePlain` would, by a copy of the bytes when `written` has them; -1 as `writePlain`.
+ */
+function writeTail(s: Submission, bytes: Uint8Array, at: number, written: WrittenTails | undefined): number {
+  const { domain, userAgent, device, status } = s;
+  const tails = written?.get(userAgent);
+  if (tails !== undefined) {
+    for (let i = 0; i < tails.length; i++) {
+      const tail = tails[i]!;
+      if (tail.domain !== domain || tail.device !== device || tail.status !== status) continue;
+      if (at < 0 || at + tail.bytes.length > bytes.length) return -1;
+      bytes.set(tail.bytes, at);
+      return at + tail.bytes.length;
+    }
+  }
+  const start = at;
   at = writePlain(DOMAIN, domain, bytes, at);
   at = writePlain(USER_AGENT, userAgent, bytes, at);
   at = writePlain(DEVICE, device, bytes, at);
   at = writePlain(STATUS, status, bytes, at);
-  at = writePlain(CREATED_AT, createdAt, bytes, at);
-  return writeBytes(END, bytes, at);
+  at = writeBytes(CREATED_AT, bytes, at);
+  if (at >= 0 && written !== undefined && written.size < KEPT_TAILS && (tails?.length ?? 0) < TAILS_PER_USER_AGENT) {
+    const tail = { domain: detached(domain), device: detached(device), status: detached(status), bytes: bytes.slice(start, at) };
+    if (tails === undefined) written.set(detached(userAgent), [tail]);
+    else tails.push(tail);
+  }
+  return at;
 }
 
 /** The text's punctuation and keys, as bytes (all ASCII). */
