@@ -25,11 +25,14 @@ function createdEventText(now: number): string {
 
 /**
  * A created event's text with the submission row as its data, with the status the event holds
- * (the only field that changes), in one printf; NULL when the row is gone.
+ * (the only field that changes), in one printf; NULL when the row is gone. The row's text
+ * fields go in unquoted where its plain_text vouches for them; the event's status, which no
+ * CHECK bounds, is always quoted.
  */
 const CREATED_WITH_DATA = submissionJson((column) => (column === "status" ? "events.created_status" : `submissions.${column}`), {
   before: "events.event",
   after: "}",
+  plain: (column) => column !== "status",
 });
 
 /**

@@ -26,7 +26,7 @@ import { randomHex } from "../../hex.ts";
 import { type StoredDataKeys, storedDataKeys } from "../stored-data-keys.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import {
-  arrayToSubmission, holdsLineBreak, joinAroundTime, rowToSubmission, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_JSON_AROUND_TIME_AS_STORED, submissionToRow,
+  arrayToSubmission, holdsLineBreak, joinAroundTime, rowToSubmission, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_JSON_AROUND_TIME_AS_STORED, SUBMISSION_ROW_COLUMN_COUNT, SUBMISSION_ROW_COLUMNS, submissionToRow,
 } from "./submission-row.ts";
 
 /** What every SQL-backed store (libSQL, D1) takes beside its connection. */
@@ -278,7 +278,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
             args: [...record, idempotency.fingerprint, s.submissionId, JSON.stringify(s), idempotency.expiresAt],
           },
           {
-            sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) SELECT ${PLACEHOLDERS}
+            sql: `INSERT INTO submissions (account_id, ${SUBMISSION_ROW_COLUMNS}) SELECT ${PLACEHOLDERS}
                   WHERE EXISTS (SELECT 1 FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ? AND submission_id = ?)`,
             args: [...submissionValues(accountId, s), ...record, s.submissionId],
           },
@@ -504,7 +504,7 @@ function bytesOf(value: unknown): Uint8Array {
   return new TextEncoder().encode(String(value));
 }
 
-/** The values of an INSERT INTO submissions (account_id, SUBMISSION_COLUMNS). */
+/** The values of an INSERT INTO submissions (account_id, SUBMISSION_ROW_COLUMNS). */
 function submissionValues(accountId: string, s: Submission): SqlValue[] {
   return [accountId, ...submissionToRow(s)];
 }
@@ -532,9 +532,9 @@ const GET_AS_JSON = `SELECT ${SUBMISSION_JSON_AROUND_TIME.head}, created_at, ${S
 /** GET_AS_JSON with data as stored (SUBMISSION_JSON_AROUND_TIME_AS_STORED). */
 const GET_AS_JSON_AS_STORED = `SELECT ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.tail} FROM submissions WHERE account_id = ? AND id = ?`;
 
-const PLACEHOLDERS = Array(SUBMISSION_COLUMN_COUNT + 1).fill("?").join(", ");
+const PLACEHOLDERS = Array(SUBMISSION_ROW_COLUMN_COUNT + 1).fill("?").join(", ");
 
-const INSERT_SUBMISSION = `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (${PLACEHOLDERS})`;
+const INSERT_SUBMISSION = `INSERT INTO submissions (account_id, ${SUBMISSION_ROW_COLUMNS}) VALUES (${PLACEHOLDERS})`;
 
 /**
  * The places of a page SQLite aggregated into one row (`wholePage`, `pageWithTotal`): its rows'
