@@ -176,15 +176,18 @@ function plainOrQuoted(columnOf: (column: string) => string, plain: (column: str
  * `columnOf` (to qualify it, or to take a field from elsewhere); with `within`, written in the same printf after the text of the SQL
  * expression `within.before` and followed by the literal `within.after` (a created event around
  * its data), the text columns `within.plain` names written as they are where the row's
- * PLAIN_TEXT_COLUMN is set (`plainOrQuoted`).
+ * PLAIN_TEXT_COLUMN is set (`plainOrQuoted`), and `data` as stored with `within.dataAsStored`.
  */
-export function submissionJson(columnOf: (column: string) => string, within?: { before: string; after: string; plain: (column: string) => boolean }): string {
+export function submissionJson(
+  columnOf: (column: string) => string,
+  within?: { before: string; after: string; plain: (column: string) => boolean; dataAsStored?: true },
+): string {
   if (!within) {
     const all = members(0, FIELDS.length, columnOf);
     return jsonText({ format: `{${all.format}}`, values: all.values });
   }
   return plainOrQuoted(columnOf, within.plain, (options) => {
-    const all = members(0, FIELDS.length, columnOf, options);
+    const all = members(0, FIELDS.length, columnOf, { ...options, dataAsStored: within.dataAsStored });
     return jsonText({ format: `%s{${all.format}}${within.after}`, values: [within.before, ...all.values] });
   });
 }
