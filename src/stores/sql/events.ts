@@ -11,10 +11,11 @@ import { eventIdStart, newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
 import { type EventPage, type EventQuery, type EventTextPage, parsedEventPage } from "../../store.ts";
 import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
-import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
+import { joinBytes } from "../../bytes.ts";
+import { arrayRows, bytesOf, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { readInHalves } from "./read-in-halves.ts";
 import { rowsTogether } from "./rows-together.ts";
-import { holdsLineBreak, submissionJson } from "./submission-row.ts";
+import { submissionJson } from "./submission-row.ts";
 
 const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event, submission_rowid";
 
@@ -137,13 +138,13 @@ export function deletedEvent(accountId: string, submissionId: string, reason: De
  * events pruned since the first ends the page there, and the next read from its cursor says
  * it expired.
  */
-export function readEventTexts(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventTextPage> {
+export function readEventTexts(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventBytesPage> {
   return readInHalves(query, (part) => readEventPage(driver, accountId, part), {
     rows: (page) => (page.expired ? 0 : page.count),
     after: (part, first) => (first.expired ? part : { ...part, after: first.cursor }),
     join: (first, rest) => {
       if (first.expired || rest.expired) return first;
-      return { expired: false, count: first.count + rest.count, json: rest.count === 0 ? first.json : `${first.json},${rest.json}`, cursor: rest.cursor };
+      return { expired: false, count: first.count + rest.count, json: rest.count === 0 ? first.json : joinBytes(first.json, COMMA, rest.json), cursor: rest.cursor };
     },
   });
 }
@@ -159,7 +160,7 @@ export function readEventTexts(driver: SqlDriver, accountId: string, query: Even
  * by hand), that is the page. Otherwise it is read again, joined by the ORDER BY, with the data
  * re-serialised where it holds a line break (EVENT_JSON).
  */
-async function readEventPage(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventTextPage> {
+async function readEventPage(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventBytesPage> {
   const { page, inOrder } = await readEventPageAs(driver, accountId, query, "as met");
   if (page.expired || (inOrder && !holdsLineBreak(page.json))) return page;
   return (await readEventPageAs(driver, accountId, query, "ordered")).page;
@@ -169,7 +170,7 @@ async function readEventPage(driver: SqlDriver, accountId: string, query: EventQ
  * One statement's page of the log: "as met", EVENT_JSON_AS_STORED joined as the aggregate meets
  * the rows (`inOrder`: their positions ascend); "ordered", EVENT_JSON joined in position order.
  */
-async function readEventPageAs(driver: SqlDriver, accountId: string, query: EventQuery, as: "as met" | "ordered"): Promise<{ page: EventTextPage; inOrder: boolean }> {
+async function readEventPageAs(driver: SqlDriver, accountId: string, query: EventQuery, as: "as met" | "ordered"): Promise<{ page: EventBytesPage; inOrder: boolean }> {
   const filters: string[] = [];
   const args: SqlValue[] = [accountId, query.after ?? 0];
   if (query.types !== undefined) {
@@ -181,7 +182,7 @@ async function readEventPageAs(driver: SqlDriver, accountId: string, query: Even
     args.push(query.popupId);
   }
   const json = as === "as met" ? EVENT_JSON_AS_STORED : EVENT_JSON;
-  const joined = as === "as met" ? "group_concat(json, ','), group_concat(position)" : "group_concat(json, ',' ORDER BY position), NULL";
+  const joined = as === "as met" ? "CAST(group_concat(json, ',') AS BLOB), group_concat(position)" : "CAST(group_concat(json, ',' ORDER BY position) AS BLOB), NULL";
   const page = `SELECT position, ${json} AS json FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`;
   const [row] = arrayRows(await driver.execute({
     sql: `SELECT (SELECT pruned_through FROM event_horizons WHERE account_id = ?), (SELECT MAX(position) FROM events WHERE account_id = ?),
@@ -195,7 +196,21 @@ async function readEventPageAs(driver: SqlDriver, accountId: string, query: Even
   if (query.after !== undefined && query.after < prunedThrough) return { page: { expired: true }, inOrder: true };
   const count = Number(rows);
   const cursor = count === query.limit ? Number(last) : Math.max(query.after ?? 0, prunedThrough, Number(newest ?? 0));
-  return { page: { expired: false, count, json: String(text ?? ""), cursor }, inOrder: as === "ordered" || ascending(positions, count) };
+  return { page: { expired: false, count, json: text === null || text === undefined ? new Uint8Array(0) : bytesOf(text), cursor }, inOrder: as === "ordered" || ascending(positions, count) };
+}
+
+/** A page of the log as the SQL store reads it: its text as the UTF-8 bytes SQLite wrote. */
+type EventBytesPage = { expired: false; count: number; json: Uint8Array; cursor: number } | { expired: true };
+
+const COMMA = new TextEncoder().encode(",");
+
+/**
+ * Whether a page's bytes hold a raw line break: only a created event's data as stored can, edited
+ * by hand. Through `indexOf` of a number, which on a Node Buffer (the libSQL binding's BLOB) is
+ * a native search.
+ */
+function holdsLineBreak(page: Uint8Array): boolean {
+  return page.indexOf(10) !== -1 || page.indexOf(13) !== -1;
 }
 
 /** Whether `joined` (positions joined by commas, or NULL for none) holds `count` positions, each above the one before. */

@@ -8,7 +8,8 @@ import {
 } from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { createdEvent, deletedEvent, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
-import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
+import { joinBytes } from "../../bytes.ts";
+import { arrayRows, bytesOf, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
 import { createsWrittenTogether, type GroupedCreate } from "./group-creates.ts";
 import { readPerTurn } from "./per-turn.ts";
@@ -475,13 +476,6 @@ interface WholePage {
   last: SubmissionCursor;
 }
 
-function joinBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(a.byteLength + b.byteLength);
-  joined.set(a);
-  joined.set(b, a.byteLength);
-  return joined;
-}
-
 // bench/export.ts (NDJSON): SQLite's search for line breaks in every row's data cost more than this search of the page.
 /**
  * Whether a page of lines (each ending with a line feed) holds `rows` line feeds and no
@@ -494,14 +488,6 @@ function oneLinePerRow(page: Uint8Array, rows: number): boolean {
   let feeds = 0;
   for (let at = page.indexOf(10); at !== -1 && feeds <= rows; at = page.indexOf(10, at + 1)) feeds++;
   return feeds === rows;
-}
-
-/** A BLOB as the driver gives it (a Buffer, an ArrayBuffer, or D1's array of numbers), as bytes. */
-function bytesOf(value: unknown): Uint8Array {
-  if (value instanceof Uint8Array) return value;
-  if (value instanceof ArrayBuffer) return new Uint8Array(value);
-  if (Array.isArray(value)) return Uint8Array.from(value as number[]);
-  return new TextEncoder().encode(String(value));
 }
 
 /** The values of an INSERT INTO submissions (account_id, SUBMISSION_ROW_COLUMNS). */
