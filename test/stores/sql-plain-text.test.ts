@@ -60,6 +60,17 @@ async function expected(submissions: readonly Submission[]): Promise<{ ndjson: s
 
 type SqlStore = Awaited<ReturnType<typeof createSqlStore>>;
 
+/** Runs `run` on a fresh SQL store over an in-memory libSQL database, and closes it. */
+async function withStore(run: (store: SqlStore, connection: ReturnType<typeof openLibsqlFile>) => Promise<void>): Promise<void> {
+  const connection = openLibsqlFile(":memory:");
+  const store = await createSqlStore(connection.driver, connection.close);
+  try {
+    await run(store, connection);
+  } finally {
+    await store.close();
+  }
+}
+
 /** The created events' data in the change log, as the feed writes them. */
 async function createdData(store: SqlStore): Promise<string[]> {
   const page = await store.readEventsAsJson!(ACCOUNT, { limit: 1000, types: ["submission.created"] });
@@ -90,10 +101,8 @@ test("the write path's test of a text agrees with json_quote for every character
   }
 });
 
-test("rows written by each path, with quotes, backslashes and control characters in their text fields, read as the memory store's", async () => {
-  const connection = openLibsqlFile(":memory:");
-  const store = await createSqlStore(connection.driver, connection.close);
-  try {
+test("rows written by each path, with quotes, backslashes and control characters in their text fields, read as the memory store's", () =>
+  withStore(async (store, connection) => {
     const [imported, inserted, grouped, once] = [SUBMISSIONS.slice(0, 20), SUBMISSIONS.slice(20, 30), SUBMISSIONS.slice(30, 40), SUBMISSIONS.slice(40)];
     await store.importSubmissions(ACCOUNT, imported);
     for (const s of inserted) await store.insertSubmission(ACCOUNT, s);
@@ -105,15 +114,11 @@ test("rows written by each path, with quotes, backslashes and control characters
     for (const s of SUBMISSIONS) assert.is(flags.get(s.submissionId), isPlain(s) ? 1 : 0, s.submissionId);
     assert.ok([...flags.values()].includes(1) && [...flags.values()].includes(0));
     await assertReadsAsMemory(store, SUBMISSIONS);
-  } finally {
-    await store.close();
-  }
-});
+  }),
+);
 
-test("a row edited or inserted by hand is quoted again: its fields are not vouched for by a stale flag", async () => {
-  const connection = openLibsqlFile(":memory:");
-  const store = await createSqlStore(connection.driver, connection.close);
-  try {
+test("a row edited or inserted by hand is quoted again: its fields are not vouched for by a stale flag", () =>
+  withStore(async (store, connection) => {
     const plain = SUBMISSIONS.slice(-4);
     await store.importSubmissions(ACCOUNT, plain);
     const edited = plain.map((s, i) => ({ ...s, userAgent: `${s.userAgent} ${AWKWARD[i]}` }));
@@ -132,10 +137,8 @@ test("a row edited or inserted by hand is quoted again: its fields are not vouch
     assert.is(await exported(store, "csv"), csv);
     // the log's created events show the rows as they are now
     assert.equal(await createdData(store), edited.map((s) => JSON.stringify(s)));
-  } finally {
-    await store.close();
-  }
-});
+  }),
+);
 
 test("rows a database held before migration 18 are flagged by it, and read as the memory store's", async () => {
   const dir = mkdtempSync(join(tmpdir(), "formsink-plain-"));
@@ -169,10 +172,8 @@ test("rows a database held before migration 18 are flagged by it, and read as th
   }
 });
 
-test("the feed re-serialises a created event's data edited by hand to hold raw line breaks, as before", async () => {
-  const connection = openLibsqlFile(":memory:");
-  const store = await createSqlStore(connection.driver, connection.close);
-  try {
+test("the feed re-serialises a created event's data edited by hand to hold raw line breaks, as before", () =>
+  withStore(async (store, connection) => {
     const rows = SUBMISSIONS.slice(-6);
     await store.importSubmissions(ACCOUNT, rows);
     const data = '{\n  "email": "a@example.com",\r\n  "n": 1\n}';
@@ -182,9 +183,7 @@ test("the feed re-serialises a created event's data edited by hand to hold raw l
     assert.not.match(eventPageText(page), /[\r\n]/);
     const expectedRows = rows.map((s, i) => (i === 2 ? { ...s, data: JSON.parse(data) as Submission["data"] } : s));
     assert.equal(await createdData(store), expectedRows.map((s) => JSON.stringify(s)));
-  } finally {
-    await store.close();
-  }
-});
+  }),
+);
 
 test.run();
