@@ -232,17 +232,26 @@ export type EventPage =
   /** Events after `after` were pruned before this reader got them: it must start afresh. */
   | { expired: true };
 
-/** `json`: the page's `count` events as JSON texts, oldest first, joined by commas (a JSON array's inside). */
-export type EventTextPage = { expired: false; count: number; json: string; cursor: number } | { expired: true };
+/**
+ * `json`: the page's `count` events as JSON texts, oldest first, joined by commas (a JSON
+ * array's inside), as text or as its UTF-8 bytes (which a store reading them from a database
+ * may hand on without making a string of them: `eventPageText` reads either).
+ */
+export type EventTextPage = { expired: false; count: number; json: string | Uint8Array; cursor: number } | { expired: true };
+
+/** A page's `json` (EventTextPage) as text. */
+export function eventPageText(page: { json: string | Uint8Array }): string {
+  return typeof page.json === "string" ? page.json : new TextDecoder().decode(page.json);
+}
 
 /** A page of the events' texts (`readEventsAsJson`) as the events (`readEvents`): one parse of the whole page. */
 export function parsedEventPage(page: EventTextPage): EventPage {
-  return page.expired ? page : { expired: false, events: JSON.parse(`[${page.json}]`) as ChangeEvent[], cursor: page.cursor };
+  return page.expired ? page : { expired: false, events: JSON.parse(`[${eventPageText(page)}]`) as ChangeEvent[], cursor: page.cursor };
 }
 
 /** The events of a page `readEventsAsJson` gives, each as its text. */
-export function eventTexts(page: { json: string }): string[] {
-  return (JSON.parse(`[${page.json}]`) as unknown[]).map((event) => JSON.stringify(event));
+export function eventTexts(page: { json: string | Uint8Array }): string[] {
+  return (JSON.parse(`[${eventPageText(page)}]`) as unknown[]).map((event) => JSON.stringify(event));
 }
 
 /**

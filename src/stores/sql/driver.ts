@@ -51,3 +51,11 @@ export interface SqlDriver {
 export function valueTooBig(error: unknown): boolean {
   return /too big|TOOBIG/i.test(error instanceof Error ? error.message : String(error));
 }
+
+/** A BLOB as the driver gives it (a Buffer, an ArrayBuffer, or D1's array of numbers), as bytes. */
+export function bytesOf(value: unknown): Uint8Array {
+  if (value instanceof Uint8Array) return value;
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (Array.isArray(value)) return Uint8Array.from(value as number[]);
+  return new TextEncoder().encode(String(value));
+}

@@ -11,7 +11,8 @@ import { eventIdStart, newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
 import { type EventPage, type EventQuery, type EventTextPage, parsedEventPage } from "../../store.ts";
 import type { DeletionReason, Submission, SubmissionStatus } from "../../submission.ts";
-import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
+import { joinBytes } from "../../bytes.ts";
+import { arrayRows, bytesOf, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { readInHalves } from "./read-in-halves.ts";
 import { rowsTogether } from "./rows-together.ts";
 import { submissionJson } from "./submission-row.ts";
@@ -24,32 +25,42 @@ function createdEventText(now: number): string {
 }
 
 /**
- * A created event's text with the submission row as its data, with the status the event holds
- * (the only field that changes), in one printf; NULL when the row is gone.
- */
-const CREATED_WITH_DATA = submissionJson((column) => (column === "status" ? "events.created_status" : `submissions.${column}`), {
-  before: "events.event",
-  after: "}",
-});
-
-/**
- * The created event's text from its submission: found by the rowid the row had when the event
- * was written, one lookup (checked to be that row: VACUUM may renumber rowids), else by its id
- * (migration 14's comment).
- */
-const CREATED_SUBMISSION = ["submissions.rowid = events.submission_rowid AND ", ""].map(
-  (byRowid) => `(SELECT ${CREATED_WITH_DATA} FROM submissions WHERE ${byRowid}submissions.account_id = events.account_id AND submissions.id = events.submission_id)`,
-);
-
-/**
  * An event row's JSON text as the API shows it, written by SQLite without parsing any JSON. A
  * created event's data is the submission as stored, with the status it was created with, or,
  * once it is deleted, `{submissionId, popupId}`.
  */
-export const EVENT_JSON = `CASE WHEN events.type = 'submission.created' THEN COALESCE(
-    ${CREATED_SUBMISSION.join(",\n    ")},
+export const EVENT_JSON = eventJson();
+
+// bench/events.ts: looking for line breaks in every created event's data cost SQLite more than JavaScript's look at the page's text.
+/**
+ * EVENT_JSON with a created event's data as stored, not looked at for raw line breaks: the
+ * feed looks for them in the page's text (`holdsLineBreak`) and, when a row edited by hand
+ * holds one, reads the page again with EVENT_JSON. Nothing else in an event's text can hold
+ * one: the rest is written by json_object, json_quote or formsink, or vouched for by plain_text.
+ */
+const EVENT_JSON_AS_STORED = eventJson({ dataAsStored: true });
+
+function eventJson(options: { dataAsStored?: true } = {}): string {
+  // The submission row as the created event's data, with the status the event holds (the only
+  // field that changes), in one printf; NULL when the row is gone. The row's text fields go in
+  // unquoted where its plain_text vouches for them; the event's status, which no CHECK bounds,
+  // is always quoted.
+  const createdWithData = submissionJson((column) => (column === "status" ? "events.created_status" : `submissions.${column}`), {
+    before: "events.event",
+    after: "}",
+    plain: (column) => column !== "status",
+    ...options,
+  });
+  // Found by the rowid the row had when the event was written, one lookup (checked to be that
+  // row: VACUUM may renumber rowids), else by its id (migration 14's comment).
+  const createdSubmission = ["submissions.rowid = events.submission_rowid AND ", ""].map(
+    (byRowid) => `(SELECT ${createdWithData} FROM submissions WHERE ${byRowid}submissions.account_id = events.account_id AND submissions.id = events.submission_id)`,
+  );
+  return `CASE WHEN events.type = 'submission.created' THEN COALESCE(
+    ${createdSubmission.join(",\n    ")},
     events.event || '{"submissionId":' || json_quote(events.submission_id) || ',"popupId":' || json_quote(events.popup_id) || '}}')
   ELSE events.event END`;
+}
 
 /** `json_object` of an event with these id, type, time (bound values) and data (an SQL expression). */
 const eventObject = (type: ChangeEvent["type"], data: string) => `json_object('id', ?, 'type', '${type}', 'timestamp', ?, 'data', ${data})`;
@@ -121,27 +132,45 @@ export function deletedEvent(accountId: string, submissionId: string, reason: De
 // bench/events.ts: a row per event costs the binding more than SQLite's reading it.
 /**
  * One page of the log, its horizon and its newest position, from one statement (one snapshot).
- * The page's events come as one text, joined by SQLite in position order by the aggregate's own
- * ORDER BY (SQLite 3.44, docs/stores.md): SQLite promises no order for the rows an aggregate
- * reads from a subquery, and nothing else would notice events joined out of order. A database
+ * The page's events come as one text, joined by SQLite in position order (`readEventPage`). A database
  * that limits a text's length (D1: 2 MB) refuses a page too long for one; that page is read
  * again in halves (readInHalves), each half a snapshot of its own: a half that finds its
  * events pruned since the first ends the page there, and the next read from its cursor says
  * it expired.
  */
-export function readEventTexts(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventTextPage> {
+export function readEventTexts(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventBytesPage> {
   return readInHalves(query, (part) => readEventPage(driver, accountId, part), {
     rows: (page) => (page.expired ? 0 : page.count),
     after: (part, first) => (first.expired ? part : { ...part, after: first.cursor }),
     join: (first, rest) => {
       if (first.expired || rest.expired) return first;
-      return { expired: false, count: first.count + rest.count, json: rest.count === 0 ? first.json : `${first.json},${rest.json}`, cursor: rest.cursor };
+      return { expired: false, count: first.count + rest.count, json: rest.count === 0 ? first.json : joinBytes(first.json, COMMA, rest.json), cursor: rest.cursor };
     },
   });
 }
 
-/** One page of the log as one text (`readEventTexts`). */
-async function readEventPage(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventTextPage> {
+// bench/events.ts: the aggregate's own ORDER BY sorting the page's texts cost SQLite more than any other part of the page but the created events' data.
+/**
+ * One page of the log as one text (`readEventTexts`). SQLite promises no order for the rows an
+ * aggregate reads from a subquery, and nothing else would notice events joined out of order;
+ * the aggregate's own ORDER BY (SQLite 3.44, docs/stores.md) would sort the page's texts once
+ * more. So the page is read first joined in the order the aggregate meets its rows, with the
+ * events' positions joined alongside in that same order, and each created event's data as
+ * stored: when the positions ascend and the text holds no raw line break (a row's data edited
+ * by hand), that is the page. Otherwise it is read again, joined by the ORDER BY, with the data
+ * re-serialised where it holds a line break (EVENT_JSON).
+ */
+async function readEventPage(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventBytesPage> {
+  const { page, inOrder } = await readEventPageAs(driver, accountId, query, "as met");
+  if (page.expired || (inOrder && !holdsLineBreak(page.json))) return page;
+  return (await readEventPageAs(driver, accountId, query, "ordered")).page;
+}
+
+/**
+ * One statement's page of the log: "as met", EVENT_JSON_AS_STORED joined as the aggregate meets
+ * the rows (`inOrder`: their positions ascend); "ordered", EVENT_JSON joined in position order.
+ */
+async function readEventPageAs(driver: SqlDriver, accountId: string, query: EventQuery, as: "as met" | "ordered"): Promise<{ page: EventBytesPage; inOrder: boolean }> {
   const filters: string[] = [];
   const args: SqlValue[] = [accountId, query.after ?? 0];
   if (query.types !== undefined) {
@@ -152,20 +181,45 @@ async function readEventPage(driver: SqlDriver, accountId: string, query: EventQ
     filters.push("AND popup_id = ?");
     args.push(query.popupId);
   }
-  const page = `SELECT position, ${EVENT_JSON} AS json FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`;
+  const json = as === "as met" ? EVENT_JSON_AS_STORED : EVENT_JSON;
+  const joined = as === "as met" ? "CAST(group_concat(json, ',') AS BLOB), group_concat(position)" : "CAST(group_concat(json, ',' ORDER BY position) AS BLOB), NULL";
+  const page = `SELECT position, ${json} AS json FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`;
   const [row] = arrayRows(await driver.execute({
     sql: `SELECT (SELECT pruned_through FROM event_horizons WHERE account_id = ?), (SELECT MAX(position) FROM events WHERE account_id = ?),
-          COUNT(*), MAX(position), group_concat(json, ',' ORDER BY position) FROM (${page})`,
+          COUNT(*), MAX(position), ${joined} FROM (${page})`,
     args: [accountId, accountId, ...args, query.limit],
     asArrays: true,
     oneRow: true,
   }));
-  const [pruned, newest, rows, last, json] = row!;
+  const [pruned, newest, rows, last, text, positions] = row!;
   const prunedThrough = Number(pruned ?? 0);
-  if (query.after !== undefined && query.after < prunedThrough) return { expired: true };
+  if (query.after !== undefined && query.after < prunedThrough) return { page: { expired: true }, inOrder: true };
   const count = Number(rows);
   const cursor = count === query.limit ? Number(last) : Math.max(query.after ?? 0, prunedThrough, Number(newest ?? 0));
-  return { expired: false, count, json: String(json ?? ""), cursor };
+  return { page: { expired: false, count, json: text === null || text === undefined ? new Uint8Array(0) : bytesOf(text), cursor }, inOrder: as === "ordered" || ascending(positions, count) };
+}
+
+/** A page of the log as the SQL store reads it: its text as the UTF-8 bytes SQLite wrote. */
+type EventBytesPage = { expired: false; count: number; json: Uint8Array; cursor: number } | { expired: true };
+
+const COMMA = new TextEncoder().encode(",");
+
+/**
+ * Whether a page's bytes hold a raw line break: only a created event's data as stored can, edited
+ * by hand. Through `indexOf` of a number, which on a Node Buffer (the libSQL binding's BLOB) is
+ * a native search.
+ */
+function holdsLineBreak(page: Uint8Array): boolean {
+  return page.indexOf(10) !== -1 || page.indexOf(13) !== -1;
+}
+
+/** Whether `joined` (positions joined by commas, or NULL for none) holds `count` positions, each above the one before. */
+function ascending(joined: unknown, count: number): boolean {
+  if (joined === null || joined === undefined) return count === 0;
+  const positions = JSON.parse(`[${String(joined)}]`) as number[];
+  if (positions.length !== count) return false;
+  for (let i = 1; i < positions.length; i++) if (!(positions[i - 1]! < positions[i]!)) return false;
+  return true;
 }
 
 export async function readEvents(driver: SqlDriver, accountId: string, query: EventQuery): Promise<EventPage> {

@@ -13,7 +13,7 @@ import type { SqlStatement, SqlValue } from "./driver.ts";
 import type { GroupWork } from "./group-commit.ts";
 import { DAY_MS } from "./migrations.ts";
 import { placeholderRows, rowsTogether } from "./rows-together.ts";
-import { SUBMISSION_COLUMNS } from "./submission-row.ts";
+import { SUBMISSION_ROW_COLUMNS } from "./submission-row.ts";
 
 /** Sets the count trigger aside for the rest of the transaction, the identifier index's not (migration 15). */
 const COUNT_TRIGGER_ASIDE: SqlStatement = { sql: "INSERT INTO submission_import (rowid_before, counts_only) VALUES (0, 1)" };
@@ -23,7 +23,7 @@ const COUNT_TRIGGER_BACK: SqlStatement = { sql: "DELETE FROM submission_import" 
 
 /**
  * A create of a group: the row it inserts (it inserts it, or its batch fails), an INSERT that
- * binds the account and then SUBMISSION_COLUMNS, as submissionToRow writes them.
+ * binds the account and then SUBMISSION_ROW_COLUMNS, as submissionToRow writes them.
  */
 export interface CountedCreate {
   row: SqlStatement;
@@ -31,7 +31,7 @@ export interface CountedCreate {
 
 /** Where a create's row binds each column the counts are keyed by (the account first). */
 const ROW_ARG = (() => {
-  const columns = ["account_id", ...SUBMISSION_COLUMNS.split(", ")];
+  const columns = ["account_id", ...SUBMISSION_ROW_COLUMNS.split(", ")];
   const at = (column: string) => columns.indexOf(column);
   return { accountId: at("account_id"), popupId: at("popup_id"), domain: at("domain"), device: at("device"), status: at("status"), createdAt: at("created_at") };
 })();

@@ -16,11 +16,11 @@ import { createdEventsTogether } from "./events.ts";
 import type { GroupWork } from "./group-commit.ts";
 import { type CountedCreate, createsCountedTogether } from "./group-counts.ts";
 import { placeholderRows, rowsTogether } from "./rows-together.ts";
-import { SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS } from "./submission-row.ts";
+import { SUBMISSION_ROW_COLUMN_COUNT, SUBMISSION_ROW_COLUMNS } from "./submission-row.ts";
 
 /**
  * A create's mark: two statements of its batch that the group may write with the others'
- * instead: the row's INSERT (which binds the account and then SUBMISSION_COLUMNS; it inserts
+ * instead: the row's INSERT (which binds the account and then SUBMISSION_ROW_COLUMNS; it inserts
  * the row, or its batch fails) and its created event.
  */
 export interface CreateMark extends CountedCreate {
@@ -38,12 +38,12 @@ export type GroupedCreate = CreateMark | "uncounted";
 const withoutRowAndEvent = (statements: readonly SqlStatement[], mark: GroupedCreate) =>
   mark === "uncounted" ? statements : statements.filter((statement) => statement !== mark.row && statement !== mark.event);
 
-/** Values bound per row: the account and SUBMISSION_COLUMNS. */
-const ROW_VALUES = SUBMISSION_COLUMN_COUNT + 1;
+/** Values bound per row: the account and SUBMISSION_ROW_COLUMNS. */
+const ROW_VALUES = SUBMISSION_ROW_COLUMN_COUNT + 1;
 
 // bench/http.ts (create): a group's rows cost less in one statement than one statement each.
-/** The rows of creates' INSERTs (the account, then SUBMISSION_COLUMNS), in their order, by as few statements as D1 allows. */
-const submissionRowsTogether = rowsTogether(ROW_VALUES, (rows) => `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES ${placeholderRows(rows, ROW_VALUES)}`);
+/** The rows of creates' INSERTs (the account, then SUBMISSION_ROW_COLUMNS), in their order, by as few statements as D1 allows. */
+const submissionRowsTogether = rowsTogether(ROW_VALUES, (rows) => `INSERT INTO submissions (account_id, ${SUBMISSION_ROW_COLUMNS}) VALUES ${placeholderRows(rows, ROW_VALUES)}`);
 
 /**
  * The statements around a group commit of `creates` (the marks of its batches), and which of

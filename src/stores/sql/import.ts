@@ -15,10 +15,10 @@ import type { SqlStatement } from "./driver.ts";
 import { importedEvents } from "./events.ts";
 import { jsonArrayChunks } from "./json-chunks.ts";
 import { dayOf, EQUALITY_COLUMNS } from "./migrations.ts";
-import { SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, submissionToRow } from "./submission-row.ts";
+import { SUBMISSION_ROW_COLUMN_COUNT, SUBMISSION_ROW_COLUMNS, submissionToRow } from "./submission-row.ts";
 
-const INSERT_SQL = `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS})
-  SELECT ?, ${Array.from({ length: SUBMISSION_COLUMN_COUNT }, (_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?) WHERE true
+const INSERT_SQL = `INSERT INTO submissions (account_id, ${SUBMISSION_ROW_COLUMNS})
+  SELECT ?, ${Array.from({ length: SUBMISSION_ROW_COLUMN_COUNT }, (_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?) WHERE true
   ON CONFLICT (account_id, id) DO NOTHING`;
 
 // The chunk's distinct data keys, as one JSON array of [popupId, key] pairs.

@@ -458,7 +458,25 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
         WHERE data_field.type = 'text';
     END`,
   ],
+  // 18: plain_text (submission-row.ts): 1 when none of a row's text fields holds a character
+  // JSON escapes, so that the export and the change log write them between quotes as they are
+  // rather than by json_quote; every write of a row sets it. Here it is worked out for the rows
+  // before, and again whenever one of those fields (or the flag itself) is updated: a row edited
+  // by hand is never vouched for by a stale flag. A field holds no such character exactly when
+  // json_quote adds nothing but the quotes around it. `status` is bounded by its CHECK.
+  [
+    `ALTER TABLE submissions ADD COLUMN plain_text INTEGER`,
+    `UPDATE submissions SET plain_text = (${plainTextTest("")})`,
+    `CREATE TRIGGER submissions_plain_text_on_update AFTER UPDATE OF id, popup_id, domain, user_agent, device, plain_text ON submissions BEGIN
+      UPDATE submissions SET plain_text = (${plainTextTest("NEW.")}) WHERE rowid = NEW.rowid;
+    END`,
+  ],
 ];
+
+/** Migration 18's test of a row's text fields (of `row`: "" or "NEW."): true when json_quote of each adds only its quotes. */
+function plainTextTest(row: string): string {
+  return ["id", "popup_id", "domain", "user_agent", "device"].map((column) => `json_quote(${row}${column}) = '"' || ${row}${column} || '"'`).join(" AND ");
+}
 
 /** One statement adding a row's values to their days (of `row`: NEW or OLD). */
 function valueDaysAdded(row: string): string {

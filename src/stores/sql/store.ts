@@ -8,7 +8,8 @@ import {
 } from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { createdEvent, deletedEvent, pruneEvents, readEvents, readEventTexts, statusChangedEvent } from "./events.ts";
-import { arrayRows, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
+import { joinBytes } from "../../bytes.ts";
+import { arrayRows, bytesOf, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
 import { createsWrittenTogether, type GroupedCreate } from "./group-creates.ts";
 import { readPerTurn } from "./per-turn.ts";
@@ -26,7 +27,7 @@ import { randomHex } from "../../hex.ts";
 import { type StoredDataKeys, storedDataKeys } from "../stored-data-keys.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import {
-  arrayToSubmission, holdsLineBreak, joinAroundTime, rowToSubmission, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMN_COUNT, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_JSON_AROUND_TIME_AS_STORED, submissionToRow,
+  arrayToSubmission, holdsLineBreak, joinAroundTime, rowToSubmission, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_JSON_AROUND_TIME_AS_STORED, SUBMISSION_ROW_COLUMN_COUNT, SUBMISSION_ROW_COLUMNS, submissionToRow,
 } from "./submission-row.ts";
 
 /** What every SQL-backed store (libSQL, D1) takes beside its connection. */
@@ -286,7 +287,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
             args: [...record, idempotency.fingerprint, s.submissionId, JSON.stringify(s), idempotency.expiresAt],
           },
           {
-            sql: `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) SELECT ${PLACEHOLDERS}
+            sql: `INSERT INTO submissions (account_id, ${SUBMISSION_ROW_COLUMNS}) SELECT ${PLACEHOLDERS}
                   WHERE EXISTS (SELECT 1 FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ? AND submission_id = ?)`,
             args: [...submissionValues(accountId, s), ...record, s.submissionId],
           },
@@ -483,13 +484,6 @@ interface WholePage {
   last: SubmissionCursor;
 }
 
-function joinBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(a.byteLength + b.byteLength);
-  joined.set(a);
-  joined.set(b, a.byteLength);
-  return joined;
-}
-
 // bench/export.ts (NDJSON): SQLite's search for line breaks in every row's data cost more than this search of the page.
 /**
  * Whether a page of lines (each ending with a line feed) holds `rows` line feeds and no
@@ -504,15 +498,7 @@ function oneLinePerRow(page: Uint8Array, rows: number): boolean {
   return feeds === rows;
 }
 
-/** A BLOB as the driver gives it (a Buffer, an ArrayBuffer, or D1's array of numbers), as bytes. */
-function bytesOf(value: unknown): Uint8Array {
-  if (value instanceof Uint8Array) return value;
-  if (value instanceof ArrayBuffer) return new Uint8Array(value);
-  if (Array.isArray(value)) return Uint8Array.from(value as number[]);
-  return new TextEncoder().encode(String(value));
-}
-
-/** The values of an INSERT INTO submissions (account_id, SUBMISSION_COLUMNS). */
+/** The values of an INSERT INTO submissions (account_id, SUBMISSION_ROW_COLUMNS). */
 function submissionValues(accountId: string, s: Submission): SqlValue[] {
   return [accountId, ...submissionToRow(s)];
 }
@@ -540,9 +526,9 @@ const GET_AS_JSON = `SELECT ${SUBMISSION_JSON_AROUND_TIME.head}, created_at, ${S
 /** GET_AS_JSON with data as stored (SUBMISSION_JSON_AROUND_TIME_AS_STORED). */
 const GET_AS_JSON_AS_STORED = `SELECT ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.tail} FROM submissions WHERE account_id = ? AND id = ?`;
 
-const PLACEHOLDERS = Array(SUBMISSION_COLUMN_COUNT + 1).fill("?").join(", ");
+const PLACEHOLDERS = Array(SUBMISSION_ROW_COLUMN_COUNT + 1).fill("?").join(", ");
 
-const INSERT_SUBMISSION = `INSERT INTO submissions (account_id, ${SUBMISSION_COLUMNS}) VALUES (${PLACEHOLDERS})`;
+const INSERT_SUBMISSION = `INSERT INTO submissions (account_id, ${SUBMISSION_ROW_COLUMNS}) VALUES (${PLACEHOLDERS})`;
 
 /**
  * The places of a page SQLite aggregated into one row (`wholePage`, `pageWithTotal`): its rows'

@@ -34,10 +34,22 @@ const FIELDS: readonly Field[] = [
 /** Milliseconds from 0000-01-01 to the epoch: a whole number of days. */
 const YEAR_ZERO_MS = 62_167_219_200_000;
 
-/** The columns of a submission, in the order of `rowToSubmission`'s row and `submissionToRow`'s values. */
+/** The columns of a submission, in the order of `rowToSubmission`'s row (and the first of `submissionToRow`'s values). */
 export const SUBMISSION_COLUMNS = FIELDS.map((field) => field.column).join(", ");
 
-export const SUBMISSION_COLUMN_COUNT = FIELDS.length;
+/**
+ * Set by every write of a row (`submissionToRow`) when none of its text fields holds a
+ * character JSON escapes (a quote, a backslash, a control character: `holdsJsonEscape`), so that
+ * SQLite may write them between quotes as they are; 0 when one does, NULL when not known (a row
+ * inserted by hand): then they are quoted. Migration 18 set it on the rows before it, and
+ * recomputes it when one of those fields is updated.
+ */
+const PLAIN_TEXT_COLUMN = "plain_text";
+
+/** The columns every INSERT of a submission writes, in the order of `submissionToRow`'s values: SUBMISSION_COLUMNS and the row's PLAIN_TEXT_COLUMN. */
+export const SUBMISSION_ROW_COLUMNS = `${SUBMISSION_COLUMNS}, ${PLAIN_TEXT_COLUMN}`;
+
+export const SUBMISSION_ROW_COLUMN_COUNT = SUBMISSION_ROW_COLUMNS.split(", ").length;
 
 /** A row of SUBMISSION_COLUMNS, read as an array (`asArrays`), as a Submission. */
 export function rowToSubmission(row: readonly unknown[]): Submission {
@@ -63,9 +75,14 @@ function toSubmission(row: readonly unknown[], readData: (value: unknown) => unk
  * milliseconds: `JSON.parse` of it is what `arrayToSubmission` takes. A NULL optional column is
  * `null`.
  */
-export const SUBMISSION_ARRAY = `printf('[${FIELDS.map(() => "%s").join(",")}]', ${FIELDS.map(({ column, kind }) =>
-  kind === "text" ? `json_quote(${column})` : `COALESCE(${column}, 'null')`,
-).join(", ")})`;
+export const SUBMISSION_ARRAY = plainOrQuoted(
+  (column) => column,
+  () => true,
+  ({ plain }) => jsonText({
+    format: `[${FIELDS.map(({ column, kind }) => (kind === "text" && plain?.(column) ? '"%s"' : "%s")).join(",")}]`,
+    values: FIELDS.map(({ column, kind }) => (kind !== "text" ? `COALESCE(${column}, 'null')` : plain?.(column) ? column : `json_quote(${column})`)),
+  }),
+);
 
 /** Where a parsed SUBMISSION_ARRAY holds the row's cursor: its time (epoch milliseconds) and its id. */
 export const SUBMISSION_ARRAY_CURSOR = {
@@ -93,14 +110,31 @@ export function arrayToSubmission(row: readonly unknown[]): Submission {
   };
 }
 
-/** The values of SUBMISSION_COLUMNS for a submission, for every INSERT. */
+/** The values of SUBMISSION_ROW_COLUMNS for a submission, for every INSERT. */
 export function submissionToRow(submission: Submission): SqlValue[] {
-  return FIELDS.map(({ key, kind }) => {
+  let plain = 1;
+  const values = FIELDS.map(({ key, kind }) => {
     const value = submission[key];
     if (value === undefined) return null;
-    return kind === "text" ? String(value) : kind === "json" ? JSON.stringify(value) : Date.parse(String(value));
+    if (kind !== "text") return kind === "json" ? JSON.stringify(value) : Date.parse(String(value));
+    const text = String(value);
+    if (holdsJsonEscape(text)) plain = 0;
+    return text;
   });
+  return [...values, plain];
 }
+
+/**
+ * Whether SQLite's `json_quote` (and JSON.stringify) would escape a character of `text`: a
+ * quote, a backslash or a control character. Without one, `json_quote(x)` is `'"' || x || '"'`
+ * (migration 18 tests a row's fields by that equality; the SQL store's tests compare the two for
+ * every character of the Basic Multilingual Plane).
+ */
+export function holdsJsonEscape(text: string): boolean {
+  return JSON_ESCAPED.test(text);
+}
+
+const JSON_ESCAPED = /["\\\u0000-\u001f]/;
 
 // bench/export.ts: NDJSON >= 200k rows/s needs SQLite to write each line, not JavaScript to parse and re-serialise it.
 /**
@@ -120,20 +154,42 @@ export const SUBMISSION_LINE = submissionLine();
 export const SUBMISSION_LINE_AS_STORED = submissionLine({ dataAsStored: true });
 
 function submissionLine(options: MemberOptions = {}): string {
-  const all = members(0, FIELDS.length, (column) => column, options);
-  return jsonText({ format: `{${all.format}}\n`, values: all.values });
+  return plainOrQuoted((column) => column, () => true, (plainOptions) => {
+    const all = members(0, FIELDS.length, (column) => column, { ...options, ...plainOptions });
+    return jsonText({ format: `{${all.format}}\n`, values: all.values });
+  });
+}
+
+// bench/export.ts (NDJSON) and bench/events.ts: json_quote of the text fields cost SQLite more than any other value of the line.
+/**
+ * `text` of a row in a CASE on its PLAIN_TEXT_COLUMN (read through `columnOf`): where it is set,
+ * with the text columns `plain` names written between quotes as they are, which gives the
+ * same bytes as `json_quote` for text without a character JSON escapes; else with all quoted.
+ * SQLite writes one of the two for each row.
+ */
+function plainOrQuoted(columnOf: (column: string) => string, plain: (column: string) => boolean, text: (options: Pick<MemberOptions, "plain">) => string): string {
+  return `(CASE WHEN ${columnOf(PLAIN_TEXT_COLUMN)} THEN ${text({ plain })} ELSE ${text({})} END)`;
 }
 
 /**
  * SUBMISSION_LINE's JSON text (without the line feed) with each column read through
  * `columnOf` (to qualify it, or to take a field from elsewhere); with `within`, written in the same printf after the text of the SQL
  * expression `within.before` and followed by the literal `within.after` (a created event around
- * its data).
+ * its data), the text columns `within.plain` names written as they are where the row's
+ * PLAIN_TEXT_COLUMN is set (`plainOrQuoted`), and `data` as stored with `within.dataAsStored`.
  */
-export function submissionJson(columnOf: (column: string) => string, within?: { before: string; after: string }): string {
-  const all = members(0, FIELDS.length, columnOf);
-  if (!within) return jsonText({ format: `{${all.format}}`, values: all.values });
-  return jsonText({ format: `%s{${all.format}}${within.after}`, values: [within.before, ...all.values] });
+export function submissionJson(
+  columnOf: (column: string) => string,
+  within?: { before: string; after: string; plain: (column: string) => boolean; dataAsStored?: true },
+): string {
+  if (!within) {
+    const all = members(0, FIELDS.length, columnOf);
+    return jsonText({ format: `{${all.format}}`, values: all.values });
+  }
+  return plainOrQuoted(columnOf, within.plain, (options) => {
+    const all = members(0, FIELDS.length, columnOf, { ...options, dataAsStored: within.dataAsStored });
+    return jsonText({ format: `%s{${all.format}}${within.after}`, values: [within.before, ...all.values] });
+  });
 }
 
 // bench/export.ts: a row's JSON text as one printf, not a concatenation per member.
@@ -202,18 +258,22 @@ export function joinAroundTime(head: unknown, createdAt: unknown, tail: unknown)
 interface MemberOptions {
   /** A JSON field's text as stored, even with raw line breaks (SUBMISSION_LINE_AS_STORED). */
   dataAsStored?: true;
+  /** The text columns written between quotes as they are, not by `json_quote`: for a row whose PLAIN_TEXT_COLUMN is set (`plainOrQuoted`). */
+  plain?: (column: string) => boolean;
 }
 
 /**
  * A field as a JSON member: its part of a printf format (`%s` where a value goes) and the SQL
  * expressions of its values. An optional field's member is all `%s`: empty when the column is NULL.
  */
-function jsonMember(field: Field, i: number, columnOf: (column: string) => string, { dataAsStored }: MemberOptions): { format: string; values: string[] } {
+function jsonMember(field: Field, i: number, columnOf: (column: string) => string, { dataAsStored, plain }: MemberOptions): { format: string; values: string[] } {
   const name = `${i === 0 ? "" : ","}"${field.key}":`;
   const column = columnOf(field.column);
   const { format, values } =
     field.kind === "text"
-      ? { format: "%s", values: [`json_quote(${column})`] }
+      ? plain?.(field.column)
+        ? { format: '"%s"', values: [column] }
+        : { format: "%s", values: [`json_quote(${column})`] }
       : field.kind === "json"
         ? { format: "%s", values: [dataAsStored ? column : `(CASE WHEN instr(${column}, char(10)) OR instr(${column}, char(13)) THEN json(${column}) ELSE ${column} END)`] }
         : isoTime(column);
