@@ -1,9 +1,9 @@
 /**
  * The SQL store writes a row's text fields between quotes as they are, not by json_quote, where
- * the row's `plain_text` vouches that none holds a character JSON escapes (migration 18,
+ * the row's `plain_text` vouches that none holds a character JSON escapes (migration 16,
  * submission-row.ts). These pin that guarantee: the write path's test agrees with json_quote for
  * every character; rows whose fields hold quotes, backslashes and control characters, written
- * by every path, edited by hand, inserted by hand, or left by a release before migration 18,
+ * by every path, edited by hand, inserted by hand, or left by a release before migration 16,
  * still export (NDJSON and CSV) and appear in the change log exactly as the memory store gives
  * them.
  */
@@ -140,7 +140,7 @@ test("a row edited or inserted by hand is quoted again: its fields are not vouch
   }),
 );
 
-test("rows a database held before migration 18 are flagged by it, and read as the memory store's", async () => {
+test("rows a database held before migration 16 are flagged by it, and read as the memory store's", async () => {
   const dir = mkdtempSync(join(tmpdir(), "formsink-plain-"));
   const url = `file:${join(dir, "old.db")}`;
   try {

@@ -458,7 +458,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
         WHERE data_field.type = 'text';
     END`,
   ],
-  // 18: plain_text (submission-row.ts): 1 when none of a row's text fields holds a character
+  // 16: plain_text (submission-row.ts): 1 when none of a row's text fields holds a character
   // JSON escapes, so that the export and the change log write them between quotes as they are
   // rather than by json_quote; every write of a row sets it. Here it is worked out for the rows
   // before, and again whenever one of those fields (or the flag itself) is updated: a row edited
@@ -473,7 +473,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   ],
 ];
 
-/** Migration 18's test of a row's text fields (of `row`: "" or "NEW."): true when json_quote of each adds only its quotes. */
+/** Migration 16's test of a row's text fields (of `row`: "" or "NEW."): true when json_quote of each adds only its quotes. */
 function plainTextTest(row: string): string {
   return ["id", "popup_id", "domain", "user_agent", "device"].map((column) => `json_quote(${row}${column}) = '"' || ${row}${column} || '"'`).join(" AND ");
 }

@@ -41,7 +41,7 @@ export const SUBMISSION_COLUMNS = FIELDS.map((field) => field.column).join(", ")
  * Set by every write of a row (`submissionToRow`) when none of its text fields holds a
  * character JSON escapes (a quote, a backslash, a control character: `holdsJsonEscape`), so that
  * SQLite may write them between quotes as they are; 0 when one does, NULL when not known (a row
- * inserted by hand): then they are quoted. Migration 18 set it on the rows before it, and
+ * inserted by hand): then they are quoted. Migration 16 set it on the rows before it, and
  * recomputes it when one of those fields is updated.
  */
 const PLAIN_TEXT_COLUMN = "plain_text";
@@ -127,7 +127,7 @@ export function submissionToRow(submission: Submission): SqlValue[] {
 /**
  * Whether SQLite's `json_quote` (and JSON.stringify) would escape a character of `text`: a
  * quote, a backslash or a control character. Without one, `json_quote(x)` is `'"' || x || '"'`
- * (migration 18 tests a row's fields by that equality; the SQL store's tests compare the two for
+ * (migration 16 tests a row's fields by that equality; the SQL store's tests compare the two for
  * every character of the Basic Multilingual Plane).
  */
 export function holdsJsonEscape(text: string): boolean {
