@@ -4,8 +4,8 @@
  * submission-row.ts). These pin that guarantee: the write path's test agrees with json_quote for
  * every character; rows whose fields hold quotes, backslashes and control characters, written
  * by every path, edited by hand, inserted by hand, or left by a release before migration 16,
- * still export (NDJSON and CSV) and appear in the change log exactly as the memory store gives
- * them.
+ * still export (NDJSON and CSV), list and get as JSON (the HTTP list page and get) and appear in
+ * the change log exactly as the memory store gives them.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,7 +14,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createClient } from "@libsql/client";
 import { openExport } from "../../src/export/export.ts";
-import { eventPageText, type SubmissionStore } from "../../src/store.ts";
+import { eventPageText, getSubmissionAsJson, listSubmissionsAsJson, type SubmissionQuery, type SubmissionStore } from "../../src/store.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import { openLibsqlFile } from "../../src/stores/libsql/file.ts";
 import { createSqlStore } from "../../src/stores/sql/store.ts";
@@ -78,11 +78,47 @@ async function createdData(store: SqlStore): Promise<string[]> {
   return (JSON.parse(`[${eventPageText(page)}]`) as { data: unknown }[]).map((event) => JSON.stringify(event.data));
 }
 
+/** Queries whose pages the SQL store reads in different ways: undated and dated, filtered or not, both orders, deep. */
+const QUERIES: SubmissionQuery[] = [
+  { order: "desc", limit: 10, offset: 0 },
+  { order: "asc", limit: 7, offset: 14 },
+  { order: "desc", limit: 10, offset: 0, status: "pending" },
+  { order: "asc", limit: 5, offset: 3, popupId: "popup", status: "completed" },
+  { order: "desc", limit: 10, offset: 0, createdAfter: Date.UTC(2025, 0, 1) + 5_000, createdBefore: Date.UTC(2025, 0, 1) + 250_000 },
+  { order: "asc", limit: 6, offset: 2, domain: "example.com", createdAfter: Date.UTC(2025, 0, 1) },
+  { order: "desc", limit: 100, offset: 0 },
+];
+
+/** The list pages of QUERIES and the get of each of `ids`, as JSON texts (the HTTP API's answers are these joined). */
+async function listedAndGot(store: SubmissionStore, ids: readonly string[]): Promise<unknown[]> {
+  const pages = [];
+  for (const query of QUERIES) {
+    const { items, total } = await listSubmissionsAsJson(store, ACCOUNT, query);
+    pages.push({ items, total });
+  }
+  const got = [];
+  for (const id of ids) got.push(await getSubmissionAsJson(store, ACCOUNT, id));
+  return [pages, got];
+}
+
+/** Asserts that the SQL store lists and gets `submissions` as JSON as the memory store does. */
+async function assertListsAsMemory(store: SqlStore, submissions: readonly Submission[]): Promise<void> {
+  const memory = createMemoryStore();
+  await memory.importSubmissions(ACCOUNT, submissions);
+  const ids = [...submissions.map((s) => s.submissionId), "0193f5c2-7b8e-7cc1-9a1e-999999999999"];
+  const [actual, wanted] = [await listedAndGot(store, ids), await listedAndGot(memory, ids)];
+  assert.equal(actual, wanted);
+  // and the texts are JSON.stringify's of the submissions
+  const [, got] = actual as [unknown, (string | undefined)[]];
+  assert.equal(got, [...submissions.map((s) => JSON.stringify(s)), undefined]);
+}
+
 async function assertReadsAsMemory(store: SqlStore, submissions: readonly Submission[]): Promise<void> {
   const { ndjson, csv } = await expected(submissions);
   assert.is(await exported(store, "ndjson"), ndjson);
   assert.is(await exported(store, "csv"), csv);
   assert.equal(await createdData(store), submissions.map((s) => JSON.stringify(s)));
+  await assertListsAsMemory(store, submissions);
 }
 
 test("the write path's test of a text agrees with json_quote for every character", async () => {
@@ -132,9 +168,12 @@ test("a row edited or inserted by hand is quoted again: its fields are not vouch
       sql: "INSERT INTO submissions (account_id, id, popup_id, domain, device, user_agent, status, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       args: [ACCOUNT, byHand.submissionId, byHand.popupId, byHand.domain, byHand.device, byHand.userAgent, byHand.status, Date.parse(byHand.createdAt), JSON.stringify(byHand.data)],
     });
+    const { rows } = await connection.driver.execute({ sql: "SELECT plain_text FROM submissions WHERE id = ?", args: [byHand.submissionId] });
+    assert.is(rows[0]!.plain_text, null);
     const { ndjson, csv } = await expected([...edited, byHand]);
     assert.is(await exported(store, "ndjson"), ndjson);
     assert.is(await exported(store, "csv"), csv);
+    await assertListsAsMemory(store, [...edited, byHand]);
     // the log's created events show the rows as they are now
     assert.equal(await createdData(store), edited.map((s) => JSON.stringify(s)));
   }),
@@ -164,6 +203,7 @@ test("rows a database held before migration 16 are flagged by it, and read as th
       const { ndjson, csv } = await expected(SUBMISSIONS);
       assert.is(await exported(store, "ndjson"), ndjson);
       assert.is(await exported(store, "csv"), csv);
+      await assertListsAsMemory(store, SUBMISSIONS);
     } finally {
       await store.close();
     }
