@@ -459,8 +459,9 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     END`,
   ],
   // 16: plain_text (submission-row.ts): 1 when none of a row's text fields holds a character
-  // JSON escapes, so that the export and the change log write them between quotes as they are
-  // rather than by json_quote; every write of a row sets it. Here it is worked out for the rows
+  // JSON escapes, so that SQLite writes them between quotes as they are rather than by
+  // json_quote wherever it writes a row's JSON (list pages, gets, exports, the change log);
+  // every write of a row sets it. Here it is worked out for the rows
   // before, and again whenever one of those fields (or the flag itself) is updated: a row edited
   // by hand is never vouched for by a stale flag. A field holds no such character exactly when
   // json_quote adds nothing but the quotes around it. `status` is bounded by its CHECK.
