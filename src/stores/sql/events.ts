@@ -15,7 +15,7 @@ import { joinBytes } from "../../bytes.ts";
 import { arrayRows, bytesOf, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { readInHalves } from "./read-in-halves.ts";
 import { rowsTogether } from "./rows-together.ts";
-import { submissionJson } from "./submission-row.ts";
+import { holdsLineBreak, submissionJson } from "./submission-row.ts";
 
 const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event, submission_rowid";
 
@@ -203,15 +203,6 @@ async function readEventPageAs(driver: SqlDriver, accountId: string, query: Even
 type EventBytesPage = { expired: false; count: number; json: Uint8Array; cursor: number } | { expired: true };
 
 const COMMA = new TextEncoder().encode(",");
-
-/**
- * Whether a page's bytes hold a raw line break: only a created event's data as stored can, edited
- * by hand. Through `indexOf` of a number, which on a Node Buffer (the libSQL binding's BLOB) is
- * a native search.
- */
-function holdsLineBreak(page: Uint8Array): boolean {
-  return page.indexOf(10) !== -1 || page.indexOf(13) !== -1;
-}
 
 /** Whether `joined` (positions joined by commas, or NULL for none) holds `count` positions, each above the one before. */
 function ascending(joined: unknown, count: number): boolean {

@@ -249,12 +249,15 @@ function jsonAroundTime(options: MemberOptions = {}): { head: string; tail: stri
 }
 
 /**
- * True when a text SUBMISSION_JSON_AROUND_TIME_AS_STORED wrote (or several joined) holds a raw
- * line break: only a row's data as stored can, edited by hand, and JSON.stringify's text of it
- * holds none.
+ * True when a text written with a row's data as stored (SUBMISSION_JSON_AROUND_TIME_AS_STORED,
+ * a page of the change log: several joined, as text or as its UTF-8 bytes) holds a raw line
+ * break: only a row's data as stored can, edited by hand, and JSON.stringify's text of it holds
+ * none. Bytes are searched by `indexOf` of a number, which on a Node Buffer (the libSQL
+ * binding's BLOB) is a native search.
  */
-export function holdsLineBreak(text: string): boolean {
-  return text.includes("\n") || text.includes("\r");
+export function holdsLineBreak(text: string | Uint8Array): boolean {
+  if (typeof text === "string") return text.includes("\n") || text.includes("\r");
+  return text.indexOf(10) !== -1 || text.indexOf(13) !== -1;
 }
 
 /** A submission's JSON text from the row's `head`, `created_at` and `tail` (SUBMISSION_JSON_AROUND_TIME). */
