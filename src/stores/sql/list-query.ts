@@ -165,10 +165,13 @@ export function readLately(maxKept = MAX_LATE_LISTS): { take(key: string): boole
   };
 }
 
+// bench/correlated.ts, over HTTP: a key built by `+` or a template is a tree of string pieces,
+// which a Map keeps whole; a noted key outlives young-generation collections, which copy the
+// whole tree each time and then keep it in the old generation. `join` makes one flat string.
 /** The key of a list in `readLately`: its shape (`ListStatements`') and the values its statements read. */
 export function lateListKey(accountId: string, query: SubmissionQuery, shape: string): string {
   const { popupId, domain, device, status, createdAfter, createdBefore, offset, limit } = query;
-  return `${shape}\x1f${accountId}\x1f${popupId}\x1f${domain}\x1f${device}\x1f${status}\x1f${createdAfter}\x1f${createdBefore}\x1f${offset}\x1f${limit}`;
+  return [shape, accountId, String(popupId), String(domain), String(device), String(status), String(createdAfter), String(createdBefore), String(offset), String(limit)].join("\x1f");
 }
 
 /** Lists a store remembers in each `readLately`; past this many, it starts over. */
