@@ -4,8 +4,9 @@
 // - the `formsink` bin is one bundled file: loading the ~180 modules it is made of one by one
 //   took about 50 ms of the ~340 ms from `formsink serve` to its first answer (bench/README.md,
 //   cold start); libsql (native), @libsql/client (only for remote databases) and postgres (only for
-//   PostgreSQL) stay outside. The webhook deliveries' thread (cli/webhook-worker.ts) is bundled
-//   the same way beside it, as the file `serve` starts the thread from;
+//   PostgreSQL) stay outside, and arktype is a file beside it (`arktypeBesideTheBin`). The webhook
+//   deliveries' thread (cli/webhook-worker.ts) is bundled the same way beside it, as the file
+//   `serve` starts the thread from;
 // - the bin must be executable for `npx formsink` in a checkout (npm marks it so itself only
 //   when it installs the package);
 // - the popup script the README tells users to embed ships as it is, to be served from
@@ -71,6 +72,37 @@ export const { sync, promise } = loadLibsqlAskingForTheReportOnce();`,
   };
 }
 
+/**
+ * arktype as a file of its own beside the bin (dist/cli/arktype.cjs), required the first time a
+ * module that validates with it is evaluated: serve's start never evaluates one
+ * (test/layout/start-imports.test.ts), but inside the bin V8 still had to read and pre-parse
+ * arktype's code, most of the file, on the way to serve's first answer (bench/README.md,
+ * cold-start.ts). CommonJS, so that it is loaded only when required; every name arktype exports
+ * is taken from it.
+ */
+async function arktypeBesideTheBin() {
+  await build({
+    stdin: { contents: 'export * from "arktype";', resolveDir: ".", loader: "js" },
+    outfile: "dist/cli/arktype.cjs",
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    logLevel: "warning",
+  });
+  const names = Object.keys(await import("arktype")).filter((name) => name !== "default");
+  return {
+    name: "arktype-beside-the-bin",
+    setup(build) {
+      build.onResolve({ filter: /^arktype$/ }, ({ path }) => ({ path, namespace: "beside" }));
+      build.onLoad({ filter: /.*/, namespace: "beside" }, () => ({
+        contents: `import { createRequire } from "node:module"; export const { ${names.join(", ")} } = createRequire(import.meta.url)("./arktype.cjs");`,
+        loader: "js",
+      }));
+    },
+  };
+}
+
 await build({
   entryPoints: ["cli/bin.ts", "cli/webhook-worker.ts"],
   outdir: "dist/cli",
@@ -79,7 +111,7 @@ await build({
   format: "esm",
   target: "node20",
   external: ["@libsql/client", "postgres"],
-  plugins: [libsqlRequiredNotImported()],
+  plugins: [libsqlRequiredNotImported(), await arktypeBesideTheBin()],
   logLevel: "warning",
 });
 chmodSync("dist/cli/bin.js", 0o755);
