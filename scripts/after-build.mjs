@@ -4,8 +4,9 @@
 // - the `formsink` bin is one bundled file: loading the ~180 modules it is made of one by one
 //   took about 50 ms of the ~340 ms from `formsink serve` to its first answer (bench/README.md,
 //   cold start); libsql (native), @libsql/client (only for remote databases) and postgres (only for
-//   PostgreSQL) stay outside. The webhook deliveries' thread (cli/webhook-worker.ts) is bundled
-//   the same way beside it, as the file `serve` starts the thread from;
+//   PostgreSQL) stay outside, and arktype is a file beside it (`arktypeBesideTheBin`). The webhook
+//   deliveries' thread (cli/webhook-worker.ts) is bundled the same way beside it, as the file
+//   `serve` starts the thread from;
 // - the bin must be executable for `npx formsink` in a checkout (npm marks it so itself only
 //   when it installs the package);
 // - the popup script the README tells users to embed ships as it is, to be served from
@@ -25,18 +26,77 @@ for (const file of readdirSync("dist", { recursive: true, encoding: "utf8" })) {
 }
 
 /**
- * The packages matching `filter`, CommonJS, loaded with `require` instead of `import`: Node reads
+ * libsql and libsql/promise, CommonJS, loaded with `require` instead of `import`: Node reads
  * a CommonJS module that ESM imports with a lexer of its own to find its export names, and that
  * lexer gets hot enough on libsql's comments for V8 to compile it with its optimizing compiler,
  * whose code pages then stay in the idle server's memory (bench/README.md, memory.ts).
+ *
+ * libsql and libsql/promise are loaded together, by `loadLibsqlAskingForTheReportOnce`: each picks
+ * its native addon by asking `process.report.getReport()` whether the C library is glibc, a
+ * report that takes milliseconds to gather (it symbolizes the native stack), and the second
+ * would gather the same report again on the way to `formsink serve`'s first answer
+ * (bench/README.md, cold-start.ts). While the two load, the report is gathered once and handed
+ * to both; `process.report` is as it was once they have loaded.
  */
-function requiredNotImported(filter) {
+function libsqlRequiredNotImported() {
   return {
-    name: "required-not-imported",
+    name: "libsql-required-not-imported",
     setup(build) {
-      build.onResolve({ filter }, ({ path }) => ({ path, namespace: "required" }));
-      build.onLoad({ filter: /.*/, namespace: "required" }, ({ path }) => ({
-        contents: `import { createRequire } from "node:module"; export default createRequire(import.meta.url)(${JSON.stringify(path)});`,
+      build.onResolve({ filter: /^libsql(\/promise)?$/ }, ({ path }) => ({ path, namespace: "required" }));
+      build.onResolve({ filter: /^libsql-bindings$/, namespace: "required" }, ({ path }) => ({ path, namespace: "required" }));
+      build.onLoad({ filter: /^libsql-bindings$/, namespace: "required" }, () => ({
+        contents: `import { createRequire } from "node:module";
+function loadLibsqlAskingForTheReportOnce() {
+  const report = typeof process.report?.getReport === "function" ? process.report : undefined;
+  const getReport = report?.getReport;
+  let gathered;
+  try {
+    if (report) report.getReport = function () { return (gathered ??= getReport.apply(this, arguments)); };
+  } catch {
+    // A runtime whose process.report cannot be changed: each asks for its own.
+  }
+  try {
+    return { sync: createRequire(import.meta.url)("libsql"), promise: createRequire(import.meta.url)("libsql/promise") };
+  } finally {
+    if (report && report.getReport !== getReport) report.getReport = getReport;
+  }
+}
+export const { sync, promise } = loadLibsqlAskingForTheReportOnce();`,
+        loader: "js",
+      }));
+      build.onLoad({ filter: /^libsql(\/promise)?$/, namespace: "required" }, ({ path }) => ({
+        contents: `import { ${path === "libsql" ? "sync" : "promise"} as binding } from "libsql-bindings"; export default binding;`,
+        loader: "js",
+      }));
+    },
+  };
+}
+
+/**
+ * arktype as a file of its own beside the bin (dist/cli/arktype.cjs), required the first time a
+ * module that validates with it is evaluated: serve's start never evaluates one
+ * (test/layout/start-imports.test.ts), but inside the bin V8 still had to read and pre-parse
+ * arktype's code, most of the file, on the way to serve's first answer (bench/README.md,
+ * cold-start.ts). CommonJS, so that it is loaded only when required; every name arktype exports
+ * is taken from it.
+ */
+async function arktypeBesideTheBin() {
+  await build({
+    stdin: { contents: 'export * from "arktype";', resolveDir: ".", loader: "js" },
+    outfile: "dist/cli/arktype.cjs",
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    logLevel: "warning",
+  });
+  const names = Object.keys(await import("arktype")).filter((name) => name !== "default");
+  return {
+    name: "arktype-beside-the-bin",
+    setup(build) {
+      build.onResolve({ filter: /^arktype$/ }, ({ path }) => ({ path, namespace: "beside" }));
+      build.onLoad({ filter: /.*/, namespace: "beside" }, () => ({
+        contents: `import { createRequire } from "node:module"; export const { ${names.join(", ")} } = createRequire(import.meta.url)("./arktype.cjs");`,
         loader: "js",
       }));
     },
@@ -51,7 +111,7 @@ await build({
   format: "esm",
   target: "node20",
   external: ["@libsql/client", "postgres"],
-  plugins: [requiredNotImported(/^libsql(\/promise)?$/)],
+  plugins: [libsqlRequiredNotImported(), await arktypeBesideTheBin()],
   logLevel: "warning",
 });
 chmodSync("dist/cli/bin.js", 0o755);

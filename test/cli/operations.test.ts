@@ -9,8 +9,11 @@ import { createClient } from "@libsql/client";
 import { getMetricsFromIterator, type PromHistogramData } from "prom2javascript";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
+import { createApiKey } from "../../src/auth/keys.ts";
+import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { MIGRATIONS } from "../../src/stores/sql/migrations.ts";
 import { collect, waitForOutput } from "../support/process.ts";
+import { within } from "../support/within.ts";
 import { FORMSINK, run, runHere } from "./run.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -188,6 +191,33 @@ ops("--metrics serves Prometheus text on its own port: requests by route pattern
   } finally {
     const { code, stderr } = await server.stop();
     assert.is(code, 0, stderr);
+  }
+});
+
+ops("serve applies the retention rules and prunes the change log once it is serving", async ({ dir, db }) => {
+  const store = await createLibsqlStore({ url: db });
+  const { key, record } = await createApiKey(store, { account: "acme" });
+  await store.importSubmissions(record.accountId, [
+    { submissionId: MISSING_ID, popupId: "p1", data: { email: "old@example.com" }, domain: "example.com", userAgent: "test", device: "desktop", status: "pending", createdAt: "2020-01-01T00:00:00.000Z" },
+  ]);
+  await store.setRetentionRules(record.accountId, [{ olderThanDays: 30 }]);
+  await store.close();
+  // The import's event, dated as old as its submission: past any event retention.
+  const client = createClient({ url: db });
+  await client.execute("UPDATE events SET at = 0");
+  client.close();
+
+  const server = await serve(["--db", db, "--event-retention-days", "1"]);
+  try {
+    await within(waitForOutput(server.process, "stderr", /retention: deleted 1 submissions/), 10_000, "the retention run");
+    const page = await fetch(`${server.url}/api/submission`, { headers: { "x-api-key": key } }).then((r) => r.json() as Promise<{ total: number }>);
+    assert.is(page.total, 0);
+    for (let waited = 0; (await countRows(join(dir, "live.db"), "events WHERE at = 0")) > 0; waited += 50) {
+      assert.ok(waited < 10_000, "the event past its retention is pruned");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await server.stop();
   }
 });
 

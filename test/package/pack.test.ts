@@ -35,7 +35,7 @@ pkg.after(({ project }) => rmSync(project, { recursive: true, force: true }));
 
 pkg("the tarball holds the built package and nothing else: no sources, tests, fixtures or databases", ({ files }) => {
   assert.ok(files.includes("dist/src/index.js") && files.includes("dist/src/index.d.ts") && files.includes("dist/cli/bin.js"));
-  const unexpected = files.filter((file) => !/^(dist\/.+\.(js|d\.ts)|package\.json|README\.md|LICENSE)$/.test(file));
+  const unexpected = files.filter((file) => !/^(dist\/.+\.(js|d\.ts)|dist\/cli\/arktype\.cjs|package\.json|README\.md|LICENSE)$/.test(file));
   assert.equal(unexpected, []);
 });
 
@@ -126,17 +126,23 @@ await server.close();`,
   assert.is(output.trim(), "401 API key is required");
 });
 
-pkg("the formsink bin and serve's webhook thread are one file each that loads only Node's modules and libsql (and its promise API) as it starts", ({ project, files }) => {
-  assert.equal(files.filter((file) => file.startsWith("dist/cli/")).sort(), ["dist/cli/bin.js", "dist/cli/webhook-worker.js"]);
-  for (const file of ["bin.js", "webhook-worker.js"]) {
+pkg("the formsink bin and serve's webhook thread are one file each that loads only Node's modules and libsql (and its promise API) as it starts, arktype a file beside them", ({ project, files }) => {
+  assert.equal(files.filter((file) => file.startsWith("dist/cli/")).sort(), ["dist/cli/arktype.cjs", "dist/cli/bin.js", "dist/cli/webhook-worker.js"]);
+  const loads = (file: string) => {
     const source = readFileSync(join(project, "node_modules/formsink/dist/cli", file), "utf8");
     const imported = [...source.matchAll(/^import\b[^"';]*["']([^"']+)["']/gm)].map((match) => match[1]!);
-    // libsql is CommonJS, required rather than imported (scripts/after-build.mjs says why).
-    const required = [...source.matchAll(/createRequire\d*\(import\.meta\.url\)\(["']([^"']+)["']\)/g)].map((match) => match[1]!);
-    const loaded = [...imported, ...required];
+    // libsql and arktype are CommonJS, required rather than imported (scripts/after-build.mjs says why).
+    const required = [...source.matchAll(/(?:createRequire\d*\(import\.meta\.url\)|\brequire)\(["']([^"']+)["']\)/g)].map((match) => match[1]!);
+    return { imported, required };
+  };
+  for (const file of ["bin.js", "webhook-worker.js"]) {
+    const { imported, required } = loads(file);
     assert.ok(required.includes("libsql"), `${file}: libsql stays outside the bundle (native code)`);
-    assert.equal(loaded.filter((specifier) => !specifier.startsWith("node:") && specifier !== "libsql" && specifier !== "libsql/promise"), [], file);
+    const besides = ["libsql", "libsql/promise", "./arktype.cjs"];
+    assert.equal([...imported, ...required].filter((specifier) => !specifier.startsWith("node:") && !besides.includes(specifier)), [], file);
   }
+  assert.ok(loads("bin.js").required.includes("./arktype.cjs"), "the bin takes arktype from the file beside it");
+  assert.equal(loads("arktype.cjs").required.filter((specifier) => !specifier.startsWith("node:")), [], "arktype.cjs holds all of arktype");
 });
 
 pkg("the formsink bin runs from the install, without tsx", ({ project }) => {
