@@ -137,8 +137,14 @@ export function stopServerProcess(child: ChildProcess): Promise<void> {
 
 /** CPU seconds a process has used (user + system), from /proc/<pid>/stat. */
 export function cpuSeconds(pid: number): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
+}
+
+/** CPU seconds a process has used, in its own code (`user`) and in the kernel's for it (`system`). */
+export function cpuTimes(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 }; // utime, stime in clock ticks (100 Hz)
 }
 
 /**
