@@ -19,16 +19,18 @@ import { readPerTurn } from "../../src/stores/sql/per-turn.ts";
 
 const test = suite("SQL store: API key lookups per turn");
 
-/** A store over :memory: that counts the statements reading api_keys. */
-async function countingStore() {
-  const connection = openLibsqlFile(":memory:");
+/** A store over `path` (:memory: or a file) that counts the statements reading api_keys. */
+async function countingStore(path = ":memory:") {
+  const connection = openLibsqlFile(path);
   const keyReads = { count: 0 };
+  const { changeVersion } = connection.driver;
   const driver: SqlDriver = {
     execute: (statement) => {
       if (/FROM api_keys WHERE id = \?/.test(statement.sql)) keyReads.count++;
       return connection.driver.execute(statement);
     },
     batch: (statements, mode) => connection.driver.batch(statements, mode),
+    ...(changeVersion && { changeVersion }),
   };
   return { store: await createSqlStore(driver, connection.close), keyReads };
 }
@@ -74,25 +76,10 @@ test("a lookup asked after another connection revoked the key sees the revocatio
   }
 });
 
-/** A libSQL file store that counts the statements reading api_keys, and a second connection to the file. */
-async function countingFileStore(path: string) {
-  const connection = openLibsqlFile(path);
-  const keyReads = { count: 0 };
-  const driver: SqlDriver = {
-    execute: (statement) => {
-      if (/FROM api_keys WHERE id = \?/.test(statement.sql)) keyReads.count++;
-      return connection.driver.execute(statement);
-    },
-    batch: (statements, mode) => connection.driver.batch(statements, mode),
-    changeVersion: () => connection.driver.changeVersion!(),
-  };
-  return { store: await createSqlStore(driver, connection.close), keyReads };
-}
-
 test("a file's key is read again after any commit, by this store or another connection, and kept while nothing changed", async () => {
   const dir = mkdtempSync(join(tmpdir(), "formsink-key-lookups-"));
   const path = join(dir, "keys.db");
-  const { store, keyReads } = await countingFileStore(path);
+  const { store, keyReads } = await countingStore(path);
   const other = new Database(path);
   try {
     const first = await createApiKey(store, { account: "acme" });
