@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "libsql";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createApiKey, revokeApiKey } from "../../src/auth/keys.ts";
@@ -18,16 +19,18 @@ import { readPerTurn } from "../../src/stores/sql/per-turn.ts";
 
 const test = suite("SQL store: API key lookups per turn");
 
-/** A store over :memory: that counts the statements reading api_keys. */
-async function countingStore() {
-  const connection = openLibsqlFile(":memory:");
+/** A store over `path` (:memory: or a file) that counts the statements reading api_keys. */
+async function countingStore(path = ":memory:") {
+  const connection = openLibsqlFile(path);
   const keyReads = { count: 0 };
+  const { changeVersion } = connection.driver;
   const driver: SqlDriver = {
     execute: (statement) => {
       if (/FROM api_keys WHERE id = \?/.test(statement.sql)) keyReads.count++;
       return connection.driver.execute(statement);
     },
     batch: (statements, mode) => connection.driver.batch(statements, mode),
+    ...(changeVersion && { changeVersion }),
   };
   return { store: await createSqlStore(driver, connection.close), keyReads };
 }
@@ -69,6 +72,39 @@ test("a lookup asked after another connection revoked the key sees the revocatio
   } finally {
     await serving.close();
     await other.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a file's key is read again after any commit, by this store or another connection, and kept while nothing changed", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "formsink-key-lookups-"));
+  const path = join(dir, "keys.db");
+  const { store, keyReads } = await countingStore(path);
+  const other = new Database(path);
+  try {
+    const first = await createApiKey(store, { account: "acme" });
+    const second = await createApiKey(store, { account: "acme" });
+    assert.is((await store.findApiKey(first.record.id))?.revokedAt, null);
+    const reads = keyReads.count;
+    // Nothing committed since: later turns answer from the record read before.
+    for (let turn = 0; turn < 3; turn++) assert.is((await store.findApiKey(first.record.id))?.revokedAt, null);
+    assert.is(keyReads.count, reads);
+    // Revoked through this store: the next lookup reads it again and sees it.
+    assert.ok(await revokeApiKey(store, second.record.id));
+    assert.ok((await store.findApiKey(second.record.id))?.revokedAt);
+    // Revoked by another connection to the file, as an operator's sqlite3 session would.
+    assert.is((await store.findApiKey(first.record.id))?.revokedAt, null);
+    other.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(["2026-01-01T00:00:00.000Z", first.record.id]);
+    assert.is((await store.findApiKey(first.record.id))?.revokedAt, "2026-01-01T00:00:00.000Z");
+    // Read once per commit, not once per lookup.
+    const reread = keyReads.count;
+    other.prepare("UPDATE api_keys SET revoked_at = NULL WHERE id = ?").run([first.record.id]);
+    assert.is((await store.findApiKey(first.record.id))?.revokedAt, null);
+    assert.is((await store.findApiKey(first.record.id))?.revokedAt, null);
+    assert.is(keyReads.count, reread + 1);
+  } finally {
+    other.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

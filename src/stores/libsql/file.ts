@@ -159,8 +159,12 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
   }
 
   const writes = openWriter(path, options);
+  // SQLite's count of commits made by other connections, this file's writer among them: the
+  // read connection itself never writes.
+  const dataVersion = db.prepare("PRAGMA data_version").raw(true);
   return {
     driver: {
+      changeVersion: () => (dataVersion.get() as [number])[0],
       // A read in WAL mode does not wait for writers; VACUUM cannot run inside a transaction.
       // Telling a read from a write prepares the statement, which reads the schema: that can be
       // refused for a lock too (the other connection opening the WAL of a file just made), so

@@ -45,6 +45,13 @@ export interface SqlDriver {
   execute(statement: SqlStatement): Promise<SqlResult>;
   /** Runs every statement in one transaction: all of them take effect, or none. */
   batch(statements: readonly SqlStatement[], mode: "read" | "write"): Promise<SqlResult[]>;
+  /**
+   * A number that is another one as soon as any write has been committed to the database since
+   * it was last asked: by this driver, another connection or another process. A store may keep
+   * what it read for as long as the number stays the same. Left out where the database cannot
+   * tell at once (D1, libSQL over HTTP): the store then reads again each time.
+   */
+  changeVersion?(): number;
 }
 
 /** Whether the database refused a value for its length (D1's SQLITE_TOOBIG past 2 MB). */

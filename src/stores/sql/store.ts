@@ -12,6 +12,7 @@ import { joinBytes } from "../../bytes.ts";
 import { arrayRows, bytesOf, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.ts";
 import { groupCommit } from "./group-commit.ts";
 import { createsWrittenTogether, type GroupedCreate } from "./group-creates.ts";
+import { keptUntilChange } from "./kept-until-change.ts";
 import { readPerTurn } from "./per-turn.ts";
 import { readInHalves } from "./read-in-halves.ts";
 import { toApiKey, toErasureReceipt } from "./records.ts";
@@ -355,10 +356,10 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
         args: [key.id, key.accountId, key.kind, key.hash, JSON.stringify(key.domains), key.createdAt, key.revokedAt],
       });
     },
-    findApiKey: readPerTurn(async (keyId: string) => {
+    findApiKey: readPerTurn(keptUntilChange(driver, async (keyId: string) => {
       const { rows } = await driver.execute({ sql: "SELECT * FROM api_keys WHERE id = ?", args: [keyId], oneRow: true });
       return rows[0] && toApiKey(rows[0]);
-    }),
+    })),
     async listApiKeys(filter = {}): Promise<ApiKeyListing[]> {
       const { rows } = await driver.execute({
         sql: `SELECT api_keys.*, accounts.name AS account_name FROM api_keys JOIN accounts ON accounts.id = api_keys.account_id
