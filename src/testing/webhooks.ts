@@ -462,6 +462,24 @@ export function testWebhookStore<S extends Store>(options: StoreSuiteOptions<S>)
     assert.is(await store.replayDeliveries(ACCOUNT, "wh_missing", since, NOW), 0);
   });
 
+  test("webhooks: a retry names one endpoint's delivery of an event: the same event's delivery to another endpoint is left as it is", async (store) => {
+    const [first, second] = [endpoint(), endpoint()];
+    await store.insertWebhook(ACCOUNT, first);
+    await store.insertWebhook(ACCOUNT, second);
+    await store.insertWebhook(OTHER_ACCOUNT, second);
+    await store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+    const [event] = await eventsOf(store, ACCOUNT);
+    const sent = await drain(store, NOW);
+    assert.equal([sent.get(first.webhookId), sent.get(second.webhookId)], [[event!.id], [event!.id]]);
+
+    assert.is(await store.retryDelivery(ACCOUNT, first.webhookId, event!.id, NOW + 1), true);
+    assert.is(await store.retryDelivery(OTHER_ACCOUNT, second.webhookId, event!.id, NOW + 1), false, "another account's endpoint of the same id was sent no such event");
+    const retried = await claim(store, NOW + 1);
+    assert.equal(retried.map((d) => [d.webhook.webhookId, d.eventId, d.attempts]), [[first.webhookId, event!.id, 1]]);
+    const [other] = (await store.listDeliveries(ACCOUNT, second.webhookId, { limit: 10 })).deliveries;
+    assert.equal([other!.eventId, other!.status, other!.attempts], [event!.id, "succeeded", 1]);
+  });
+
   test("webhooks: a retry or replay asked while an attempt is in flight wins: the attempt's outcome is not recorded", async (store) => {
     const hook = endpoint();
     await store.insertWebhook(ACCOUNT, hook);

@@ -472,6 +472,17 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       UPDATE submissions SET plain_text = (${plainTextTest("NEW.")}) WHERE rowid = NEW.rowid;
     END`,
   ],
+  // 19: the index a retry finds its delivery by holds the event's id alone, not after the
+  // endpoint's account and id (migration 8). Every first attempt's outcome inserts an entry in
+  // it inside the dispatcher's write transaction, which holds the write lock the creates' group
+  // commits wait for: a shorter entry, and the outcomes of every endpoint go to the same few
+  // pages at the index's end (an event id starts with its time) where each endpoint's went to
+  // pages of its own. An event's id names one event of one account, so a retry's lookup reads
+  // a row per endpoint the event went to and keeps the one asked for.
+  [
+    `DROP INDEX webhook_deliveries_by_event`,
+    `CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id)`,
+  ],
 ];
 
 /** Migration 16's test of a row's text fields (of `row`: "" or "NEW."): true when json_quote of each adds only its quotes. */
