@@ -472,7 +472,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       UPDATE submissions SET plain_text = (${plainTextTest("NEW.")}) WHERE rowid = NEW.rowid;
     END`,
   ],
-  // 19: the index a retry finds its delivery by holds the event's id alone, not after the
+  // 17: the index a retry finds its delivery by holds the event's id alone, not after the
   // endpoint's account and id (migration 8). Every first attempt's outcome inserts an entry in
   // it inside the dispatcher's write transaction, which holds the write lock the creates' group
   // commits wait for: a shorter entry, and the outcomes of every endpoint go to the same few

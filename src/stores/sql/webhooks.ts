@@ -346,7 +346,7 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
     async retryDelivery(accountId, webhookId, eventId, now) {
       // A first attempt in flight has no row: the retry makes it one, which its outcome then
       // leaves alone (the insert of an outcome never overwrites a row). A row is found by its
-      // event's id (the index of migration 19), among that event's deliveries to every endpoint.
+      // event's id (the index of migration 17), among that event's deliveries to every endpoint.
       const [updated, inserted] = await driver.batch(
         [
           {
