@@ -223,7 +223,7 @@ const PRUNE_BATCH = 10_000;
 /**
  * Drops the events stamped before `before`, oldest position first, a batch at a time, recording
  * per account the newest position dropped. Positions follow stamps (one clock per write), so what
- * is older is a prefix of the log; a batch that drops nothing ends the prune. `alongside` gives
+ * is older is a prefix of the log: an oldest event that is not older ends the prune. `alongside` gives
  * statements that drop what goes with the events at or before a position (an SQL expression
  * whose one parameter is `before`), run in each batch's transaction.
  */
@@ -248,7 +248,7 @@ export async function pruneEvents(driver: SqlDriver, before: number, alongside: 
     );
     const pruned = results.at(-1)!.rows.length;
     total += pruned;
-    // Another process pruned since the read: what is left is its to drop, or newer.
+    // Another process pruned between the read and this batch: it drops the rest.
     if (pruned === 0) break;
   }
   return total;
