@@ -6,8 +6,8 @@ import { openLibsqlFile, primaryResultCode } from "../src/stores/libsql/file.ts"
 import { DEFAULT_DATABASE_URL, localPath } from "../src/stores/libsql/options.ts";
 import type { ThreadWriteLock } from "../src/stores/libsql/thread-write-lock.ts";
 import type { SqlDriver } from "../src/stores/sql/driver.ts";
-import { migrate, type SchemaUpgrade } from "../src/stores/sql/migrate.ts";
-import { createSqlStore } from "../src/stores/sql/store.ts";
+import type { SchemaUpgrade } from "../src/stores/sql/migrate.ts";
+import { openSqlStore } from "../src/stores/sql/store.ts";
 import { BadValue, setting, settingHelp } from "./config.ts";
 import { type Io, UsageError } from "./usage.ts";
 
@@ -135,8 +135,9 @@ export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr"> &
     if (isPostgresUrl(url)) return await openPostgres(url, io);
     const { driver, close } = await connect(url, io.env.FORMSINK_DB_AUTH_TOKEN, io.connection);
     try {
-      reportUpgrade(await migrate(driver), io);
-      return await createSqlStore(driver, close);
+      const { store, upgrade } = await openSqlStore(driver, close);
+      reportUpgrade(upgrade, io);
+      return store;
     } catch (error) {
       await close();
       throw error;

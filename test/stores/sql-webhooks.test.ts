@@ -45,11 +45,15 @@ async function plansOf(run: (driver: SqlDriver) => Promise<unknown>): Promise<{ 
     await migrate(libsqlDriver(client));
     const sent: SqlStatement[] = [];
     const empty: SqlResult = { rows: [], rowsAffected: 0 };
-    // A claim reads whether it may find work before it writes: say it may, so that its writes are sent too.
+    // A claim reads whether it may find work before it writes, and a prune whether the oldest
+    // event is old enough: say they may, so that their writes are sent too.
     const mayClaim: SqlResult = { rows: [{ maybe: 1 }], rowsAffected: 0 };
+    const oldestIsOld: SqlResult = { rows: [{ at: 0 }], rowsAffected: 0 };
+    const answer = (statement: SqlStatement) =>
+      /\bAS maybe\b/.test(statement.sql) ? mayClaim : /^SELECT at FROM events\b/.test(statement.sql) ? oldestIsOld : empty;
     await run({
-      execute: async (statement) => (sent.push(statement), /\bAS maybe\b/.test(statement.sql) ? mayClaim : empty),
-      batch: async (statements) => (sent.push(...statements), statements.map(() => empty)),
+      execute: async (statement) => (sent.push(statement), answer(statement)),
+      batch: async (statements) => (sent.push(...statements), statements.map(answer)),
     });
     const plans = [];
     for (const statement of sent) {

@@ -223,7 +223,7 @@ const PRUNE_BATCH = 10_000;
 /**
  * Drops the events stamped before `before`, oldest position first, a batch at a time, recording
  * per account the newest position dropped. Positions follow stamps (one clock per write), so what
- * is older is a prefix of the log; a batch that drops nothing ends the prune. `alongside` gives
+ * is older is a prefix of the log: an oldest event that is not older ends the prune. `alongside` gives
  * statements that drop what goes with the events at or before a position (an SQL expression
  * whose one parameter is `before`), run in each batch's transaction.
  */
@@ -231,7 +231,7 @@ export async function pruneEvents(driver: SqlDriver, before: number, alongside: 
   const oldest = `SELECT position FROM events ORDER BY position LIMIT ${PRUNE_BATCH}`;
   const through = `(SELECT MAX(position) FROM events WHERE position IN (${oldest}) AND at < ?)`;
   let total = 0;
-  for (;;) {
+  while (await oldestEventIsBefore(driver, before)) {
     const results = await driver.batch(
       [
         {
@@ -248,6 +248,20 @@ export async function pruneEvents(driver: SqlDriver, before: number, alongside: 
     );
     const pruned = results.at(-1)!.rows.length;
     total += pruned;
-    if (pruned === 0) return total;
+    // Another process pruned between the read and this batch: it drops the rest.
+    if (pruned === 0) break;
   }
+  return total;
+}
+
+/**
+ * Whether the log's oldest event is stamped before `before`: read first, so that a prune with
+ * nothing to drop (most runs of the hourly pruner) takes no write lock and does not wait on, or
+ * hold up, the writes of the creates. Since what is older is a prefix, an oldest event that is
+ * not older means no event is.
+ */
+async function oldestEventIsBefore(driver: SqlDriver, before: number): Promise<boolean> {
+  const [result] = await driver.batch([{ sql: "SELECT at FROM events ORDER BY position LIMIT 1", oneRow: true }], "read");
+  const at = result!.rows[0]?.at;
+  return at !== undefined && at !== null && Number(at) < before;
 }

@@ -22,7 +22,7 @@ import {
   dataKeysStatement, type ListStatements, lateListKey, listStatements, pageWithTotal, readLately, rowsWithTotal, statementTexts, walkFoundPage, type WalkRows, walkStatement, type WalkStatement,
   wholePage,
 } from "./list-query.ts";
-import { migrate } from "./migrate.ts";
+import { migrate, type SchemaUpgrade } from "./migrate.ts";
 import { deliveriesOfPrunedEvents, sqlWebhookStore } from "./webhooks.ts";
 import { randomHex } from "../../hex.ts";
 import { type StoredDataKeys, storedDataKeys } from "../stored-data-keys.ts";
@@ -50,9 +50,18 @@ export async function createSqlStore(
   close: () => void | Promise<void> = () => {},
   options: SqlStoreOptions = {},
 ): Promise<CompleteStore> {
-  await migrate(driver);
+  return (await openSqlStore(driver, close, options)).store;
+}
+
+/** `createSqlStore`, also saying what the migration did (`from` = `to`: nothing): the CLI reports it. */
+export async function openSqlStore(
+  driver: SqlDriver,
+  close: () => void | Promise<void> = () => {},
+  options: SqlStoreOptions = {},
+): Promise<{ store: CompleteStore; upgrade: SchemaUpgrade }> {
+  const upgrade = await migrate(driver);
   const identifyingFields = await useIdentifyingFields(driver, options.identifyingFields);
-  return sqlStore(driver, close, identifyingFields);
+  return { store: sqlStore(driver, close, identifyingFields), upgrade };
 }
 
 /** A walk the counts may not choose: their choice and the total when they chose it (`ListStatements`). */
