@@ -319,7 +319,7 @@ try {
   if (RATE !== undefined) {
     console.log("Creates sent at a set rate: their share is not the target's figure, and the dispatcher alone is not run.");
   } else {
-    console.log(`HTTP creates (libSQL file): ${rate(none.createsPerSecond)}/s without endpoints, ${rate(two.createsPerSecond)}/s with two subscribed (${Math.round(share * 100)}%)${paced.length > 0 ? "" : "; no round's deliveries kept pace"}`);
+    console.log(`HTTP creates (libSQL file): ${rate(none.createsPerSecond)}/s without endpoints, ${rate(two.createsPerSecond)}/s with two subscribed (${sharePercent(share)})${paced.length > 0 ? "" : "; no round's deliveries kept pace"}`);
     await dispatcherAlone(share, none, two, paced.length > 0, rate);
   }
 } finally {
@@ -328,6 +328,11 @@ try {
 }
 
 /** The dispatcher's `runOnce` alone, then the targets. */
+/** The share as judged against its target: to a tenth, so that one just under 90% does not print as 90%. */
+function sharePercent(share: number): string {
+  return `${(Math.floor(share * 1000) / 10).toFixed(1)}%`;
+}
+
 async function dispatcherAlone(share: number, none: CreateRound, two: CreateRound, kept: boolean, rate: (perSecond: number) => string): Promise<void> {
   // The dispatcher alone now, on the core the server had.
   pinSelf(0);
@@ -337,7 +342,7 @@ async function dispatcherAlone(share: number, none: CreateRound, two: CreateRoun
   reportTargets([
     {
       target: "webhooks-create", what: "libsql: HTTP creates with two endpoints subscribed, share of none",
-      measured: `${Math.round(share * 100)}% (${rate(two.createsPerSecond)} vs ${rate(none.createsPerSecond)}/s${kept ? `, lag ${rate(two.lag)}` : ", deliveries fell behind"})`,
+      measured: `${sharePercent(share)} (${rate(two.createsPerSecond)} vs ${rate(none.createsPerSecond)}/s${kept ? `, lag ${rate(two.lag)}` : ", deliveries fell behind"})`,
       goal: ">= 90%, deliveries keeping pace", met: share >= 0.9 && kept,
     },
     {
