@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -123,9 +123,14 @@ function normalized(value: unknown): unknown {
   return value;
 }
 
-/** A bash session whose commands run one block at a time, so that variables (KEY, ID) carry over. */
+/**
+ * A bash session whose commands run one block at a time, so that variables (KEY, ID) carry over.
+ * It leads a process group of its own, which `close` ends whole: a block still running (a wait
+ * loop whose server never came up) and what it started in the background go with it, so that a
+ * failed test leaves nothing running that would keep the test process alive.
+ */
 function shell(env: NodeJS.ProcessEnv, cwd = ROOT): { run(script: string, timeoutMs?: number): Promise<string>; close(): void; child: ChildProcess } {
-  const child = spawn("bash", ["--norc", "--noprofile"], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn("bash", ["--norc", "--noprofile"], { cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
   let out = "";
   let err = "";
   child.stdout.on("data", (chunk) => (out += chunk));
@@ -152,6 +157,11 @@ function shell(env: NodeJS.ProcessEnv, cwd = ROOT): { run(script: string, timeou
     },
     close() {
       child.stdin.end();
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // The group has ended already.
+      }
     },
   };
 }
@@ -287,13 +297,26 @@ function walkThroughShape(value: unknown, key = ""): unknown {
   return value;
 }
 
-/** A free TCP port on 127.0.0.1 for the receiver (the README's 9000 may be taken here). */
+/**
+ * A free TCP port on 127.0.0.1 for the receiver (the README's 9000 may be taken here), below
+ * Linux's ephemeral range (32768 and up): a port the kernel handed out for listen(0) and then
+ * freed can be handed out again, to the server this test starts or to a client's connection,
+ * before the receiver listens on it.
+ */
 async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  for (let tries = 0; ; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = createServer();
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => resolve(true));
+    });
+    if (listening) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+    assert.ok(tries < 50, "no free port between 20000 and 32000 on 127.0.0.1");
+  }
 }
 
 walkThrough("the README's Webhooks section: a signed delivery verified by standardwebhooks, a failure in the log, the retry after the receiver is back", async () => {
@@ -333,7 +356,7 @@ walkThrough("the README's Webhooks section: a signed delivery verified by standa
     });
     assert.ok(checked >= 5, `only ${checked} lines checked`);
   } finally {
-    await session.run("kill $(jobs -p) 2>/dev/null; wait").catch(() => undefined);
+    await session.run("kill $(jobs -p) 2>/dev/null; wait", 5_000).catch(() => undefined);
     session.close();
     server.kill("SIGTERM");
     await new Promise((resolve) => (server.exitCode !== null ? resolve(undefined) : server.once("close", resolve)));
