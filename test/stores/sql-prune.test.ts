@@ -12,6 +12,7 @@ import type { CompleteStore } from "../../src/store.ts";
 import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
 import { ACCOUNT, seedRows } from "../../src/testing/fixtures.ts";
 import { readAll } from "../../src/testing/event-reading.ts";
+import { within } from "../support/within.ts";
 
 const test = suite("SQL store: pruning the change log");
 
@@ -30,12 +31,6 @@ async function withFileStore(work: (store: CompleteStore, path: string) => Promi
   }
 }
 
-function within<T>(ms: number, work: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not done within ${ms} ms`)), ms)));
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
-
 test("a prune with nothing old enough answers at once while another process holds the write lock, and drops nothing", async () => {
   await withFileStore(async (store, path) => {
     const [first, second] = seedRows(2);
@@ -44,7 +39,7 @@ test("a prune with nothing old enough answers at once while another process hold
     const other = new Database(path);
     other.exec("BEGIN IMMEDIATE");
     try {
-      assert.is(await within(PROMPT_MS, store.pruneEvents(Date.now() - 60_000)), 0);
+      assert.is(await within(store.pruneEvents(Date.now() - 60_000), PROMPT_MS, "the prune"), 0);
     } finally {
       other.exec("COMMIT");
       other.close();

@@ -261,7 +261,7 @@ export async function pruneEvents(driver: SqlDriver, before: number, alongside: 
  * not older means no event is.
  */
 async function oldestEventIsBefore(driver: SqlDriver, before: number): Promise<boolean> {
-  const [result] = await driver.batch([{ sql: "SELECT at FROM events ORDER BY position LIMIT 1", oneRow: true }], "read");
-  const at = result!.rows[0]?.at;
+  const { rows } = await driver.execute({ sql: "SELECT at FROM events ORDER BY position LIMIT 1", oneRow: true });
+  const at = rows[0]?.at;
   return at !== undefined && at !== null && Number(at) < before;
 }
