@@ -67,9 +67,14 @@ export function canPin(): boolean {
   return tasksetChecked;
 }
 
-/** Pins this process (the load generator) to `core`, when it can. */
+/**
+ * Pins this process to `core`, when it can: every thread it has (`-a`), since V8's and libuv's
+ * threads start before this runs and `taskset -p` alone would pin only the main thread, leaving
+ * the garbage collector's helpers free to run on the other core (the server's, for a load
+ * generator). Threads started later inherit the pin.
+ */
 export function pinSelf(core: number): void {
-  if (canPin()) execFileSync("taskset", ["-cp", String(core), String(process.pid)], { stdio: "ignore" });
+  if (canPin()) execFileSync("taskset", ["-a", "-cp", String(core), String(process.pid)], { stdio: "ignore" });
 }
 
 const ROOT = new URL("../../", import.meta.url);

@@ -351,7 +351,7 @@ walkThrough("the README's Webhooks section: a signed delivery verified by standa
         assert.equal(walkThroughShape(got), walkThroughShape(expected), where);
         lastWebhookId = /"webhookId":"(wh_[0-9a-f]{32})"/.exec(answer)?.[1] ?? lastWebhookId;
       },
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
       context: () => `server: ${said}`,
     });
     assert.ok(checked >= 5, `only ${checked} lines checked`);

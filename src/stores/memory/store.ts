@@ -229,7 +229,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
     async pruneEvents(before) {
       open();
       const pruned = events.prune(before);
-      webhooks.dropPruned();
+      // Deliveries exist only for events still kept, so with nothing pruned there is nothing to drop.
+      if (pruned > 0) webhooks.dropPruned();
       return pruned;
     },
     ...webhooks.store,
