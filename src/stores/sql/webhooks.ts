@@ -111,17 +111,6 @@ const CLAIMABLE_NOW = `EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL 
 const MAYBE_CLAIMABLE = `SELECT ${CLAIMABLE_NOW} AS maybe`;
 
 /**
- * MAYBE_CLAIMABLE once the outcomes of `?2`'s attempts are recorded: also true while `?2` holds a
- * live lease on a range of an enabled endpoint that has events after it (what the outcomes may
- * free), or on a delivery row (a replay's run may go on past it). Read before the write that
- * records them, so that a write of outcomes after which nothing is claimable runs no claim.
- */
-const MAYBE_CLAIMABLE_AFTER = `SELECT ${CLAIMABLE_NOW}
-  OR EXISTS (SELECT 1 FROM webhooks WHERE lease_owner = ?2 AND lease_until > ?1 AND disabled_at IS NULL AND lease_last < ${NEWEST_POSITION})
-  OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE lease_until > ?1 AND lease_owner = ?2)
-  AS maybe`;
-
-/**
  * Moves each enabled, unleased endpoint none of whose events after its place in the log it
  * subscribes to past them, so that those are not read again (and a claim's first read finds
  * nothing to do). A lease run out on such an endpoint (its events pruned) goes with it.
@@ -306,9 +295,10 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
     },
     async recordAndClaimDeliveries(attempts, { now, limit, leaseMs, owner }) {
       // What the outcomes free (an endpoint's range, once its run is recorded) is claimable only
-      // after them: the claim follows them in this same transaction.
-      const { rows: found } = await driver.execute({ sql: MAYBE_CLAIMABLE_AFTER, args: [now, owner] });
-      if (!found[0]?.maybe) return { recorded: await attemptsRecordedAlone(write, attempts), claimed: [] };
+      // after them: the claim follows them in this same transaction. No read first of whether it
+      // may find anything (as a claim alone does): the dispatcher claims with its outcomes when
+      // its runs are done, under a stream of changes there is then always something, and that
+      // read was a transaction of its own per write.
       const claim = randomHex(16);
       const recorded = await attemptsRecordedAlone(write, attempts, leasesTaken(now, limit, owner, now + leaseMs, claim));
       try {
