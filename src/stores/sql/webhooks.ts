@@ -298,7 +298,7 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       // after them: the claim follows them in this same transaction. No read first of whether it
       // may find anything (as a claim alone does): the dispatcher claims with its outcomes when
       // its runs are done, under a stream of changes there is then always something, and that
-      // read was a transaction of its own per write.
+      // read was a transaction of its own per write (bench/webhooks.ts, the dispatcher's CPU).
       const claim = randomHex(16);
       const recorded = await attemptsRecordedAlone(write, attempts, leasesTaken(now, limit, owner, now + leaseMs, claim));
       try {
@@ -410,8 +410,10 @@ function leasesTaken(now: number, limit: number, owner: string, leaseUntil: numb
  * with `after` (a claim) after them. The first try records them only if every one of them is
  * recorded, failing the whole write otherwise (NOT_RECORDED), so that its answer is "all"
  * without a row read back per attempt (RETURNING): the dispatcher's usual write, whose
- * statements hold the write lock the creates need. Only when it fails so (a lease lost, an
- * endpoint deleted: rare) does a second write answer each attempt by the rows it recorded.
+ * statements hold the write lock the creates need and whose CPU shares a core with them
+ * (bench/webhooks.ts; bench/support/outbox-lock.ts measures it alone). Only when it fails so (a
+ * lease lost, an endpoint deleted: rare) does a second write answer each attempt by the rows it
+ * recorded.
  */
 async function attemptsRecordedAlone(
   write: (statements: readonly SqlStatement[]) => Promise<SqlResult[]>,
