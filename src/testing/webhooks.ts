@@ -191,6 +191,30 @@ export function testWebhookStore<S extends Store>(options: StoreSuiteOptions<S>)
     assert.equal(await recordDeliveryAttempts(store, []), []);
   });
 
+  test("webhooks: outcomes written beside creates, one of them lost to another owner: the creates are stored and each attempt is answered as alone", async (store) => {
+    const [hook, other] = [endpoint(), endpoint()];
+    for (const h of [hook, other]) await store.insertWebhook(ACCOUNT, h);
+    await store.insertSubmission(ACCOUNT, seedRows(1)[0]!);
+    const claimed = await claim(store, NOW, "dispatcher-a");
+    const attempt = (delivery: ClaimedDelivery, owner: string) => ({
+      accountId: ACCOUNT, webhookId: delivery.webhook.webhookId, position: delivery.position, owner, at: NOW + 1, durationMs: 3,
+      statusCode: 204, error: null, status: "succeeded" as const, nextAttemptAt: null,
+    });
+    const [mine, lost] = [claimed.find((d) => d.webhook.webhookId === hook.webhookId)!, claimed.find((d) => d.webhook.webhookId === other.webhookId)!];
+    const created = seedRows(3).slice(1);
+    // Started in one turn, so that a store committing writes together may put them in one transaction.
+    const [recorded] = await Promise.all([
+      recordDeliveryAttempts(store, [attempt(lost, "someone-else"), attempt(mine, "dispatcher-a")]),
+      ...created.map((submission) => store.insertSubmission(ACCOUNT, submission)),
+    ]);
+    assert.equal(recorded, [false, true]);
+    for (const submission of created) assert.ok(await store.getSubmission(ACCOUNT, submission.submissionId), "the create beside the outcomes is stored");
+    const logged = async (h: WebhookRecord) =>
+      (await store.listDeliveries(ACCOUNT, h.webhookId, { limit: 10 })).deliveries.map((d) => [d.position, d.status, d.attempts]);
+    assert.equal((await logged(hook)).at(-1), [mine.position, "succeeded", 1]);
+    assert.equal((await logged(other)).at(-1), [lost.position, "pending", 0], "the lost lease's attempt is not recorded");
+  });
+
   test("webhooks: recording and claiming in one call: the claim sees the outcomes, and each attempt is answered as recorded alone", async (store) => {
     const [hook, other] = [endpoint(), endpoint()];
     await store.insertWebhook(ACCOUNT, hook);

@@ -111,17 +111,6 @@ const CLAIMABLE_NOW = `EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL 
 const MAYBE_CLAIMABLE = `SELECT ${CLAIMABLE_NOW} AS maybe`;
 
 /**
- * MAYBE_CLAIMABLE once the outcomes of `?2`'s attempts are recorded: also true while `?2` holds a
- * live lease on a range of an enabled endpoint that has events after it (what the outcomes may
- * free), or on a delivery row (a replay's run may go on past it). Read before the write that
- * records them, so that a write of outcomes after which nothing is claimable runs no claim.
- */
-const MAYBE_CLAIMABLE_AFTER = `SELECT ${CLAIMABLE_NOW}
-  OR EXISTS (SELECT 1 FROM webhooks WHERE lease_owner = ?2 AND lease_until > ?1 AND disabled_at IS NULL AND lease_last < ${NEWEST_POSITION})
-  OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE lease_until > ?1 AND lease_owner = ?2)
-  AS maybe`;
-
-/**
  * Moves each enabled, unleased endpoint none of whose events after its place in the log it
  * subscribes to past them, so that those are not read again (and a claim's first read finds
  * nothing to do). A lease run out on such an endpoint (its events pruned) goes with it.
@@ -306,12 +295,12 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
     },
     async recordAndClaimDeliveries(attempts, { now, limit, leaseMs, owner }) {
       // What the outcomes free (an endpoint's range, once its run is recorded) is claimable only
-      // after them: the claim follows them in this same transaction.
-      const recording = attemptsRecording(attempts);
-      const { rows: found } = await driver.execute({ sql: MAYBE_CLAIMABLE_AFTER, args: [now, owner] });
-      if (!found[0]?.maybe) return { recorded: recording.recorded(await write(recording.statements)), claimed: [] };
+      // after them: the claim follows them in this same transaction. No read first of whether it
+      // may find anything (as a claim alone does): the dispatcher claims with its outcomes when
+      // its runs are done, under a stream of changes there is then always something, and that
+      // read was a transaction of its own per write (bench/webhooks.ts, the dispatcher's CPU).
       const claim = randomHex(16);
-      const recorded = recording.recorded(await write([...recording.statements, ...leasesTaken(now, limit, owner, now + leaseMs, claim)]));
+      const recorded = await attemptsRecordedAlone(write, attempts, leasesTaken(now, limit, owner, now + leaseMs, claim));
       try {
         return { recorded, claimed: await readClaim(now + leaseMs, claim) };
       } catch (error) {
@@ -416,14 +405,45 @@ function leasesTaken(now: number, limit: number, owner: string, leaseUntil: numb
   ];
 }
 
-/** Records attempts, each answered as alone (true when its owner held its lease), in one write. */
+/**
+ * Records attempts, each answered as alone (true when its owner held its lease), in one write
+ * with `after` (a claim) after them. The first try records them only if every one of them is
+ * recorded, failing the whole write otherwise (NOT_RECORDED), so that its answer is "all"
+ * without a row read back per attempt (RETURNING): the dispatcher's usual write, whose
+ * statements hold the write lock the creates need and whose CPU shares a core with them
+ * (bench/webhooks.ts; bench/support/outbox-lock.ts measures it alone). Only when it fails so (a
+ * lease lost, an endpoint deleted: rare) does a second write answer each attempt by the rows it
+ * recorded.
+ */
 async function attemptsRecordedAlone(
   write: (statements: readonly SqlStatement[]) => Promise<SqlResult[]>,
   attempts: readonly DeliveryAttempt[],
+  after: readonly SqlStatement[] = [],
 ): Promise<boolean[]> {
-  if (attempts.length === 0) return [];
-  const recording = attemptsRecording(attempts);
-  return recording.recorded(await write(recording.statements));
+  if (attempts.length === 0 && after.length === 0) return [];
+  try {
+    await write([...attemptsRecording(attempts, "all").statements, ...after]);
+    return attempts.map(() => true);
+  } catch (error) {
+    if (!notAllRecorded(error)) throw error;
+  }
+  const recording = attemptsRecording(attempts, "each");
+  return recording.recorded(await write([...recording.statements, ...after]));
+}
+
+/** What NOT_RECORDED makes SQLite say, as the message of the error (and of its causes) that a driver reports. */
+const NOT_RECORDED_MARK = "formsink: an attempt not recorded";
+
+/**
+ * An expression that fails the statement (and the write it is in) when evaluated: SQLite has no
+ * RAISE outside triggers, and a JSON path it cannot read is an error that names it.
+ */
+const NOT_RECORDED = `json_extract('{}', '${NOT_RECORDED_MARK}')`;
+
+/** True when `error` is a write failed by NOT_RECORDED. */
+function notAllRecorded(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) if (cause.message.includes(NOT_RECORDED_MARK)) return true;
+  return false;
 }
 
 /**
@@ -432,7 +452,10 @@ async function attemptsRecordedAlone(
  * (a statement each costs more than its row does), then one per endpoint and owner moving the
  * endpoint's place in the log past the first attempts recorded, once all of them are.
  */
-function attemptsRecording(attempts: readonly DeliveryAttempt[]): { statements: SqlStatement[]; recorded: (results: readonly SqlResult[]) => boolean[] } {
+function attemptsRecording(
+  attempts: readonly DeliveryAttempt[],
+  answer: Answer,
+): { statements: SqlStatement[]; recorded: (results: readonly SqlResult[]) => boolean[] } {
   const groups = new Map<string, DeliveryAttempt[]>();
   /** Per endpoint and owner, the positions attempted. */
   const attempted = new Map<string, { attempt: DeliveryAttempt; positions: number[] }>();
@@ -449,7 +472,7 @@ function attemptsRecording(attempts: readonly DeliveryAttempt[]): { statements: 
     else attempted.set(leaseKey, { attempt, positions: [attempt.position] });
   }
   const statements = [
-    ...[...groups.values()].map(attemptsRecorded),
+    ...[...groups.values()].map((group) => attemptsRecorded(group, answer)),
     ...[...attempted.values()].map(({ attempt, positions }) => rangeMovedOn(attempt.accountId, attempt.webhookId, attempt.owner, positions)),
   ];
   const recorded = (results: readonly SqlResult[]) => {
@@ -463,17 +486,25 @@ function attemptsRecording(attempts: readonly DeliveryAttempt[]): { statements: 
 }
 
 /**
- * Records several attempts of one endpoint by one owner in one statement, returning a row per
- * delivery recorded: an attempt on a delivery row (a retry, a replay: before the endpoint's place
- * in the log, which moves only past rows) updates it when `owner` held its lease; a first attempt
- * of the endpoint's range lease, held by `owner`, inserts its row with its outcome, unless a row
- * is there already (a retry asked meanwhile made one, and wins). The endpoint and the owner are bound once, and each attempt's outcome is a short JSON
- * array, each of whose fields SQLite reads by parsing it again: for successes with one status
- * code (given so), only where, when and how long. The LIMIT keeps the attempts a table of their
- * own, read first, each finding its delivery by the unique key: with the endpoint bound as a
- * constant, SQLite walks the endpoint's delivery history instead.
+ * How a write of outcomes answers its attempts: "each", a row read back per attempt recorded
+ * (RETURNING); "all", nothing read back, the write failing unless every attempt is recorded.
  */
-function attemptsRecorded(attempts: readonly DeliveryAttempt[]): SqlStatement {
+type Answer = "each" | "all";
+
+/**
+ * Records several attempts of one endpoint by one owner in one statement: an attempt on a
+ * delivery row (a retry, a replay: before the endpoint's place in the log, which moves only past
+ * rows) updates it when `owner` held its lease; a first attempt of the endpoint's range lease,
+ * held by `owner`, inserts its row with its outcome, unless a row is there already (a retry
+ * asked meanwhile made one, and wins). Answered per `answer`: a row per delivery recorded, or
+ * none and the statement failed (NOT_RECORDED) by the first attempt it would not record, which
+ * the LEFT JOINs keep as a row to fail on. The endpoint and the owner are bound once, and each
+ * attempt's outcome is a short JSON array, each of whose fields SQLite reads by parsing it again:
+ * for successes with one status code (given so), only where, when and how long. The LIMIT keeps
+ * the attempts a table of their own, read first, each finding its delivery by the unique key:
+ * with the endpoint bound as a constant, SQLite walks the endpoint's delivery history instead.
+ */
+function attemptsRecorded(attempts: readonly DeliveryAttempt[], answer: Answer): SqlStatement {
   const { accountId, webhookId, owner, status, statusCode } = attempts[0]!;
   const succeeded = status === "succeeded" && attempts.every((attempt) => attempt.status === "succeeded" && attempt.statusCode === statusCode);
   const [fields, rows] = succeeded
@@ -490,21 +521,38 @@ function attemptsRecorded(attempts: readonly DeliveryAttempt[]): SqlStatement {
         attempt.error, attempt.durationMs,
       ]),
     ];
+  const leased = "(made.position <= webhooks.log_position OR (webhooks.lease_owner = ?3 AND made.position <= webhooks.lease_last))";
+  const [position, from, where, updated, returning] = answer === "each"
+    ? [
+      "made.position",
+      `JOIN webhooks ON webhooks.account_id = made.account_id AND webhooks.id = made.webhook_id
+       JOIN events ON events.position = made.position AND events.account_id = made.account_id`,
+      leased,
+      "webhook_deliveries.lease_owner = ?3",
+      "RETURNING position",
+    ]
+    : [
+      `CASE WHEN events.position IS NOT NULL AND ${leased} THEN made.position ELSE ${NOT_RECORDED} END`,
+      `LEFT JOIN webhooks ON webhooks.account_id = made.account_id AND webhooks.id = made.webhook_id
+       LEFT JOIN events ON events.position = made.position AND events.account_id = made.account_id`,
+      "true",
+      `CASE WHEN webhook_deliveries.lease_owner = ?3 THEN 1 ELSE ${NOT_RECORDED} END`,
+      "",
+    ];
   return {
     sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, first_attempt_at,
             last_attempt_at, next_attempt_at, last_status_code, last_error, last_duration_ms)
-          SELECT made.account_id, made.webhook_id, made.position, ${EVENT_ID}, events.type, made.status, 1, made.at, made.at,
+          SELECT made.account_id, made.webhook_id, ${position}, ${EVENT_ID}, events.type, made.status, 1, made.at, made.at,
             made.next_attempt_at, made.status_code, made.error, made.duration_ms
           FROM (SELECT ?1 AS account_id, ?2 AS webhook_id, ${fields} FROM json_each(?4) LIMIT -1) AS made
-            JOIN webhooks ON webhooks.account_id = made.account_id AND webhooks.id = made.webhook_id
-            JOIN events ON events.position = made.position AND events.account_id = made.account_id
-          WHERE made.position <= webhooks.log_position OR (webhooks.lease_owner = ?3 AND made.position <= webhooks.lease_last)
+            ${from}
+          WHERE ${where}
           ON CONFLICT (account_id, webhook_id, position) DO UPDATE SET
             status = excluded.status, attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, excluded.first_attempt_at),
             last_attempt_at = excluded.last_attempt_at, next_attempt_at = excluded.next_attempt_at, last_status_code = excluded.last_status_code,
             last_error = excluded.last_error, last_duration_ms = excluded.last_duration_ms, ${LEASE_RELEASED}
-          WHERE webhook_deliveries.lease_owner = ?3
-          RETURNING position`,
+          WHERE ${updated}
+          ${returning}`,
     args: succeeded ? [accountId, webhookId, owner, JSON.stringify(rows), statusCode] : [accountId, webhookId, owner, JSON.stringify(rows)],
   };
 }
