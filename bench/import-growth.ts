@@ -1,0 +1,114 @@
+/**
+ * Import growth probe (issue 18, target 8): what a bulk-imported row costs as the libSQL file
+ * grows toward bench/store.ts's 1,000,000 rows. Not part of `npm run bench`.
+ *
+ *   node --import tsx bench/import-growth.ts [--rows=1000000] [--block=100000] [--variants=current,cache256]
+ *
+ * Each variant is a fresh file in /tmp made by the real migrations; the same rows
+ * (bench/support/dataset.ts, batches of 5,000 as store.ts imports them) go into every file, the
+ * variants taking turns batch by batch so that the machine's drift falls on each alike. The
+ * import runs the store's own statements (`importStatements`) one by one on a synchronous
+ * connection set up as the store's writer (file.ts), each in one transaction synced at commit,
+ * so each statement's CPU (`process.cpuUsage`) is seen; the WAL's checkpoint, which SQLite runs
+ * inside COMMIT, is run just after it and timed apart. Per block of rows it prints the CPU per
+ * row by statement, the bytes read and written per row (/proc/self/io's rchar and wchar:
+ * pages read from the operating system, WAL and checkpoint writes) and the WAL's size.
+ */
+import Database from "libsql";
+import { readFileSync, rmSync, statSync } from "node:fs";
+import { openLibsqlFile } from "../src/stores/libsql/file.ts";
+import type { SqlValue } from "../src/stores/sql/driver.ts";
+import { importStatements } from "../src/stores/sql/import.ts";
+import { createSqlStore } from "../src/stores/sql/store.ts";
+import { generateSubmissions } from "./support/dataset.ts";
+
+const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
+const ROWS = Number(arg("rows") ?? 1_000_000);
+const BLOCK = Number(arg("block") ?? 100_000);
+const BATCH = 5000; // bench/store.ts's import batch
+const ACCOUNT = "3f1c9a52-7d4e-4b8a-9c21-0e6f5a7b8c9d";
+
+/** What a variant changes on the import's connection. */
+const VARIANTS: Record<string, { pragmas: string }> = {
+  current: { pragmas: "PRAGMA cache_size = -32768" },
+  cache256: { pragmas: "PRAGMA cache_size = -262144" },
+  cache128: { pragmas: "PRAGMA cache_size = -131072" },
+};
+const names = (arg("variants") ?? "current,cache256").split(",");
+
+const cpu = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
+const io = () => {
+  const text = readFileSync("/proc/self/io", "utf8");
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, "m").exec(text)![1]);
+  return { read: field("rchar"), written: field("wchar") };
+};
+const label = (sql: string) => sql.replace(/\s+/g, " ").slice(0, 60);
+const rss = () => process.memoryUsage().rss / 1e6;
+
+const files = [];
+for (const name of names) {
+  const file = `/tmp/import-growth-${name}.db`;
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
+  const connection = openLibsqlFile(file, { synchronous: true });
+  await (await createSqlStore(connection.driver, connection.close)).close();
+  const db = new Database(file);
+  db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON; ${VARIANTS[name]!.pragmas}; PRAGMA wal_autocheckpoint = 0`);
+  files.push({ name, file, db, prepared: new Map<string, ReturnType<typeof db.prepare>>(), parts: new Map<string, number>(), bytes: { read: 0, written: 0 } });
+}
+
+console.log(`import growth: ${ROWS.toLocaleString("en-US")} rows in batches of ${BATCH}, variants ${names.join(", ")} taking turns; Node ${process.version}`);
+const rows = generateSubmissions(ROWS, 11);
+for (let start = 0; start < ROWS; start += BATCH) {
+  const batch = Array.from({ length: Math.min(BATCH, ROWS - start) }, () => rows.next().value!);
+  for (let k = 0; k < files.length; k++) {
+    const f = files[(k + start / BATCH) % files.length]!;
+    const part = (what: string, since: number) => {
+      const now = cpu();
+      f.parts.set(what, (f.parts.get(what) ?? 0) + (now - since));
+      return now;
+    };
+    const ioBefore = io();
+    let t = cpu();
+    const { statements } = importStatements(ACCOUNT, batch, Date.now());
+    t = part("statements built (JSON of the rows)", t);
+    f.db.exec("BEGIN IMMEDIATE");
+    for (const statement of statements) {
+      let prepared = f.prepared.get(statement.sql);
+      if (prepared === undefined) f.prepared.set(statement.sql, (prepared = f.db.prepare(statement.sql)));
+      if (prepared.reader) prepared.all((statement.args ?? []) as SqlValue[]);
+      else prepared.run((statement.args ?? []) as SqlValue[]);
+      t = part(label(statement.sql), t);
+    }
+    f.db.exec("COMMIT");
+    t = part("COMMIT (WAL written and synced)", t);
+    // What wal_autocheckpoint = 1000 (SQLite's default) runs after such a commit.
+    f.db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+    part("checkpoint (PASSIVE, after the commit)", t);
+    const ioAfter = io();
+    f.bytes.read += ioAfter.read - ioBefore.read;
+    f.bytes.written += ioAfter.written - ioBefore.written;
+  }
+  const done = start + BATCH;
+  if (done % BLOCK === 0 || done >= ROWS) {
+    const n = done % BLOCK === 0 ? BLOCK : done % BLOCK;
+    console.log(`\nrows ${(done - n).toLocaleString("en-US")} to ${done.toLocaleString("en-US")}: us of CPU per row; RSS ${rss().toFixed(0)} MB`);
+    console.log(`${"".padEnd(62)}${files.map((f) => f.name.padStart(10)).join("")}`);
+    const labels = [...new Set(files.flatMap((f) => [...f.parts.keys()]))];
+    for (const l of labels) console.log(`  ${l.padEnd(60)}${files.map((f) => ((f.parts.get(l) ?? 0) / n).toFixed(2).padStart(10)).join("")}`);
+    console.log(`  ${"total".padEnd(60)}${files.map((f) => ([...f.parts.values()].reduce((a, b) => a + b, 0) / n).toFixed(2).padStart(10)).join("")}`);
+    console.log(`  ${"bytes read per row".padEnd(60)}${files.map((f) => (f.bytes.read / n).toFixed(0).padStart(10)).join("")}`);
+    console.log(`  ${"bytes written per row".padEnd(60)}${files.map((f) => (f.bytes.written / n).toFixed(0).padStart(10)).join("")}`);
+    console.log(`  ${"WAL, MB".padEnd(60)}${files.map((f) => (statSync(f.file + "-wal").size / 1e6).toFixed(1).padStart(10)).join("")}`);
+    for (const f of files) {
+      f.parts.clear();
+      f.bytes = { read: 0, written: 0 };
+    }
+  }
+}
+for (const f of files) {
+  f.db.close();
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(f.file + suffix, { force: true });
+}
