@@ -20,6 +20,7 @@ import { openLibsqlFile } from "../src/stores/libsql/file.ts";
 import type { SqlValue } from "../src/stores/sql/driver.ts";
 import { importStatements } from "../src/stores/sql/import.ts";
 import { createSqlStore } from "../src/stores/sql/store.ts";
+import type { CompleteStore } from "../src/store.ts";
 import { generateSubmissions } from "./support/dataset.ts";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
@@ -29,10 +30,19 @@ const BATCH = 5000; // bench/store.ts's import batch
 const ACCOUNT = "3f1c9a52-7d4e-4b8a-9c21-0e6f5a7b8c9d";
 
 /** What a variant changes on the import's connection. */
-const VARIANTS: Record<string, { pragmas: string }> = {
+const VARIANTS: Record<string, { pragmas: string; autocheckpoint?: number; store?: string }> = {
+  // The store's own path, `importSubmissions` on `createLibsqlStore` (its writer on the binding's
+  // threads, file.ts's settings), timed as one; `base` is the same from the tree at `--base=`.
+  store: { pragmas: "", store: "../src/stores/libsql/index.ts" },
+  base: { pragmas: "", store: `${arg("base")}/src/stores/libsql/index.ts` },
+  // The SQL store on file.ts's one synchronous connection (as `formsink serve`'s webhook thread has).
+  storesync: { pragmas: "", store: "sync" },
   current: { pragmas: "PRAGMA cache_size = -32768" },
   cache256: { pragmas: "PRAGMA cache_size = -262144" },
-  cache128: { pragmas: "PRAGMA cache_size = -131072" },
+  // SQLite checkpoints inside COMMIT once the WAL holds this many pages (timed with COMMIT).
+  wal8k: { pragmas: "PRAGMA cache_size = -32768", autocheckpoint: 8192 },
+  wal16k: { pragmas: "PRAGMA cache_size = -32768", autocheckpoint: 16384 },
+  wal32k: { pragmas: "PRAGMA cache_size = -32768", autocheckpoint: 32768 },
 };
 const names = (arg("variants") ?? "current,cache256").split(",");
 
@@ -48,15 +58,36 @@ const io = () => {
 const label = (sql: string) => sql.replace(/\s+/g, " ").slice(0, 60);
 const rss = () => process.memoryUsage().rss / 1e6;
 
-const files = [];
+interface Variant {
+  name: string;
+  file: string;
+  store?: CompleteStore;
+  db?: Database.Database;
+  autocheckpoint?: number;
+  prepared?: Map<string, Database.Statement>;
+  parts: Map<string, number>;
+  bytes: { read: number; written: number };
+}
+const files: Variant[] = [];
 for (const name of names) {
-  const file = `/tmp/import-growth-${name}.db`;
+  const file = `/tmp/import-growth-${process.pid}-${name}.db`;
   for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
+  const module = VARIANTS[name]!.store;
+  if (module !== undefined) {
+    const opened = async () => {
+      if (module !== "sync") return ((await import(module)) as typeof import("../src/stores/libsql/index.ts")).createLibsqlStore({ url: `file:${file}` });
+      const connection = openLibsqlFile(file, { synchronous: true });
+      return createSqlStore(connection.driver, connection.close);
+    };
+    const store = await opened();
+    files.push({ name, file, store, parts: new Map<string, number>(), bytes: { read: 0, written: 0 } });
+    continue;
+  }
   const connection = openLibsqlFile(file, { synchronous: true });
   await (await createSqlStore(connection.driver, connection.close)).close();
   const db = new Database(file);
-  db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON; ${VARIANTS[name]!.pragmas}; PRAGMA wal_autocheckpoint = 0`);
-  files.push({ name, file, db, prepared: new Map<string, ReturnType<typeof db.prepare>>(), parts: new Map<string, number>(), bytes: { read: 0, written: 0 } });
+  db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON; ${VARIANTS[name]!.pragmas}; PRAGMA wal_autocheckpoint = ${VARIANTS[name]!.autocheckpoint ?? 0}`);
+  files.push({ name, autocheckpoint: VARIANTS[name]!.autocheckpoint, file, db, prepared: new Map(), parts: new Map<string, number>(), bytes: { read: 0, written: 0 } });
 }
 
 console.log(`import growth: ${ROWS.toLocaleString("en-US")} rows in batches of ${BATCH}, variants ${names.join(", ")} taking turns; Node ${process.version}`);
@@ -72,20 +103,30 @@ for (let start = 0; start < ROWS; start += BATCH) {
     };
     const ioBefore = io();
     let t = cpu();
+    if (f.store !== undefined) {
+      const inserted = await f.store.importSubmissions(ACCOUNT, batch);
+      if (inserted !== batch.length) throw new Error(`${f.name}: ${inserted} of ${batch.length} inserted`);
+      part("importSubmissions (the store's path)", t);
+      const ioAfter = io();
+      f.bytes.read += ioAfter.read - ioBefore.read;
+      f.bytes.written += ioAfter.written - ioBefore.written;
+      continue;
+    }
     const { statements } = importStatements(ACCOUNT, batch, Date.now());
     t = part("statements built (JSON of the rows)", t);
-    f.db.exec("BEGIN IMMEDIATE");
+    const db = f.db!;
+    db.exec("BEGIN IMMEDIATE");
     for (const statement of statements) {
-      let prepared = f.prepared.get(statement.sql);
-      if (prepared === undefined) f.prepared.set(statement.sql, (prepared = f.db.prepare(statement.sql)));
+      let prepared = f.prepared!.get(statement.sql);
+      if (prepared === undefined) f.prepared!.set(statement.sql, (prepared = db.prepare(statement.sql)));
       if (prepared.reader) prepared.all((statement.args ?? []) as SqlValue[]);
       else prepared.run((statement.args ?? []) as SqlValue[]);
       t = part(label(statement.sql), t);
     }
-    f.db.exec("COMMIT");
+    db.exec("COMMIT");
     t = part("COMMIT (WAL written and synced)", t);
     // What wal_autocheckpoint = 1000 (SQLite's default) runs after such a commit.
-    f.db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+    if (f.autocheckpoint === undefined) db.exec("PRAGMA wal_checkpoint(PASSIVE)");
     part("checkpoint (PASSIVE, after the commit)", t);
     const ioAfter = io();
     f.bytes.read += ioAfter.read - ioBefore.read;
@@ -109,6 +150,7 @@ for (let start = 0; start < ROWS; start += BATCH) {
   }
 }
 for (const f of files) {
-  f.db.close();
+  if (f.store !== undefined) await f.store.close();
+  else f.db!.close();
   for (const suffix of ["", "-wal", "-shm"]) rmSync(f.file + suffix, { force: true });
 }
