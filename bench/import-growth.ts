@@ -3,6 +3,7 @@
  * grows toward bench/store.ts's 1,000,000 rows. Not part of `npm run bench`.
  *
  *   node --import tsx bench/import-growth.ts [--rows=1000000] [--block=100000] [--variants=current,cache256]
+ *     [--base=<worktree of main>] [--creates=40]
  *
  * Each variant is a fresh file in /tmp made by the real migrations; the same rows
  * (bench/support/dataset.ts, batches of 5,000 as store.ts imports them) go into every file, the
@@ -13,6 +14,13 @@
  * inside COMMIT, is run just after it and timed apart. Per block of rows it prints the CPU per
  * row by statement, the bytes read and written per row (/proc/self/io's rchar and wchar:
  * pages read from the operating system, WAL and checkpoint writes) and the WAL's size.
+ * The variants `store` and `base` import through `importSubmissions` instead, this tree's
+ * store against the one in the worktree at `--base=`, so a change to the store is measured on
+ * its own path.
+ *
+ * With `--creates=<rounds>`, the store variants then take turns at rounds of 1,000 creates in
+ * groups of 10 (as a group commit gathers them) on the files just loaded: CPU per create, and
+ * the wall time of a group (its commit may run a checkpoint).
  */
 import Database from "libsql";
 import { readFileSync, rmSync, statSync } from "node:fs";
@@ -147,6 +155,43 @@ for (let start = 0; start < ROWS; start += BATCH) {
       f.parts.clear();
       f.bytes = { read: 0, written: 0 };
     }
+  }
+}
+const createRounds = Number(arg("creates") ?? 0);
+const creators = files.filter((f) => f.store !== undefined);
+if (createRounds > 0) {
+  const cpuPer = new Map<Variant, number[]>(creators.map((f) => [f, []]));
+  const wall = new Map<Variant, number[]>(creators.map((f) => [f, []]));
+  // New rows after the imported ones, the same for every file.
+  const after = Date.parse("2031-01-01T00:00:00.000Z");
+  const template = generateSubmissions(1, 12).next().value!;
+  for (let round = 0; round < createRounds; round++) {
+    const created = Array.from({ length: 1000 }, (_, i) => {
+      const millis = after + round * 1000 + i;
+      return { ...template, submissionId: `${millis.toString(16).padStart(12, "0")}-7000-7000-8000-${(round * 1000 + i).toString(16).padStart(12, "0")}`, createdAt: new Date(millis).toISOString() };
+    });
+    for (let k = 0; k < creators.length; k++) {
+      const f = creators[(k + round) % creators.length]!;
+      const started = cpu();
+      for (let g = 0; g < created.length; g += 10) {
+        const t = performance.now();
+        await Promise.all(created.slice(g, g + 10).map((s) => f.store!.insertSubmission(ACCOUNT, s)));
+        wall.get(f)!.push(performance.now() - t);
+      }
+      cpuPer.get(f)!.push((cpu() - started) / created.length);
+    }
+  }
+  const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+  const at = (values: number[], q: number) => sorted(values)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+  console.log(`\ncreates, ${createRounds} rounds of 1,000 in groups of 10, taking turns`);
+  console.log(`${"".padEnd(62)}${creators.map((f) => f.name.padStart(10)).join("")}`);
+  console.log(`  ${"us of CPU a create, median of rounds".padEnd(60)}${creators.map((f) => at(cpuPer.get(f)!, 0.5).toFixed(1).padStart(10)).join("")}`);
+  for (const [q, name] of [[0.5, "p50"], [0.99, "p99"], [0.999, "p99.9"], [1, "max"]] as const) {
+    console.log(`  ${`ms a group, ${name}`.padEnd(60)}${creators.map((f) => at(wall.get(f)!, q).toFixed(2).padStart(10)).join("")}`);
+  }
+  if (creators.length === 2) {
+    const [a, b] = creators.map((f) => cpuPer.get(f)!) as [number[], number[]];
+    console.log(`  ${creators[0]!.name} lower in ${a.filter((v, i) => v < b[i]!).length} of ${createRounds} rounds`);
   }
 }
 for (const f of files) {
