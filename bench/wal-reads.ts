@@ -5,9 +5,9 @@
  *   node --import tsx bench/wal-reads.ts [--rounds=60] [--fill=12000] [--reads=40] [--cold=20] [--control]
  *
  * SQLite looks a page up in the WAL through the wal-index's hash tables, one per 4,096 frames,
- * newest to oldest, each time a page is not in the connection's own cache; file.ts lets the WAL
- * grow to `CHECKPOINT_PAGES` frames before a commit checkpoints it, so a server taking creates
- * all day reads through a WAL half that size on average. Two copies (in a temporary directory)
+ * newest to oldest, each time a page is not in the connection's own cache. A larger checkpoint
+ * limit than SQLite's 1000 frames (file.ts keeps the default) would let a server taking creates
+ * all day read through a WAL half that limit on average: this measures what that costs. Two copies (in a temporary directory)
  * of bench/http.ts's 100,000-row database, each read through the store's own path
  * (`createLibsqlStore`, file.ts's read connection): both get a table of `--fill` pages written
  * by a side connection that never checkpoints; then one ("short") is checkpointed and its WAL

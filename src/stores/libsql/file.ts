@@ -51,18 +51,6 @@ const WRITER_CACHE_SIZE = -32768;
  */
 const READER_CACHE_SIZE = -32768;
 
-/**
- * How many pages the WAL holds before a commit checkpoints it into the file, well above
- * SQLite's default. bench/store.ts (bulk load): an import batch writes more pages than the
- * default, so each batch's commit copied all its pages into the file, and synced it, again,
- * pages that the next batches rewrite (the indexes' last leaves, the counts) among them;
- * checkpointed less often, such a page is copied once for several commits (as are the few
- * pages that group commits of creates rewrite each time). A larger limit saved
- * imports a little more but made the rare commit that checkpoints wait much longer. The WAL file
- * keeps the largest size it reached until the store closes (docs/stores.md, docs/privacy.md).
- */
-const CHECKPOINT_PAGES = 16384;
-
 /** Statements SQLite refuses inside a transaction. */
 const OUTSIDE_TRANSACTION = /^\s*VACUUM\b/i;
 
@@ -115,8 +103,6 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
   db.exec("PRAGMA secure_delete = ON");
   db.exec("PRAGMA busy_timeout = 0");
   db.exec(`PRAGMA cache_size = ${READER_CACHE_SIZE}`);
-  // Only matters where this connection writes (synchronous): as the writer's.
-  db.exec(`PRAGMA wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
   const prepare = statementCache((sql) => db.prepare(sql));
   const run = ({ sql, args = [], asArrays, oneRow }: SqlStatement): SqlResult => {
     const { statement, reader } = prepare(sql, asArrays);
@@ -225,7 +211,7 @@ function statementCache<S extends { readonly reader: boolean; raw(toggle?: boole
 function openWriter(path: string, options: FileOptions) {
   const db = new AsyncDatabase(path, { timeout: LOCK_WAIT_MS });
   // As the read connection's settings (see there); the busy handler may sleep here, off the event loop.
-  const ready = db.exec(`PRAGMA synchronous = FULL; PRAGMA secure_delete = ON; PRAGMA busy_timeout = ${LOCK_WAIT_MS}; PRAGMA cache_size = ${WRITER_CACHE_SIZE}; PRAGMA wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
+  const ready = db.exec(`PRAGMA synchronous = FULL; PRAGMA secure_delete = ON; PRAGMA busy_timeout = ${LOCK_WAIT_MS}; PRAGMA cache_size = ${WRITER_CACHE_SIZE}`);
   const statements = new Map<string, Promise<AsyncStatement>>();
   const prepare = (sql: string): Promise<AsyncStatement> => {
     let statement = statements.get(sql);
