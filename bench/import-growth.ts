@@ -30,6 +30,7 @@ import { importStatements } from "../src/stores/sql/import.ts";
 import { createSqlStore } from "../src/stores/sql/store.ts";
 import type { CompleteStore } from "../src/store.ts";
 import { generateSubmissions } from "./support/dataset.ts";
+import { percentile } from "./support/timing.ts";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
 const ROWS = Number(arg("rows") ?? 1_000_000);
@@ -181,13 +182,11 @@ if (createRounds > 0) {
       cpuPer.get(f)!.push((cpu() - started) / created.length);
     }
   }
-  const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
-  const at = (values: number[], q: number) => sorted(values)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
   console.log(`\ncreates, ${createRounds} rounds of 1,000 in groups of 10, taking turns`);
   console.log(`${"".padEnd(62)}${creators.map((f) => f.name.padStart(10)).join("")}`);
-  console.log(`  ${"us of CPU a create, median of rounds".padEnd(60)}${creators.map((f) => at(cpuPer.get(f)!, 0.5).toFixed(1).padStart(10)).join("")}`);
-  for (const [q, name] of [[0.5, "p50"], [0.99, "p99"], [0.999, "p99.9"], [1, "max"]] as const) {
-    console.log(`  ${`ms a group, ${name}`.padEnd(60)}${creators.map((f) => at(wall.get(f)!, q).toFixed(2).padStart(10)).join("")}`);
+  console.log(`  ${"us of CPU a create, median of rounds".padEnd(60)}${creators.map((f) => percentile(cpuPer.get(f)!, 50).toFixed(1).padStart(10)).join("")}`);
+  for (const [p, name] of [[50, "p50"], [99, "p99"], [99.9, "p99.9"], [100, "max"]] as const) {
+    console.log(`  ${`ms a group, ${name}`.padEnd(60)}${creators.map((f) => percentile(wall.get(f)!, p).toFixed(2).padStart(10)).join("")}`);
   }
   if (creators.length === 2) {
     const [a, b] = creators.map((f) => cpuPer.get(f)!) as [number[], number[]];

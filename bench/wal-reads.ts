@@ -30,6 +30,7 @@ import type { CompleteStore } from "../src/store.ts";
 import { createLibsqlStore } from "../src/stores/libsql/index.ts";
 import { POPUPS, STATUSES } from "./support/dataset.ts";
 import { DATA_DIR } from "./support/http-setup.ts";
+import { percentile } from "./support/timing.ts";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
 const ROUNDS = Number(arg("rounds") ?? 60);
@@ -136,7 +137,6 @@ try {
     const s = [...xs].sort((a, b) => a - b);
     return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
   };
-  const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
   console.log("CPU us/read, median of rounds; full/short: median of the rounds' ratios [25th-75th percentile], mean +- standard error");
   console.log("kind        full    short   full/short");
   for (const kind of ["list warm", "list cold", "get warm", "get cold"]) {
@@ -147,7 +147,7 @@ try {
     const se = Math.sqrt(ratios.reduce((a, b) => a + (b - mean) ** 2, 0) / (ratios.length - 1) / ratios.length);
     const pct = (r: number) => `${r >= 1 ? "+" : ""}${((r - 1) * 100).toFixed(1)}%`;
     console.log(
-      `${kind.padEnd(10)} ${median(f).toFixed(1).padStart(6)} ${median(s).toFixed(1).padStart(7)}   ${pct(median(ratios))} [${pct(quantile(ratios, 0.25))} ${pct(quantile(ratios, 0.75))}], ${pct(mean)} +- ${(se * 100).toFixed(1)}%`,
+      `${kind.padEnd(10)} ${median(f).toFixed(1).padStart(6)} ${median(s).toFixed(1).padStart(7)}   ${pct(median(ratios))} [${pct(percentile(ratios, 25))} ${pct(percentile(ratios, 75))}], ${pct(mean)} +- ${(se * 100).toFixed(1)}%`,
     );
   }
   console.log(`\nWAL frames at end: ${states.map((s) => `${s.name} ${walFrames(s.path)}`).join(", ")}`);

@@ -327,12 +327,12 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** The dispatcher's `runOnce` alone, then the targets. */
 /** The share as judged against its target: to a tenth, so that one just under 90% does not print as 90%. */
 function sharePercent(share: number): string {
   return `${(Math.floor(share * 1000) / 10).toFixed(1)}%`;
 }
 
+/** The dispatcher's `runOnce` alone, then the targets. */
 async function dispatcherAlone(share: number, none: CreateRound, two: CreateRound, kept: boolean, rate: (perSecond: number) => string): Promise<void> {
   // The dispatcher alone now, on the core the server had.
   pinSelf(0);
