@@ -846,10 +846,10 @@ export function dataKeysStatement(accountId: string, filter: SubmissionFilter, l
 
 // bench/store.ts (list): on one core, V8's compiling of the list path beside the lists sets their
 // slowest timings, and an array literal that spreads arrays compiles to a loop over each one's
-// iterator, for every kind of array it has met, where `concat` is one call: a list's functions
-// built their arguments by spreading, which made most of what TurboFan compiled for them, and
-// spreading the arrays `map` makes threw the compiled code away at its first call (in optimized
-// code `map` makes an array of another kind than the builtin does).
+// iterator, for every kind of array it has met, where `concat` is one call: spreading made most
+// of what TurboFan compiled for walkPaysParts and indexWalk, and spreading the arrays `map` makes
+// threw their compiled code away at its first call (in optimized code `map` makes an array of
+// another kind than the builtin does).
 /** A statement's arguments, in order: each part one value or a list of them. */
 function argsOf(...parts: readonly (SqlValue | readonly SqlValue[])[]): SqlValue[] {
   return NO_ARGS.concat(...parts);
