@@ -42,10 +42,10 @@ export function tuplesOf(account: AccountRows, filter: SubmissionFilter): Tuple[
 
 /** `tuples`: the filter's, when the caller has them already. */
 export function spansOf(account: AccountRows, filter: SubmissionFilter, order: Order, after?: SubmissionCursor, tuples = tuplesOf(account, filter)): Span[] {
-  const lists = tuples === undefined ? [account.all] : tuples.map((tuple) => tuple.rows);
   const spans: Span[] = [];
-  for (const rows of lists) {
-    const span = spanOf(rows, filter, order, after);
+  const lists = tuples === undefined ? 1 : tuples.length;
+  for (let i = 0; i < lists; i++) {
+    const span = spanOf(tuples === undefined ? account.all : tuples[i]!.rows, filter, order, after);
     if (span.start < span.end) spans.push(span);
   }
   return spans;
@@ -75,7 +75,7 @@ export function pageOf(account: AccountRows, spans: readonly Span[], order: Orde
   if (offset >= total || limit <= 0) return [];
   const count = Math.min(limit, total - offset);
   // positions[i]: the next position to take from span i (walking down from end - 1 for desc)
-  let positions = spans.map((span) => (order === "asc" ? span.start : span.end - 1));
+  let positions = startsOf(spans, order);
   let skip = offset;
   if (spans.length === 1) {
     positions[0]! += order === "asc" ? offset : -offset;
@@ -85,6 +85,17 @@ export function pageOf(account: AccountRows, spans: readonly Span[], order: Orde
     skip = 0;
   }
   return merge(account, spans, positions, order, skip, count);
+}
+
+// bench/store.ts (list): TurboFan threw spansOf, pageOf and merge away after compiling them, at
+// arrays that `map` had made: in optimized code `map` makes an array of another kind than the
+// builtin does, whose map the code's feedback had never seen. The arrays of a page are filled
+// by `push`, of one kind either way.
+/** The position each span's walk starts at in `order`, before any offset. */
+function startsOf(spans: readonly Span[], order: Order): number[] {
+  const positions: number[] = [];
+  for (const span of spans) positions.push(order === "asc" ? span.start : span.end - 1);
+  return positions;
 }
 
 /**
@@ -110,7 +121,9 @@ function seek(account: AccountRows, spans: readonly Span[], k: number, order: Or
   const found = account.all.at(low);
   // asc starts at the found row; desc starts at it too, walking down (last position <= it)
   const probe = account.probeAt(found, order === "desc");
-  return spans.map((span) => clamp(span, span.rows.countBefore(probe)) - (order === "desc" ? 1 : 0));
+  const positions: number[] = [];
+  for (const span of spans) positions.push(clamp(span, span.rows.countBefore(probe)) - (order === "desc" ? 1 : 0));
+  return positions;
 }
 
 /** A k-way merge of the spans from `positions`: skips `skip` rows, then takes `count`. */
@@ -119,7 +132,8 @@ function merge(account: AccountRows, spans: readonly Span[], positions: number[]
   const inSpan = (i: number) => positions[i]! >= spans[i]!.start && positions[i]! < spans[i]!.end;
   // a binary heap of span numbers, ordered by the row each would give next
   const heads: number[] = [];
-  const headSlot: number[] = spans.map(() => -1);
+  const headSlot: number[] = [];
+  for (let i = 0; i < spans.length; i++) headSlot.push(-1);
   const before = (a: number, b: number) => direction * account.compare(headSlot[heads[a]!]!, headSlot[heads[b]!]!) < 0;
   const swap = (a: number, b: number) => ([heads[a], heads[b]] = [heads[b]!, heads[a]!]);
   const down = (from: number) => {

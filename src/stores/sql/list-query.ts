@@ -214,13 +214,17 @@ function withFlags(statement: SqlStatement, flags: { asArrays?: true; oneRow?: t
 
 /** The counts' choice of a walk, as the WITH clause of `listStatements`' `choice` holds it. */
 const CHOSEN = { sql: "(SELECT pays FROM walk_pays)", args: [] };
-/** A dated list's `walkChosen` (`listStatements`). */
-const WALK_CHOSEN: SqlStatement = { sql: "WITH walk_pays (pays) AS MATERIALIZED (SELECT 1)", args: [] };
+/**
+ * A dated list's `walkChosen` (`listStatements`): a LazyStatement as every other `choice` is, so
+ * that `withChoice` meets one kind of object (bench/correlated.ts: a plain object here, first
+ * met when a list's walk was chosen lately, threw the compiled list path away).
+ */
+const WALK_CHOSEN = lazy(() => "WITH walk_pays (pays) AS MATERIALIZED (SELECT 1)", []);
 
 /** `statement` with the WITH clause `choice` (of `listStatements`) in front, when given. */
 export function withChoice(choice: SqlStatement | undefined, statement: SqlStatement): SqlStatement {
   if (choice === undefined) return statement;
-  return lazy(() => `${choice.sql} ${statement.sql}`, [...(choice.args ?? []), ...(statement.args ?? [])], statement);
+  return lazy(() => `${choice.sql} ${statement.sql}`, argsOf(choice.args ?? [], statement.args ?? []), statement);
 }
 
 /**
@@ -267,7 +271,7 @@ function pageStatement(
   return lazy(
     () => `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql}), walked AS MATERIALIZED (${walk.sql})
           SELECT * FROM walked WHERE ${walkFound.sql} UNION ALL SELECT * FROM (${merge.sql})`,
-    [...pays.args, ...walk.args!, ...walkFound.args, ...merge.args!],
+    argsOf(pays.args, walk.args!, walkFound.args, merge.args!),
   );
 }
 
@@ -322,7 +326,7 @@ function daySkippingPage(accountId: string, filter: SubmissionFilter, order: "as
       SELECT ${select} FROM ${rows} AND created_at ${ascending ? ">=" : "<"} (SELECT boundary FROM skip)
       ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ? - COALESCE((SELECT skipped FROM skip), 0)`;
   };
-  return lazy(text, [...days, page.offset, ...rows, page.limit, page.offset]);
+  return lazy(text, argsOf(days, page.offset, rows, page.limit, page.offset));
 }
 
 /**
@@ -389,7 +393,7 @@ const MERGE_SEEK_ROWS = 2;
  */
 function walkPays(accountId: string, filter: SubmissionFilter, depth: number, maxWalk?: number): SqlStatement & { args: readonly SqlValue[] } {
   const { condition, from, args } = walkPaysParts(accountId, filter, depth, maxWalk);
-  return lazy(() => `(SELECT ${condition()} FROM ${from()})`, [...args.condition, ...args.from]) as SqlStatement & { args: readonly SqlValue[] };
+  return lazy(() => `(SELECT ${condition()} FROM ${from()})`, argsOf(args.condition, args.from)) as SqlStatement & { args: readonly SqlValue[] };
 }
 
 /**
@@ -400,7 +404,7 @@ function walkPaysWithTotal(accountId: string, filter: SubmissionFilter, depth: n
   const { condition, matching, from, args } = walkPaysParts(accountId, filter, depth, maxWalk);
   return lazy(
     () => `SELECT ${condition()} AS pays, COALESCE(SUM(f.n) FILTER (WHERE ${matching()}), 0) AS total FROM ${from()}`,
-    [...args.condition, ...args.matching, ...args.from],
+    argsOf(args.condition, args.matching, args.from),
   ) as SqlStatement & { args: readonly SqlValue[] };
 }
 
@@ -421,9 +425,9 @@ function walkPaysParts(accountId: string, filter: SubmissionFilter, depth: numbe
     matching,
     from,
     args: {
-      condition: [depth, ...values, ...(maxWalk === undefined ? [] : [maxWalk]), ...values, depth + MERGE_SEEK_ROWS],
+      condition: argsOf(depth, values, maxWalk ?? [], values, depth + MERGE_SEEK_ROWS),
       matching: values,
-      from: [accountId, ...(field === undefined ? [] : [filter[field]!])],
+      from: argsOf(accountId, field === undefined ? [] : filter[field]!),
     },
   };
 }
@@ -444,7 +448,7 @@ function indexPage(accountId: string, filter: SubmissionFilter, order: "asc" | "
   const direction = order === "asc" ? "ASC" : "DESC";
   return lazy(
     () => `SELECT ${select} FROM submissions INDEXED BY ${walkIndex(filter).index} WHERE ${whereText(filter)}${cursorText(order, page.after)} ORDER BY created_at ${direction}, id ${direction} LIMIT ? OFFSET ?`,
-    [...whereArgs(accountId, filter), ...cursorArgs(page.after), page.limit, page.offset],
+    argsOf(whereArgs(accountId, filter), cursorArgs(page.after), page.limit, page.offset),
   );
 }
 
@@ -493,7 +497,7 @@ function indexWalk(
     return lazy(
       () => `SELECT ${select} FROM submissions INDEXED BY ${index} WHERE ${whereText(filter)}${cursorText(order, page.after)}
             ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf(pays, "?")} OFFSET ?`,
-      [...whereArgs(accountId, filter), ...cursorArgs(page.after), ...pays.args, page.limit, page.offset],
+      argsOf(whereArgs(accountId, filter), cursorArgs(page.after), pays.args, page.limit, page.offset),
     );
   }
   const others = equalityFields(filter).filter((other) => other !== field);
@@ -503,10 +507,10 @@ function indexWalk(
             SELECT * FROM submissions INDEXED BY ${index} WHERE account_id = ?${field === undefined ? "" : " AND popup_id = ?"}${rangeText("submissions", filter, order, page.after)}
               ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf(pays, "?")})
           WHERE ${others.map((other) => `${EQUALITY_COLUMNS[other]} = ?`).join(" AND ")} LIMIT ? OFFSET ?`,
-    [
-      accountId, ...(field === undefined ? [] : [filter[field]!]), ...rangeArgs(filter, page.after), ...pays.args, maxRead,
-      ...others.map((other) => filter[other]!), page.limit, page.offset,
-    ],
+    argsOf(
+      accountId, field === undefined ? [] : filter[field]!, rangeArgs(filter, page.after), pays.args, maxRead,
+      others.map((other) => filter[other]!), page.limit, page.offset,
+    ),
   );
 }
 
@@ -526,11 +530,11 @@ function countStatement(accountId: string, filter: SubmissionFilter, counting: C
   if (counting === "rows") return rowCount(accountId, filter);
   const plan = counting;
   const ends = (ranges: DateRange[]) => ranges.map((range) => rowCount(accountId, { ...filter, ...range }));
-  const counted = [dayCounts(accountId, filter, plan.first, plan.last), ...ends(plan.added)];
+  const counted = [dayCounts(accountId, filter, plan.first, plan.last)].concat(ends(plan.added));
   const subtracted = ends(plan.taken);
   return lazy(
     () => `SELECT ${counted.map((part) => `(${part.sql})`).join(" + ")}${subtracted.map((part) => ` - (${part.sql})`).join("")} AS total`,
-    [...counted, ...subtracted].flatMap((part) => part.args ?? []),
+    counted.concat(subtracted).flatMap((part) => part.args ?? []),
   );
 }
 
@@ -606,22 +610,22 @@ function countShape(counting: Counting): string {
  */
 function dayCounts(accountId: string, filter: SubmissionFilter, first: number | undefined, last: number | undefined): SqlStatement {
   const range = () => `${first === undefined ? "" : " AND d.day >= ?"}${last === undefined ? "" : " AND d.day <= ?"}`;
-  const rangeArgs = [...(first === undefined ? [] : [first]), ...(last === undefined ? [] : [last])];
+  const rangeArgs = argsOf(first ?? [], last ?? []);
   const fields = equalityFields(filter);
   if (fields.length === 0) {
-    return lazy(() => `SELECT COALESCE(SUM(d.n), 0) FROM submission_value_days d WHERE d.account_id = ? AND d.field = 'status'${range()}`, [accountId, ...rangeArgs]);
+    return lazy(() => `SELECT COALESCE(SUM(d.n), 0) FROM submission_value_days d WHERE d.account_id = ? AND d.field = 'status'${range()}`, argsOf(accountId, rangeArgs));
   }
   if (fields.length === 1) {
     const [field] = fields as [keyof typeof EQUALITY_COLUMNS];
     return lazy(
       () => `SELECT COALESCE(SUM(d.n), 0) FROM submission_value_days d WHERE d.account_id = ? AND d.field = ?${range()} AND d.value = ?`,
-      [accountId, EQUALITY_COLUMNS[field], ...rangeArgs, filter[field]!],
+      argsOf(accountId, EQUALITY_COLUMNS[field], rangeArgs, filter[field]!),
     );
   }
   return lazy(
     () => `SELECT COALESCE(SUM(d.n), 0) FROM submission_counts c CROSS JOIN submission_day_counts d
           ON ${TUPLE_COLUMNS.map((column) => `d.${column} = c.${column}`).join(" AND ")}${range()} WHERE ${matchingTuplesWhere(filter)}`,
-    [...rangeArgs, ...matchingTuplesArgs(accountId, filter)],
+    argsOf(rangeArgs, matchingTuplesArgs(accountId, filter)),
   );
 }
 
@@ -655,9 +659,9 @@ function rowCount(accountId: string, filter: SubmissionFilter): SqlStatement {
     const few = `(SELECT COUNT(*) FROM (SELECT 1 FROM submissions INDEXED BY ${index} WHERE ${whereText(indexed)} LIMIT ?)) < ?`;
     return `SELECT CASE WHEN ${few} THEN (${walked()}) ELSE (SELECT COUNT(*) FROM ${MATCHING_TUPLES_FROM} ON ${TUPLE_JOIN}${rangeText("s", filter)} WHERE ${matchingTuplesWhere(filter)}) END AS total`;
   };
-  return lazy(text, [
-    ...whereArgs(accountId, indexed), MAX_COUNTED_ROWS, MAX_COUNTED_ROWS, ...whereArgs(accountId, filter), ...rangeArgs(filter), ...matchingTuplesArgs(accountId, filter),
-  ]);
+  return lazy(text, argsOf(
+    whereArgs(accountId, indexed), MAX_COUNTED_ROWS, MAX_COUNTED_ROWS, whereArgs(accountId, filter), rangeArgs(filter), matchingTuplesArgs(accountId, filter),
+  ));
 }
 
 /** Rows of a range up to which `rowCount` reads them from the popup's or the time index rather than seek into the matching tuples' ranges. */
@@ -746,9 +750,9 @@ function mergedPage(
     return `SELECT ${select} FROM (${candidates}) CROSS JOIN submissions ON account_id = ? AND id = candidate
           ORDER BY created_at ${direction}, id ${direction} LIMIT ?`;
   };
-  return lazy(text, [
-    ...rangeArgs(filter, page.after), ...matchingTuplesArgs(accountId, filter), ...(unless?.args ?? []), page.limit, page.offset, accountId, page.limit,
-  ]);
+  return lazy(text, argsOf(
+    rangeArgs(filter, page.after), matchingTuplesArgs(accountId, filter), unless?.args ?? [], page.limit, page.offset, accountId, page.limit,
+  ));
 }
 
 /** The date bounds and the walk cursor as conditions on `table`'s (created_at, id), each starting with AND; their arguments are `rangeArgs`. */
@@ -759,12 +763,8 @@ function rangeText(table: string, filter: SubmissionFilter, order?: "asc" | "des
   return sql + cursorText(order, after, table);
 }
 
-function rangeArgs(filter: SubmissionFilter, after?: SubmissionCursor): (string | number)[] {
-  const args: (string | number)[] = [];
-  if (filter.createdAfter !== undefined) args.push(filter.createdAfter);
-  if (filter.createdBefore !== undefined) args.push(filter.createdBefore);
-  args.push(...cursorArgs(after));
-  return args;
+function rangeArgs(filter: SubmissionFilter, after?: SubmissionCursor): SqlValue[] {
+  return argsOf(filter.createdAfter ?? [], filter.createdBefore ?? [], cursorArgs(after));
 }
 
 // bench/http.ts (list): the binding converts each value of each row on its own, at a cost per value.
@@ -779,7 +779,7 @@ export function pageWithTotal(page: SqlStatement, count: SqlStatement, choice?: 
   return withChoice(choice, lazy(
     () => `SELECT (${count.sql}) AS total, group_concat(head, char(30)) AS heads, group_concat(tail, char(30)) AS tails,
           json_group_array(created_at) AS times, json_group_array(id) AS ids FROM (${page.sql})`,
-    [...(count.args ?? []), ...(page.args ?? [])],
+    argsOf(count.args ?? [], page.args ?? []),
     { oneRow: true },
   ));
 }
@@ -791,7 +791,7 @@ export function pageWithTotal(page: SqlStatement, count: SqlStatement, choice?: 
 export function rowsWithTotal(page: SqlStatement, walkCount: SqlStatement, choice: SqlStatement): SqlStatement {
   return withChoice(choice, lazy(
     () => `SELECT *, (${walkCount.sql}) AS total FROM (${page.sql})`,
-    [...(walkCount.args ?? []), ...(page.args ?? [])],
+    argsOf(walkCount.args ?? [], page.args ?? []),
     { asArrays: true },
   ));
 }
@@ -843,6 +843,19 @@ export function dataKeysStatement(accountId: string, filter: SubmissionFilter, l
     args: [accountId, ...(filter.popupId === undefined ? [] : [filter.popupId]), limit],
   };
 }
+
+// bench/store.ts (list): on one core, V8's compiling of the list path beside the lists sets their
+// slowest timings, and an array literal that spreads arrays compiles to a loop over each one's
+// iterator, for every kind of array it has met, where `concat` is one call: spreading made most
+// of what TurboFan compiled for walkPaysParts and indexWalk, and spreading the arrays `map` makes
+// threw their compiled code away at its first call (in optimized code `map` makes an array of
+// another kind than the builtin does).
+/** A statement's arguments, in order: each part one value or a list of them. */
+function argsOf(...parts: readonly (SqlValue | readonly SqlValue[])[]): SqlValue[] {
+  return NO_ARGS.concat(...parts);
+}
+
+const NO_ARGS: readonly SqlValue[] = [];
 
 /** The filter as a WHERE condition on `table`'s columns; its arguments are `whereArgs`. */
 function whereText(filter: SubmissionFilter, table = ""): string {
