@@ -601,8 +601,10 @@ function countShape(counting: Counting): string {
 
 /**
  * The rows of days `first` to `last` (either undefined: unbounded) matching the filter's
- * equality fields: the account's counts per day (its statuses') without any, the value's with one, else each
- * matching tuple's (from the totals, as a merge takes them).
+ * equality fields: the account's counts per day (its statuses') without any, the value's with
+ * one; with more and a popup filter, each matching tuple's (from the totals, as a merge takes
+ * them), without a popup filter each matching (domain, device, status)'s, every popup's
+ * together (migration 19), whose days are a range apiece where the tuples' are a dozen.
  */
 function dayCounts(accountId: string, filter: SubmissionFilter, first: number | undefined, last: number | undefined): SqlStatement {
   const range = () => `${first === undefined ? "" : " AND d.day >= ?"}${last === undefined ? "" : " AND d.day <= ?"}`;
@@ -618,12 +620,31 @@ function dayCounts(accountId: string, filter: SubmissionFilter, first: number | 
       [accountId, EQUALITY_COLUMNS[field], ...rangeArgs, filter[field]!],
     );
   }
+  if (filter.popupId !== undefined) {
+    return lazy(
+      () => `SELECT COALESCE(SUM(d.n), 0) FROM submission_counts c CROSS JOIN submission_day_counts d
+            ON ${TUPLE_COLUMNS.map((column) => `d.${column} = c.${column}`).join(" AND ")}${range()} WHERE ${matchingTuplesWhere(filter)}`,
+      [...rangeArgs, ...matchingTuplesArgs(accountId, filter)],
+    );
+  }
+  if (fields.length === ALL_POPUPS_COLUMNS.length) {
+    const equalities = { ...filter, createdAfter: undefined, createdBefore: undefined };
+    return lazy(
+      () => `SELECT COALESCE(SUM(d.n), 0) FROM submission_day_counts_all_popups d WHERE ${whereText(equalities, "d.")}${range()}`,
+      [...whereArgs(accountId, equalities), ...rangeArgs],
+    );
+  }
+  // The matching (domain, device, status) that hold rows, from the tuples' totals.
   return lazy(
-    () => `SELECT COALESCE(SUM(d.n), 0) FROM submission_counts c CROSS JOIN submission_day_counts d
-          ON ${TUPLE_COLUMNS.map((column) => `d.${column} = c.${column}`).join(" AND ")}${range()} WHERE ${matchingTuplesWhere(filter)}`,
-    [...rangeArgs, ...matchingTuplesArgs(accountId, filter)],
+    () => `SELECT COALESCE(SUM(d.n), 0) FROM (SELECT DISTINCT ${ALL_POPUPS_COLUMNS.map((column) => `c.${column}`).join(", ")} FROM submission_counts c
+            WHERE ${matchingTuplesWhere(filter)}) c CROSS JOIN submission_day_counts_all_popups d
+          ON d.account_id = ?${ALL_POPUPS_COLUMNS.map((column) => ` AND d.${column} = c.${column}`).join("")}${range()}`,
+    [...matchingTuplesArgs(accountId, filter), accountId, ...rangeArgs],
   );
 }
+
+/** The columns migration 19's counts per day are kept by, after the account's. */
+const ALL_POPUPS_COLUMNS = ["domain", "device", "status"] as const;
 
 /**
  * The whole UTC days inside the filter's exclusive date range (`first` undefined: from the
