@@ -217,6 +217,8 @@ function assertIndexWalks(steps: string[], query: SubmissionQuery, what: string,
     assert.is(counts.length, 1, context);
     if (what !== "page") assertTupleMerge(steps.slice(union + 1), query, what, context);
     plan = walk.filter((step) => !counts.includes(step));
+    // a bounded walk reads whole, by rowid, only the rows its filters keep
+    if (reading === "walk or merge") assert.is(plan.pop(), "SEARCH submissions USING INTEGER PRIMARY KEY (rowid=?)", context);
     assert.is(plan.length, 1, context);
   }
   // The walk is narrowed by the popup (its index, when the list has a popup filter, else the

@@ -498,11 +498,16 @@ function indexWalk(
   }
   const others = equalityFields(filter).filter((other) => other !== field);
   // No ORDER BY outside: the walk's rows come in its order, and a sort would read them all.
+  // bench/correlated.ts: the walk hands out only what the filters test and the row's rowid,
+  // and only the page's rows are read whole: a walked row copied out whole (`SELECT *`, its
+  // data too) cost about a fifth more of a walk that keeps one row in thirty.
   return lazy(
     () => `SELECT ${select} FROM (
-            SELECT * FROM submissions INDEXED BY ${index} WHERE account_id = ?${field === undefined ? "" : " AND popup_id = ?"}${rangeText("submissions", filter, order, page.after)}
+            SELECT rowid AS walked_rowid${others.map((other) => `, ${EQUALITY_COLUMNS[other]} AS walked_${EQUALITY_COLUMNS[other]}`).join("")}
+              FROM submissions INDEXED BY ${index} WHERE account_id = ?${field === undefined ? "" : " AND popup_id = ?"}${rangeText("submissions", filter, order, page.after)}
               ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf(pays, "?")})
-          WHERE ${others.map((other) => `${EQUALITY_COLUMNS[other]} = ?`).join(" AND ")} LIMIT ? OFFSET ?`,
+          CROSS JOIN submissions ON submissions.rowid = walked_rowid
+          WHERE ${others.map((other) => `walked_${EQUALITY_COLUMNS[other]} = ?`).join(" AND ")} LIMIT ? OFFSET ?`,
     [
       accountId, ...(field === undefined ? [] : [filter[field]!]), ...rangeArgs(filter, page.after), ...pays.args, maxRead,
       ...others.map((other) => filter[other]!), page.limit, page.offset,
