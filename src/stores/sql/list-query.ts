@@ -763,17 +763,18 @@ function mergedPage(
 ): SqlStatement {
   const direction = order === "asc" ? "ASC" : "DESC";
   const text = () => {
-    const candidates = `SELECT s.id AS candidate FROM ${MATCHING_TUPLES_FROM}
+    const candidates = `SELECT s.rowid AS candidate FROM ${MATCHING_TUPLES_FROM}
     ON ${TUPLE_JOIN}${rangeText("s", filter, order, page.after)}
     WHERE ${matchingTuplesWhere(filter)} ORDER BY s.created_at ${direction}, s.id ${direction} LIMIT ${onlyIf(unless && { sql: `NOT ${unless.sql}` }, "?")} OFFSET ?`;
-    // By primary key from the candidates: left to itself, SQLite would walk the time index to
-    // save the sort of a page. The outer LIMIT keeps the ORDER BY, which SQLite may drop from a
-    // subquery without one (wholePage reads this one).
-    return `SELECT ${select} FROM (${candidates}) CROSS JOIN submissions ON account_id = ? AND id = candidate
+    // By rowid (the tuples' index holds it) from the candidates, one lookup where the primary
+    // key's index would be two: left to itself, SQLite would walk the time index to save the
+    // sort of a page. The outer LIMIT keeps the ORDER BY, which SQLite may drop from a subquery
+    // without one (wholePage reads this one).
+    return `SELECT ${select} FROM (${candidates}) CROSS JOIN submissions ON submissions.rowid = candidate
           ORDER BY created_at ${direction}, id ${direction} LIMIT ?`;
   };
   return lazy(text, [
-    ...rangeArgs(filter, page.after), ...matchingTuplesArgs(accountId, filter), ...(unless?.args ?? []), page.limit, page.offset, accountId, page.limit,
+    ...rangeArgs(filter, page.after), ...matchingTuplesArgs(accountId, filter), ...(unless?.args ?? []), page.limit, page.offset, page.limit,
   ]);
 }
 
