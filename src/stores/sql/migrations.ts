@@ -16,6 +16,17 @@ export const DAY_MS = 86_400_000;
 /** The insert triggers' condition from migration 11: no import is adding rows in this transaction. */
 const NOT_IMPORTING = "NOT EXISTS (SELECT 1 FROM submission_import)";
 
+/**
+ * The insert trigger's statements adding a new row to its tuple's count and its tuple's count of
+ * its day (migrations 4 and 7), as migrations 11, 12 and 19 write them into that trigger.
+ */
+const TUPLE_COUNTS_ADDED = `INSERT INTO submission_counts (account_id, popup_id, domain, device, status, n)
+        VALUES (NEW.account_id, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
+        ON CONFLICT DO UPDATE SET n = n + 1;
+      INSERT INTO submission_day_counts (account_id, day, popup_id, domain, device, status, n)
+        VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
+        ON CONFLICT DO UPDATE SET n = n + 1`;
+
 export const MIGRATIONS: readonly (readonly string[])[] = [
   // 1: accounts, keys, submissions
   [
@@ -380,12 +391,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       "submissions_value_day_counted_on_insert",
     ].map((trigger) => `DROP TRIGGER ${trigger}`),
     `CREATE TRIGGER submissions_counted_on_insert AFTER INSERT ON submissions WHEN ${NOT_IMPORTING} BEGIN
-      INSERT INTO submission_counts (account_id, popup_id, domain, device, status, n)
-        VALUES (NEW.account_id, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
-        ON CONFLICT DO UPDATE SET n = n + 1;
-      INSERT INTO submission_day_counts (account_id, day, popup_id, domain, device, status, n)
-        VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
-        ON CONFLICT DO UPDATE SET n = n + 1;
+      ${TUPLE_COUNTS_ADDED};
       INSERT INTO submission_account_days (account_id, day, n) VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, 1)
         ON CONFLICT DO UPDATE SET n = n + 1;
       ${valueDaysAdded("NEW")};
@@ -415,12 +421,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `DROP TABLE submission_account_days`,
     `DROP TRIGGER submissions_counted_on_insert`,
     `CREATE TRIGGER submissions_counted_on_insert AFTER INSERT ON submissions WHEN ${NOT_IMPORTING} BEGIN
-      INSERT INTO submission_counts (account_id, popup_id, domain, device, status, n)
-        VALUES (NEW.account_id, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
-        ON CONFLICT DO UPDATE SET n = n + 1;
-      INSERT INTO submission_day_counts (account_id, day, popup_id, domain, device, status, n)
-        VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
-        ON CONFLICT DO UPDATE SET n = n + 1;
+      ${TUPLE_COUNTS_ADDED};
       ${valueDaysAdded("NEW")};
     END`,
   ],
@@ -505,12 +506,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       SELECT account_id, domain, device, status, day, SUM(n) FROM submission_day_counts GROUP BY account_id, domain, device, status, day`,
     `DROP TRIGGER submissions_counted_on_insert`,
     `CREATE TRIGGER submissions_counted_on_insert AFTER INSERT ON submissions WHEN ${NOT_IMPORTING} BEGIN
-      INSERT INTO submission_counts (account_id, popup_id, domain, device, status, n)
-        VALUES (NEW.account_id, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
-        ON CONFLICT DO UPDATE SET n = n + 1;
-      INSERT INTO submission_day_counts (account_id, day, popup_id, domain, device, status, n)
-        VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
-        ON CONFLICT DO UPDATE SET n = n + 1;
+      ${TUPLE_COUNTS_ADDED};
       ${allPopupsDayAdded("NEW")};
       ${valueDaysAdded("NEW")};
     END`,
