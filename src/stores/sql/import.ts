@@ -44,6 +44,10 @@ const COUNT_STATEMENTS: readonly string[] = [
   `INSERT INTO submission_day_counts (account_id, day, popup_id, domain, device, status, n)
     SELECT ?, day, popup_id, domain, device, status, n FROM submission_import_days WHERE true
     ON CONFLICT DO UPDATE SET n = n + excluded.n`,
+  `INSERT INTO submission_day_counts_all_popups (account_id, domain, device, status, day, n)
+    SELECT ?, domain, device, status, day, SUM(n) FROM submission_import_days WHERE true
+    GROUP BY domain, device, status, day
+    ON CONFLICT DO UPDATE SET n = n + excluded.n`,
   ...Object.values(EQUALITY_COLUMNS).map((column) => `INSERT INTO submission_value_days (account_id, field, day, value, n)
     SELECT ?, '${column}', day, ${column}, SUM(n) FROM submission_import_days WHERE true
     GROUP BY day, ${column}

@@ -502,11 +502,16 @@ function indexWalk(
   }
   const others = equalityFields(filter).filter((other) => other !== field);
   // No ORDER BY outside: the walk's rows come in its order, and a sort would read them all.
+  // bench/correlated.ts: the walk hands out only the row's rowid and what the filters test, and
+  // only the rows they keep are read whole: copying each walked row out whole (`SELECT *`, its
+  // data too) cost a walk that keeps few of its rows more than reading the kept ones again.
   return lazy(
     () => `SELECT ${select} FROM (
-            SELECT * FROM submissions INDEXED BY ${index} WHERE account_id = ?${field === undefined ? "" : " AND popup_id = ?"}${rangeText("submissions", filter, order, page.after)}
+            SELECT rowid AS walked_rowid${others.map((other) => `, ${EQUALITY_COLUMNS[other]} AS walked_${EQUALITY_COLUMNS[other]}`).join("")}
+              FROM submissions INDEXED BY ${index} WHERE account_id = ?${field === undefined ? "" : " AND popup_id = ?"}${rangeText("submissions", filter, order, page.after)}
               ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf(pays, "?")})
-          WHERE ${others.map((other) => `${EQUALITY_COLUMNS[other]} = ?`).join(" AND ")} LIMIT ? OFFSET ?`,
+          CROSS JOIN submissions ON submissions.rowid = walked_rowid
+          WHERE ${others.map((other) => `walked_${EQUALITY_COLUMNS[other]} = ?`).join(" AND ")} LIMIT ? OFFSET ?`,
     argsOf(
       accountId, field === undefined ? [] : filter[field]!, rangeArgs(filter, page.after), pays.args, maxRead,
       others.map((other) => filter[other]!), page.limit, page.offset,
@@ -516,7 +521,7 @@ function indexWalk(
 
 /**
  * The total: a sum of the maintained counts (migration 4) when only equality filters apply.
- * With dates, the counts per day (migrations 7 and 10) of the days the range covers, and of a
+ * With dates, the counts per day (migrations 7, 10 and 19) of the days the range covers, and of a
  * day at its ends, the rows on the smaller side of the bound counted: added when they are
  * inside the range, else taken from that day's count. So a month costs about what a day does,
  * and a range from midnight to midnight counts next to no rows (bench/correlated.ts's
@@ -605,8 +610,10 @@ function countShape(counting: Counting): string {
 
 /**
  * The rows of days `first` to `last` (either undefined: unbounded) matching the filter's
- * equality fields: the account's counts per day (its statuses') without any, the value's with one, else each
- * matching tuple's (from the totals, as a merge takes them).
+ * equality fields: the account's counts per day (its statuses') without any, the value's with
+ * one; with more and a popup filter, each matching tuple's (from the totals, as a merge takes
+ * them), without a popup filter each matching (domain, device, status)'s, every popup's
+ * together (migration 18), whose days are a range apiece where the tuples' are a dozen.
  */
 function dayCounts(accountId: string, filter: SubmissionFilter, first: number | undefined, last: number | undefined): SqlStatement {
   const range = () => `${first === undefined ? "" : " AND d.day >= ?"}${last === undefined ? "" : " AND d.day <= ?"}`;
@@ -622,12 +629,31 @@ function dayCounts(accountId: string, filter: SubmissionFilter, first: number | 
       argsOf(accountId, EQUALITY_COLUMNS[field], rangeArgs, filter[field]!),
     );
   }
+  if (filter.popupId !== undefined) {
+    return lazy(
+      () => `SELECT COALESCE(SUM(d.n), 0) FROM submission_counts c CROSS JOIN submission_day_counts d
+            ON ${TUPLE_COLUMNS.map((column) => `d.${column} = c.${column}`).join(" AND ")}${range()} WHERE ${matchingTuplesWhere(filter)}`,
+      argsOf(rangeArgs, matchingTuplesArgs(accountId, filter)),
+    );
+  }
+  if (fields.length === ALL_POPUPS_COLUMNS.length) {
+    const equalities = { ...filter, createdAfter: undefined, createdBefore: undefined };
+    return lazy(
+      () => `SELECT COALESCE(SUM(d.n), 0) FROM submission_day_counts_all_popups d WHERE ${whereText(equalities, "d.")}${range()}`,
+      argsOf(whereArgs(accountId, equalities), rangeArgs),
+    );
+  }
+  // The matching (domain, device, status) that hold rows, from the tuples' totals.
   return lazy(
-    () => `SELECT COALESCE(SUM(d.n), 0) FROM submission_counts c CROSS JOIN submission_day_counts d
-          ON ${TUPLE_COLUMNS.map((column) => `d.${column} = c.${column}`).join(" AND ")}${range()} WHERE ${matchingTuplesWhere(filter)}`,
-    argsOf(rangeArgs, matchingTuplesArgs(accountId, filter)),
+    () => `SELECT COALESCE(SUM(d.n), 0) FROM (SELECT DISTINCT ${ALL_POPUPS_COLUMNS.map((column) => `c.${column}`).join(", ")} FROM submission_counts c
+            WHERE ${matchingTuplesWhere(filter)}) c CROSS JOIN submission_day_counts_all_popups d
+          ON d.account_id = ?${ALL_POPUPS_COLUMNS.map((column) => ` AND d.${column} = c.${column}`).join("")}${range()}`,
+    argsOf(matchingTuplesArgs(accountId, filter), accountId, rangeArgs),
   );
 }
+
+/** The columns migration 18's counts per day are kept by, after the account's. */
+const ALL_POPUPS_COLUMNS = ["domain", "device", "status"] as const;
 
 /**
  * The whole UTC days inside the filter's exclusive date range (`first` undefined: from the
@@ -741,17 +767,18 @@ function mergedPage(
 ): SqlStatement {
   const direction = order === "asc" ? "ASC" : "DESC";
   const text = () => {
-    const candidates = `SELECT s.id AS candidate FROM ${MATCHING_TUPLES_FROM}
+    const candidates = `SELECT s.rowid AS candidate FROM ${MATCHING_TUPLES_FROM}
     ON ${TUPLE_JOIN}${rangeText("s", filter, order, page.after)}
     WHERE ${matchingTuplesWhere(filter)} ORDER BY s.created_at ${direction}, s.id ${direction} LIMIT ${onlyIf(unless && { sql: `NOT ${unless.sql}` }, "?")} OFFSET ?`;
-    // By primary key from the candidates: left to itself, SQLite would walk the time index to
-    // save the sort of a page. The outer LIMIT keeps the ORDER BY, which SQLite may drop from a
-    // subquery without one (wholePage reads this one).
-    return `SELECT ${select} FROM (${candidates}) CROSS JOIN submissions ON account_id = ? AND id = candidate
+    // By rowid (the tuples' index holds it) from the candidates, one lookup where the primary
+    // key's index would be two: left to itself, SQLite would walk the time index to save the
+    // sort of a page. The outer LIMIT keeps the ORDER BY, which SQLite may drop from a subquery
+    // without one (wholePage reads this one).
+    return `SELECT ${select} FROM (${candidates}) CROSS JOIN submissions ON submissions.rowid = candidate
           ORDER BY created_at ${direction}, id ${direction} LIMIT ?`;
   };
   return lazy(text, argsOf(
-    rangeArgs(filter, page.after), matchingTuplesArgs(accountId, filter), unless?.args ?? [], page.limit, page.offset, accountId, page.limit,
+    rangeArgs(filter, page.after), matchingTuplesArgs(accountId, filter), unless?.args ?? [], page.limit, page.offset, page.limit,
   ));
 }
 

@@ -16,6 +16,17 @@ export const DAY_MS = 86_400_000;
 /** The insert triggers' condition from migration 11: no import is adding rows in this transaction. */
 const NOT_IMPORTING = "NOT EXISTS (SELECT 1 FROM submission_import)";
 
+/**
+ * The insert trigger's statements adding a new row to its tuple's count and its tuple's count of
+ * its day (migrations 4 and 7), as migrations 11, 12 and 18 write them into that trigger.
+ */
+const TUPLE_COUNTS_ADDED = `INSERT INTO submission_counts (account_id, popup_id, domain, device, status, n)
+        VALUES (NEW.account_id, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
+        ON CONFLICT DO UPDATE SET n = n + 1;
+      INSERT INTO submission_day_counts (account_id, day, popup_id, domain, device, status, n)
+        VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
+        ON CONFLICT DO UPDATE SET n = n + 1`;
+
 export const MIGRATIONS: readonly (readonly string[])[] = [
   // 1: accounts, keys, submissions
   [
@@ -380,12 +391,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       "submissions_value_day_counted_on_insert",
     ].map((trigger) => `DROP TRIGGER ${trigger}`),
     `CREATE TRIGGER submissions_counted_on_insert AFTER INSERT ON submissions WHEN ${NOT_IMPORTING} BEGIN
-      INSERT INTO submission_counts (account_id, popup_id, domain, device, status, n)
-        VALUES (NEW.account_id, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
-        ON CONFLICT DO UPDATE SET n = n + 1;
-      INSERT INTO submission_day_counts (account_id, day, popup_id, domain, device, status, n)
-        VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
-        ON CONFLICT DO UPDATE SET n = n + 1;
+      ${TUPLE_COUNTS_ADDED};
       INSERT INTO submission_account_days (account_id, day, n) VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, 1)
         ON CONFLICT DO UPDATE SET n = n + 1;
       ${valueDaysAdded("NEW")};
@@ -415,12 +421,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `DROP TABLE submission_account_days`,
     `DROP TRIGGER submissions_counted_on_insert`,
     `CREATE TRIGGER submissions_counted_on_insert AFTER INSERT ON submissions WHEN ${NOT_IMPORTING} BEGIN
-      INSERT INTO submission_counts (account_id, popup_id, domain, device, status, n)
-        VALUES (NEW.account_id, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
-        ON CONFLICT DO UPDATE SET n = n + 1;
-      INSERT INTO submission_day_counts (account_id, day, popup_id, domain, device, status, n)
-        VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
-        ON CONFLICT DO UPDATE SET n = n + 1;
+      ${TUPLE_COUNTS_ADDED};
       ${valueDaysAdded("NEW")};
     END`,
   ],
@@ -483,7 +484,53 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `DROP INDEX webhook_deliveries_by_event`,
     `CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id)`,
   ],
+  // 18: counts per UTC day of each (domain, device, status), every popup's together, kept as
+  // migration 7's per tuple are (the insert trigger, a group commit's and an import's grouped
+  // upserts; triggers for deletes and updates), so that a dated total with two or more equality
+  // filters and no popup filter sums a range of days for each matching (domain, device, status)
+  // rather than for each matching tuple: `device=tablet&status=completed` over a month reads six
+  // ranges where migration 7's counts have 69 (list-query.ts).
+  [
+    `CREATE TABLE submission_day_counts_all_popups (
+      account_id TEXT NOT NULL,
+      domain TEXT NOT NULL,
+      device TEXT NOT NULL,
+      status TEXT NOT NULL,
+      day INTEGER NOT NULL, -- as submission_day_counts' day
+      n INTEGER NOT NULL,
+      PRIMARY KEY (account_id, domain, device, status, day)
+    ) WITHOUT ROWID`,
+    `INSERT INTO submission_day_counts_all_popups (account_id, domain, device, status, day, n)
+      SELECT account_id, domain, device, status, day, SUM(n) FROM submission_day_counts GROUP BY account_id, domain, device, status, day`,
+    `DROP TRIGGER submissions_counted_on_insert`,
+    `CREATE TRIGGER submissions_counted_on_insert AFTER INSERT ON submissions WHEN ${NOT_IMPORTING} BEGIN
+      ${TUPLE_COUNTS_ADDED};
+      ${allPopupsDayAdded("NEW")};
+      ${valueDaysAdded("NEW")};
+    END`,
+    `CREATE TRIGGER submissions_all_popups_day_counted_on_delete AFTER DELETE ON submissions BEGIN
+      ${allPopupsDayTaken("OLD")};
+    END`,
+    `CREATE TRIGGER submissions_all_popups_day_counted_on_update AFTER UPDATE OF account_id, domain, device, status, created_at ON submissions BEGIN
+      ${allPopupsDayTaken("OLD")};
+      ${allPopupsDayAdded("NEW")};
+    END`,
+  ],
 ];
+
+/** Adds a row (of `row`: NEW or OLD) to migration 18's counts of its (domain, device, status) and day. */
+function allPopupsDayAdded(row: string): string {
+  return `INSERT INTO submission_day_counts_all_popups (account_id, domain, device, status, day, n)
+        VALUES (${row}.account_id, ${row}.domain, ${row}.device, ${row}.status, ${dayOf(`${row}.created_at`)}, 1)
+        ON CONFLICT DO UPDATE SET n = n + 1`;
+}
+
+/** Takes a row from migration 18's counts, by primary key. */
+function allPopupsDayTaken(row: string): string {
+  return `UPDATE submission_day_counts_all_popups SET n = n - 1
+        WHERE account_id = ${row}.account_id AND domain = ${row}.domain AND device = ${row}.device AND status = ${row}.status
+          AND day = ${dayOf(`${row}.created_at`)}`;
+}
 
 /** Migration 16's test of a row's text fields (of `row`: "" or "NEW."): true when json_quote of each adds only its quotes. */
 function plainTextTest(row: string): string {
