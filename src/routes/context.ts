@@ -46,16 +46,9 @@ export interface KeyedContext extends RequestContext {
 // context and its keyed copy), and parsing a URL that a get's routing and key check do not read,
 // were the largest parts of the handler's own work on a get.
 /** A request's context: the handler's settings, its route's parameters, its URL parsed when first read. */
+// The settings' fields, declared once in HandlerSettings, are this class's too (set in its constructor).
+export interface HandlerContext extends HandlerSettings {}
 export class HandlerContext implements RequestContext {
-  readonly store: SubmissionStore;
-  readonly limits: Limits;
-  readonly rateLimits: RateLimitSettings;
-  readonly authenticate: Authenticate;
-  readonly basePath: string;
-  readonly newSubmissionId: () => NewSubmissionId;
-  readonly webhooks: WebhookPolicy;
-  readonly healthTimeoutMs: number;
-  readonly warnUnknownClientAddress: (method: string, path: string) => void;
   readonly hasQuery: boolean;
   readonly params: Readonly<Record<string, string>>;
   readonly clientAddress: string | undefined;
@@ -67,15 +60,16 @@ export class HandlerContext implements RequestContext {
    * `hasQuery` is known without parsing it.
    */
   constructor(settings: HandlerSettings, href: string, url: URL | undefined, hasQuery: boolean, params: Readonly<Record<string, string>>, clientAddress: string | undefined) {
-    this.store = settings.store;
-    this.limits = settings.limits;
-    this.rateLimits = settings.rateLimits;
-    this.authenticate = settings.authenticate;
-    this.basePath = settings.basePath;
-    this.newSubmissionId = settings.newSubmissionId;
-    this.webhooks = settings.webhooks;
-    this.healthTimeoutMs = settings.healthTimeoutMs;
-    this.warnUnknownClientAddress = settings.warnUnknownClientAddress;
+    const own: { -readonly [Name in keyof HandlerSettings]: HandlerSettings[Name] } = this;
+    own.store = settings.store;
+    own.limits = settings.limits;
+    own.rateLimits = settings.rateLimits;
+    own.authenticate = settings.authenticate;
+    own.basePath = settings.basePath;
+    own.newSubmissionId = settings.newSubmissionId;
+    own.webhooks = settings.webhooks;
+    own.healthTimeoutMs = settings.healthTimeoutMs;
+    own.warnUnknownClientAddress = settings.warnUnknownClientAddress;
     this.hasQuery = hasQuery;
     this.params = params;
     this.clientAddress = clientAddress;
