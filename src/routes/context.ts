@@ -17,7 +17,7 @@ export interface RequestContext extends HandlerSettings {
   readonly params: Readonly<Record<string, string>>;
   /** The caller's network address as the deployment sees it; undefined when unknown. */
   readonly clientAddress: string | undefined;
-  /** This context, for the route behind the key check, with whom the key acts for. */
+  /** This context with the principal the key check found: what a route behind it gets. */
   withPrincipal(principal: Principal): KeyedContext;
 }
 
@@ -46,8 +46,6 @@ export interface KeyedContext extends RequestContext {
 // context and its keyed copy), and parsing a URL that a get's routing and key check do not read,
 // were the largest parts of the handler's own work on a get.
 /** A request's context: the handler's settings, its route's parameters, its URL parsed when first read. */
-// The settings' fields, declared once in HandlerSettings, are this class's too (set in its constructor).
-export interface HandlerContext extends HandlerSettings {}
 export class HandlerContext implements RequestContext {
   readonly hasQuery: boolean;
   readonly params: Readonly<Record<string, string>>;
@@ -85,6 +83,9 @@ export class HandlerContext implements RequestContext {
     return new KeyedHandlerContext(this, this.#href, this.#url, principal);
   }
 }
+
+/** The settings' fields, declared once in HandlerSettings, are the class's too (set in its constructor). */
+export interface HandlerContext extends HandlerSettings {}
 
 class KeyedHandlerContext extends HandlerContext implements KeyedContext {
   readonly principal: Principal;

@@ -53,12 +53,12 @@ const READER_CACHE_SIZE = -32768;
 
 /**
  * How much of the file the read connection reads through a memory map instead of `pread`.
- * bench/http.ts (get): a get's row is on a page the page cache rarely still holds (it holds
- * READER_CACHE_SIZE of a file larger than that), and reading it with a system call and a copy
- * cost more than the rest of SQLite's work on it. The mapped pages are the operating system's
- * file cache, shared, not the process's own memory, though a process's RSS counts those it
- * touched; bounded so that a large file does not take as much address space. Writes do not go
- * through the map (SQLite writes with `write` unless built otherwise).
+ * bench/http.ts (get): a get's row is on a page the page cache seldom still holds (it holds
+ * READER_CACHE_SIZE of a file larger than that), which cost a system call and a copy of the
+ * page nearly every get. The mapped pages are the operating system's file cache, shared, not
+ * the process's own memory, though a process's RSS counts those it has touched; bounded so
+ * that a large file does not take as much address space. Writes do not go through the map
+ * (SQLite writes with `write` unless built otherwise).
  */
 const READER_MMAP_SIZE = 256 * 1024 * 1024;
 
