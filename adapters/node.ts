@@ -9,6 +9,7 @@ import type { Duplex } from "node:stream";
 import type { SubmissionsHandler } from "../src/handler.ts";
 import type { Answer } from "../src/http/answer.ts";
 import { INTERNAL_ERROR_MESSAGE } from "../src/http/errors.ts";
+import { PLAIN_PATH_CHARACTERS } from "../src/http/plain-path.ts";
 import { bodyAlreadyRead, CONSUMED_BODY_MESSAGE, consumedBodyError, originalUrl } from "./node-consumed-body.ts";
 import { apiRequest, fetchRequest, type RequestTarget } from "./node-request.ts";
 import {
@@ -270,7 +271,7 @@ function requestTarget(req: IncomingMessage): RequestTarget | Answer {
  * path), no backslash, nothing it percent-encodes (spaces, quotes, `<`, `>`, `` ` ``, braces,
  * `#`, control and non-ASCII characters; `'` in a query).
  */
-const PLAIN_TARGET = /^\/[A-Za-z0-9_~!$&'()*+,;=:@\/-]*(?:\?[A-Za-z0-9_~!$&()*+,;=:@\/?.%-]*)?$/;
+const PLAIN_TARGET = new RegExp(`^/[${PLAIN_PATH_CHARACTERS}]*(?:\\?[A-Za-z0-9_~!$&()*+,;=:@\\/?.%-]*)?$`);
 
 /** Each Host header's origin as the URL parser writes it; a few, as a server is reached by a few names. */
 const ORIGINS = new Map<string, string>();

@@ -5,6 +5,7 @@ import { MAX_CSV_DATA_COLUMNS } from "./export/limits.ts";
 import { type Answer, toResponse } from "./http/answer.ts";
 import { HttpError, toErrorAnswer } from "./http/errors.ts";
 import { type ApiRequest, fromFetchRequest } from "./http/request.ts";
+import { plainPathOf } from "./http/plain-path.ts";
 import { requestIdOf } from "./http/request-id.ts";
 import { createSubmissionIdGenerator } from "./id.ts";
 import { DEFAULT_HEALTH_TIMEOUT_MS, DEFAULT_LIMITS, type Limits, mayHaveChanged, type SubmissionsHandlerOptions } from "./options.ts";
@@ -12,7 +13,7 @@ import { type ConnectionInfo, connectionAddress } from "./rate-limit/client-addr
 import { rateLimitSettings } from "./rate-limit/settings.ts";
 import { unknownAddressWarning } from "./rate-limit/unknown-address.ts";
 import { withKey } from "./routes/access.ts";
-import type { RequestContext, RouteHandler } from "./routes/context.ts";
+import { HandlerContext, type HandlerSettings, type RequestContext, type RouteHandler } from "./routes/context.ts";
 import { answerPreflight, CROSS_ORIGIN_HEADERS, PREFLIGHT_HEADERS } from "./routes/cors.ts";
 import { IDEMPOTENCY_KEY } from "./routes/create/idempotency.ts";
 import { createSubmission } from "./routes/create/pipeline.ts";
@@ -423,7 +424,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
     throw new TypeError(`maxWebhooksPerAccount must be a whole number of 0 or more (got ${maxWebhooks})`);
   }
   const authenticate: Authenticate = options.authenticate ?? authenticateWithStore(store);
-  const settings = {
+  const settings: HandlerSettings = {
     store,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     rateLimits: rateLimitSettings(options.rateLimit),
@@ -443,17 +444,19 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
 
   const answer = async (request: ApiRequest, connection: ConnectionInfo = {}): Promise<Answer> => {
     const started = log && performance.now();
-    const url = new URL(request.url);
+    const plainPath = plainPathOf(request.url);
+    const url = plainPath === undefined ? new URL(request.url) : undefined;
+    const path = plainPath ?? url!.pathname;
     const requestId = requestIdOf(request);
-    const found = route(request.method, url.pathname);
+    const found = route(request.method, path);
     let answer: Answer;
     try {
       if (!found) throw new HttpError(404, "Not found");
-      // The settings last: V8 copies a spread fastest when no property follows it.
-      const context: RequestContext = { url, params: found.params, clientAddress: clientAddress(request, connection), ...settings };
+      const hasQuery = url !== undefined && url.search !== "";
+      const context = new HandlerContext(settings, request.url, url, hasQuery, found.params, clientAddress(request, connection));
       answer = await found.handle(request, context);
     } catch (error) {
-      if (!(error instanceof HttpError)) log?.({ type: "error", requestId, method: request.method, path: url.pathname, error });
+      if (!(error instanceof HttpError)) log?.({ type: "error", requestId, method: request.method, path, error });
       answer = toErrorAnswer(error);
     }
     if (onChange && found && mayHaveChanged(request.method, answer.status)) onChange();
@@ -461,7 +464,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
     answer.headers["x-request-id"] = requestId;
     if (log) {
       // The route's pattern, not the raw path: metrics count by it.
-      log({ type: "request", requestId, method: request.method, path: url.pathname, route: found?.pattern, status: answer.status, durationMs: performance.now() - started! });
+      log({ type: "request", requestId, method: request.method, path, route: found?.pattern, status: answer.status, durationMs: performance.now() - started! });
     }
     return answer;
   };

@@ -25,8 +25,7 @@ const SECRET_KEY_PREFIX = "fs_sk_";
 export function withKey(handle: RouteHandler<KeyedContext>): RouteHandler {
   return async (request, context) => {
     const { principal } = await checkKey(request, context, "secret");
-    // The spread last: V8 copies it fastest when no property follows it.
-    return handle(request, { principal, ...context });
+    return handle(request, context.withPrincipal(principal));
   };
 }
 
@@ -42,7 +41,7 @@ export async function checkKey(
   access: Exclude<Access, "public">,
   fieldKey?: string,
 ): Promise<Caller> {
-  refuseKeysInUrl(context.url);
+  if (context.hasQuery) refuseKeysInUrl(context.url);
   const headerKey = request.headers.get("x-api-key")?.trim() || undefined;
   const apiKey = headerKey ?? keyFromField(fieldKey);
   if (!apiKey) throw missingKey(request);
@@ -71,8 +70,6 @@ function keyFromField(fieldKey: string | undefined): string | undefined {
  * secret key anywhere in the query is refused outright, and `_key` there is pointed to its place.
  */
 function refuseKeysInUrl(url: URL): void {
-  // Most requests have no query: its parameters are not made for nothing.
-  if (url.search === "") return;
   for (const [name, value] of url.searchParams) {
     if (value.trim().startsWith(SECRET_KEY_PREFIX)) throw secretKeyOutsideHeader();
     if (name === "_key" || name.toLowerCase() === "x-api-key") {
