@@ -51,17 +51,6 @@ const WRITER_CACHE_SIZE = -32768;
  */
 const READER_CACHE_SIZE = -32768;
 
-/**
- * How much of the file the read connection reads through a memory map instead of `pread`.
- * bench/http.ts (get): a get's row is on a page the page cache seldom still holds (it holds
- * READER_CACHE_SIZE of a file larger than that), which cost a system call and a copy of the
- * page nearly every get. The mapped pages are the operating system's file cache, shared, not
- * the process's own memory, though a process's RSS counts those it has touched; bounded so
- * that a large file does not take as much address space. Writes do not go through the map
- * (SQLite writes with `write` unless built otherwise).
- */
-const READER_MMAP_SIZE = 256 * 1024 * 1024;
-
 /** Statements SQLite refuses inside a transaction. */
 const OUTSIDE_TRANSACTION = /^\s*VACUUM\b/i;
 
@@ -114,7 +103,6 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
   db.exec("PRAGMA secure_delete = ON");
   db.exec("PRAGMA busy_timeout = 0");
   db.exec(`PRAGMA cache_size = ${READER_CACHE_SIZE}`);
-  if (path !== ":memory:") db.exec(`PRAGMA mmap_size = ${READER_MMAP_SIZE}`);
   const prepare = statementCache((sql) => db.prepare(sql));
   const run = ({ sql, args = [], asArrays, oneRow }: SqlStatement): SqlResult => {
     const { statement, reader } = prepare(sql, asArrays);
