@@ -521,7 +521,7 @@ function indexWalk(
 
 /**
  * The total: a sum of the maintained counts (migration 4) when only equality filters apply.
- * With dates, the counts per day (migrations 7, 10 and 19) of the days the range covers, and of a
+ * With dates, the counts per day (migrations 7, 10 and 18) of the days the range covers, and of a
  * day at its ends, the rows on the smaller side of the bound counted: added when they are
  * inside the range, else taken from that day's count. So a month costs about what a day does,
  * and a range from midnight to midnight counts next to no rows (bench/correlated.ts's
