@@ -452,8 +452,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
     let answer: Answer;
     try {
       if (!found) throw new HttpError(404, "Not found");
-      const hasQuery = url !== undefined && url.search !== "";
-      const context = new HandlerContext(settings, request.url, url, hasQuery, found.params, clientAddress(request, connection));
+      const context = new HandlerContext(settings, request.url, url, found.params, clientAddress(request, connection));
       answer = await found.handle(request, context);
     } catch (error) {
       if (!(error instanceof HttpError)) log?.({ type: "error", requestId, method: request.method, path, error });

@@ -47,17 +47,16 @@ export interface KeyedContext extends RequestContext {
 // were the largest parts of the handler's own work on a get.
 /** A request's context: the handler's settings, its route's parameters, its URL parsed when first read. */
 export class HandlerContext implements RequestContext {
-  readonly hasQuery: boolean;
   readonly params: Readonly<Record<string, string>>;
   readonly clientAddress: string | undefined;
   readonly #href: string;
   #url: URL | undefined;
 
   /**
-   * `href`: the request's URL as it came, with `url` parsed from it, or undefined when
-   * `hasQuery` is known without parsing it.
+   * `href`: the request's URL as it came, with `url` parsed from it, or undefined when it is an
+   * origin and a plain path (`plainPathOf`), which has no query.
    */
-  constructor(settings: HandlerSettings, href: string, url: URL | undefined, hasQuery: boolean, params: Readonly<Record<string, string>>, clientAddress: string | undefined) {
+  constructor(settings: HandlerSettings, href: string, url: URL | undefined, params: Readonly<Record<string, string>>, clientAddress: string | undefined) {
     const own: { -readonly [Name in keyof HandlerSettings]: HandlerSettings[Name] } = this;
     own.store = settings.store;
     own.limits = settings.limits;
@@ -68,7 +67,6 @@ export class HandlerContext implements RequestContext {
     own.webhooks = settings.webhooks;
     own.healthTimeoutMs = settings.healthTimeoutMs;
     own.warnUnknownClientAddress = settings.warnUnknownClientAddress;
-    this.hasQuery = hasQuery;
     this.params = params;
     this.clientAddress = clientAddress;
     this.#href = href;
@@ -77,6 +75,10 @@ export class HandlerContext implements RequestContext {
 
   get url(): URL {
     return (this.#url ??= new URL(this.#href));
+  }
+
+  get hasQuery(): boolean {
+    return this.#url !== undefined && this.#url.search !== "";
   }
 
   withPrincipal(principal: Principal): KeyedContext {
@@ -91,7 +93,7 @@ class KeyedHandlerContext extends HandlerContext implements KeyedContext {
   readonly principal: Principal;
 
   constructor(context: HandlerContext, href: string, url: URL | undefined, principal: Principal) {
-    super(context, href, url, context.hasQuery, context.params, context.clientAddress);
+    super(context, href, url, context.params, context.clientAddress);
     this.principal = principal;
   }
 }
