@@ -43,8 +43,8 @@ export function tuplesOf(account: AccountRows, filter: SubmissionFilter): Tuple[
 /** `tuples`: the filter's, when the caller has them already. */
 export function spansOf(account: AccountRows, filter: SubmissionFilter, order: Order, after?: SubmissionCursor, tuples = tuplesOf(account, filter)): Span[] {
   const spans: Span[] = [];
-  const lists = tuples === undefined ? 1 : tuples.length;
-  for (let i = 0; i < lists; i++) {
+  const listCount = tuples === undefined ? 1 : tuples.length;
+  for (let i = 0; i < listCount; i++) {
     const span = spanOf(tuples === undefined ? account.all : tuples[i]!.rows, filter, order, after);
     if (span.start < span.end) spans.push(span);
   }
