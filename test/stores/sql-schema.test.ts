@@ -541,9 +541,12 @@ migrations("migration 19: an update moves a row's counts per value and day only 
     client.close();
   }
   const store = await createLibsqlStore({ url });
-  await store.setSubmissionStatus("acct", "id-01", "completed");
-  await store.deleteSubmission("acct", "id-02");
-  await store.close();
+  try {
+    await store.setSubmissionStatus("acct", "id-01", "completed");
+    await store.deleteSubmission("acct", "id-02");
+  } finally {
+    await store.close();
+  }
   assert.equal(await versions(url), MIGRATIONS.map((_, i) => i + 1));
 
   const db = createClient({ url });
