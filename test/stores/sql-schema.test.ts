@@ -17,7 +17,7 @@ import type { SqlStatement } from "../../src/stores/sql/driver.ts";
 import { listStatements, pageReading, walkStatement, withChoice } from "../../src/stores/sql/list-query.ts";
 import { identifierLookup } from "../../src/stores/sql/identifying-fields.ts";
 import { migrate } from "../../src/stores/sql/migrate.ts";
-import { MIGRATIONS } from "../../src/stores/sql/migrations.ts";
+import { dayOf, MIGRATIONS } from "../../src/stores/sql/migrations.ts";
 
 const plans = suite("SQL store: query plans");
 
@@ -521,6 +521,61 @@ migrations("migration 18 counts per day the rows of each domain, device and stat
     assert.equal(await totals(), [231, 469, 0]);
   } finally {
     await store.close();
+  }
+});
+
+migrations("migration 19: an update moves a row's counts per value and day only for the fields whose value or day it changes, and every count follows", async ({ url }) => {
+  // a database at schema version 18 holding 40 rows over 4 days, two popups, every third row completed
+  const client = createClient({ url });
+  try {
+    await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+    await client.batch(
+      MIGRATIONS.slice(0, 18).flatMap((statements, i) => [{ sql: "INSERT INTO formsink_migrations VALUES (?, 'then')", args: [i + 1] }, ...statements.map((sql) => ({ sql, args: [] }))]),
+      "write",
+    );
+    await client.execute(`WITH RECURSIVE n (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 39)
+      INSERT INTO submissions (account_id, id, popup_id, domain, device, user_agent, status, created_at, data, plain_text)
+      SELECT 'acct', printf('id-%02d', i), 'popup_' || (i % 2), 'example.com', 'mobile', '', CASE WHEN i % 3 = 0 THEN 'completed' ELSE 'pending' END,
+        ${20_000 * DAY_MS} + (i / 10) * ${DAY_MS} + i, '{}', 1 FROM n`);
+  } finally {
+    client.close();
+  }
+  const store = await createLibsqlStore({ url });
+  try {
+    await store.setSubmissionStatus("acct", "id-01", "completed");
+    await store.deleteSubmission("acct", "id-02");
+  } finally {
+    await store.close();
+  }
+  assert.equal(await versions(url), MIGRATIONS.map((_, i) => i + 1));
+
+  const db = createClient({ url });
+  try {
+    // which fields' counts per value and day each update writes, seen by this connection's own triggers
+    await db.execute("CREATE TEMP TABLE written (field TEXT NOT NULL)");
+    await db.execute("CREATE TEMP TRIGGER value_day_updated AFTER UPDATE ON submission_value_days BEGIN INSERT INTO written VALUES (NEW.field); END");
+    await db.execute("CREATE TEMP TRIGGER value_day_inserted AFTER INSERT ON submission_value_days BEGIN INSERT INTO written VALUES (NEW.field); END");
+    const writes = async (sql: string) => {
+      await db.execute("DELETE FROM written");
+      await db.execute(sql);
+      return (await db.execute("SELECT DISTINCT field FROM written ORDER BY field")).rows.map((row) => String(row.field));
+    };
+    assert.equal(await writes("UPDATE submissions SET status = 'completed' WHERE id = 'id-04'"), ["status"]);
+    assert.equal(await writes("UPDATE submissions SET status = 'completed' WHERE id = 'id-03'"), [], "the status it has already");
+    assert.equal(await writes("UPDATE submissions SET popup_id = 'popup_9', device = 'tablet' WHERE id = 'id-05'"), ["device", "popup_id"]);
+    assert.equal(await writes("UPDATE submissions SET created_at = created_at + 1 WHERE id = 'id-06'"), [], "a time on the same day");
+    assert.equal(await writes(`UPDATE submissions SET created_at = created_at + ${DAY_MS} WHERE id = 'id-07'`), ["device", "domain", "popup_id", "status"]);
+    assert.equal(await writes("UPDATE submissions SET account_id = 'other' WHERE id = 'id-08'"), ["device", "domain", "popup_id", "status"]);
+    await db.execute("UPDATE submissions SET domain = 'example.org', status = 'pending' WHERE id IN ('id-09', 'id-10', 'id-11')");
+    await db.execute("DELETE FROM submissions WHERE id = 'id-12'");
+    // every count per value and day is its rows' count
+    const kept = await db.execute("SELECT account_id, field, day, value, n FROM submission_value_days WHERE n != 0 ORDER BY 1, 2, 3, 4");
+    const counted = await db.execute(Object.values(EQUALITY_COLUMNS).map((column) =>
+      `SELECT account_id, '${column}' AS field, ${dayOf("created_at")} AS day, ${column} AS value, COUNT(*) AS n FROM submissions GROUP BY 1, 2, 3, 4`).join(" UNION ALL ") + " ORDER BY 1, 2, 3, 4");
+    assert.equal(kept.rows.map((row) => Object.values(row)), counted.rows.map((row) => Object.values(row)));
+    assert.ok(kept.rows.length > 20);
+  } finally {
+    db.close();
   }
 });
 

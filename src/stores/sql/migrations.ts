@@ -516,6 +516,19 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       ${allPopupsDayAdded("NEW")};
     END`,
   ],
+  // 19: an update moves a row between the counts per value and day (migration 10) only for the
+  // fields whose value or day it changes: one trigger per field, each run only then. A status
+  // change updated the day's rows of the row's popup, domain and device too (less one, then
+  // plus one), and so wrote a page of each of those fields to the WAL for no change of a count.
+  [
+    `DROP TRIGGER submissions_value_day_counted_on_update`,
+    ...Object.values(EQUALITY_COLUMNS).map((column) => `CREATE TRIGGER submissions_value_day_counted_on_${column}_update
+      AFTER UPDATE OF account_id, ${column}, created_at ON submissions
+      WHEN OLD.account_id IS NOT NEW.account_id OR OLD.${column} IS NOT NEW.${column} OR ${dayOf("OLD.created_at")} IS NOT ${dayOf("NEW.created_at")} BEGIN
+      ${valueDayTaken("OLD", column)};
+      ${valueDayAdded("NEW", column)};
+    END`),
+  ],
 ];
 
 /** Adds a row (of `row`: NEW or OLD) to migration 18's counts of its (domain, device, status) and day. */
@@ -545,8 +558,19 @@ function valueDaysAdded(row: string): string {
 
 /** A statement per equality filter taking a row's values from their days, each by primary key. */
 function valueDaysTaken(row: string): string {
-  return Object.values(EQUALITY_COLUMNS).map((column) => `UPDATE submission_value_days SET n = n - 1
-        WHERE account_id = ${row}.account_id AND field = '${column}' AND value = ${row}.${column} AND day = ${dayOf(`${row}.created_at`)}`).join(";\n      ");
+  return Object.values(EQUALITY_COLUMNS).map((column) => valueDayTaken(row, column)).join(";\n      ");
+}
+
+/** Takes a row (of `row`: NEW or OLD) from its value's day of one equality filter's `column`, by primary key. */
+function valueDayTaken(row: string, column: string): string {
+  return `UPDATE submission_value_days SET n = n - 1
+        WHERE account_id = ${row}.account_id AND field = '${column}' AND value = ${row}.${column} AND day = ${dayOf(`${row}.created_at`)}`;
+}
+
+/** Adds a row (of `row`: NEW or OLD) to its value's day of one equality filter's `column`. */
+function valueDayAdded(row: string, column: string): string {
+  return `INSERT INTO submission_value_days (account_id, field, value, day, n) VALUES (${row}.account_id, '${column}', ${row}.${column}, ${dayOf(`${row}.created_at`)}, 1)
+        ON CONFLICT DO UPDATE SET n = n + 1`;
 }
 
 /**
