@@ -18,6 +18,7 @@ import AsyncDatabase from "libsql/promise";
 import { StoreUnavailable } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "../sql/driver.ts";
 import type { ThreadWriteLock } from "./thread-write-lock.ts";
+import { walCheckpoints } from "./wal-checkpoints.ts";
 
 /** Prepared statements kept per connection; past this many, the cache starts over. */
 const MAX_PREPARED = 512;
@@ -210,8 +211,10 @@ function statementCache<S extends { readonly reader: boolean; raw(toggle?: boole
  */
 function openWriter(path: string, options: FileOptions) {
   const db = new AsyncDatabase(path, { timeout: LOCK_WAIT_MS });
-  // As the read connection's settings (see there); the busy handler may sleep here, off the event loop.
-  const ready = db.exec(`PRAGMA synchronous = FULL; PRAGMA secure_delete = ON; PRAGMA busy_timeout = ${LOCK_WAIT_MS}; PRAGMA cache_size = ${WRITER_CACHE_SIZE}`);
+  // As the read connection's settings (see there); the busy handler may sleep here, off the
+  // event loop. The WAL is checkpointed from a connection of its own (./wal-checkpoints.ts), not by this one's commits.
+  const ready = db.exec(`PRAGMA synchronous = FULL; PRAGMA secure_delete = ON; PRAGMA busy_timeout = ${LOCK_WAIT_MS}; PRAGMA cache_size = ${WRITER_CACHE_SIZE}; PRAGMA wal_autocheckpoint = 0`);
+  const checkpoints = walCheckpoints(path);
   const statements = new Map<string, Promise<AsyncStatement>>();
   const prepare = (sql: string): Promise<AsyncStatement> => {
     let statement = statements.get(sql);
@@ -232,6 +235,8 @@ function openWriter(path: string, options: FileOptions) {
   const transaction = async (statements: readonly SqlStatement[]): Promise<SqlResult[]> => {
     await ready;
     options.beforeWrite?.();
+    await checkpoints.beginWrite();
+    let rowsChanged: number | undefined;
     await options.writeLock?.acquire();
     try {
       await db.exec("BEGIN IMMEDIATE");
@@ -239,6 +244,7 @@ function openWriter(path: string, options: FileOptions) {
         const results: SqlResult[] = [];
         for (const statement of statements) results.push(await run(statement));
         await db.exec("COMMIT");
+        rowsChanged = results.reduce((sum, result) => sum + result.rowsAffected, 0);
         return results;
       } catch (error) {
         // The binding has `inTransaction` here too; its declared types leave it out.
@@ -247,6 +253,7 @@ function openWriter(path: string, options: FileOptions) {
       }
     } finally {
       options.writeLock?.release();
+      checkpoints.endWrite(rowsChanged);
     }
   };
   // Each write starts when the one before it is done; the settings are the first call. Their
@@ -268,6 +275,7 @@ function openWriter(path: string, options: FileOptions) {
       closed = true;
       await last;
       db.close();
+      await checkpoints.close();
     },
   };
 }
