@@ -235,8 +235,7 @@ function openWriter(path: string, options: FileOptions) {
   const transaction = async (statements: readonly SqlStatement[]): Promise<SqlResult[]> => {
     await ready;
     options.beforeWrite?.();
-    await checkpoints.beginWrite();
-    let rowsChanged: number | undefined;
+    await checkpoints.beforeWrite();
     await options.writeLock?.acquire();
     try {
       await db.exec("BEGIN IMMEDIATE");
@@ -244,7 +243,7 @@ function openWriter(path: string, options: FileOptions) {
         const results: SqlResult[] = [];
         for (const statement of statements) results.push(await run(statement));
         await db.exec("COMMIT");
-        rowsChanged = results.reduce((sum, result) => sum + result.rowsAffected, 0);
+        checkpoints.committed(results.reduce((sum, result) => sum + result.rowsAffected, 0));
         return results;
       } catch (error) {
         // The binding has `inTransaction` here too; its declared types leave it out.
@@ -253,7 +252,6 @@ function openWriter(path: string, options: FileOptions) {
       }
     } finally {
       options.writeLock?.release();
-      checkpoints.endWrite(rowsChanged);
     }
   };
   // Each write starts when the one before it is done; the settings are the first call. Their

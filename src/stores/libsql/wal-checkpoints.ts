@@ -46,9 +46,9 @@ interface CheckpointResult {
 
 export interface WalCheckpoints {
   /** Awaited by the writer before each write transaction: at once unless the WAL is to start over. */
-  beginWrite(): Promise<void> | undefined;
-  /** Told when that transaction is over: with the rows its statements changed if it committed. */
-  endWrite(rowsChanged?: number): void;
+  beforeWrite(): Promise<void> | undefined;
+  /** Told after each commit of the writer, with the rows its statements changed. */
+  committed(rowsChanged: number): void;
   /** Waits for the checkpoint in flight, then closes the connection. */
   close(): Promise<void>;
 }
@@ -72,41 +72,38 @@ export function walCheckpoints(path: string): WalCheckpoints {
   let framesPerCommit = Number.POSITIVE_INFINITY;
   let framesPerRow = Number.POSITIVE_INFINITY;
   let lastLog = 0;
-  let startsOver = true; // the write after the last checkpoint starts the WAL over
+  // Whether the WAL may have started over since the last checkpoint: only if that one copied
+  // every frame and nothing was committed while it ran.
+  let mayHaveStartedOver = true;
   let restartWanted = false;
   let running: Promise<void> | undefined;
-  // A write whose transaction began before every frame was copied does not start the WAL over.
-  let writing = false;
-  let writesBegun = 0;
 
   // Either measure alone misjudges a change of work: a migration's few small commits, then an
   // import's large ones (per commit), or an import's thousands of rows a commit, then creates
   // (per row). Due when either says so, the WAL overshoots only where both fall short.
   const due = () => commits > 0 && (commits * framesPerCommit >= CHECKPOINT_FRAMES || rows * framesPerRow >= CHECKPOINT_FRAMES);
-  const finished = (result: CheckpointResult, covered: { commits: number; rows: number }, quiet: boolean) => {
-    // The frames the covered commits added: the whole WAL if it started over since the last
-    // checkpoint, else what it grew by. Where it did not start over as expected (a reader held
-    // a frame), old frames are counted too, and the next checkpoint comes sooner.
-    const added = startsOver || result.log < lastLog ? result.log : result.log - lastLog;
+  const finished = (result: CheckpointResult, covered: { commits: number; rows: number }) => {
+    // The frames the covered commits added: what the WAL grew by, unless it may have started
+    // over, when the whole WAL is counted (too many, if it did not: the next checkpoint then
+    // comes sooner, never later).
+    const added = mayHaveStartedOver || result.log < lastLog ? result.log : result.log - lastLog;
     if (covered.commits > 0 && added > 0) {
       framesPerCommit = added / covered.commits;
       framesPerRow = added / covered.rows;
     }
     lastLog = result.log;
     const complete = result.busy === 0 && result.checkpointed === result.log;
-    startsOver = complete && quiet;
-    // Only commits racing the checkpoints keep a WAL whose checkpoints complete from starting
-    // over; when a reader holds frames back, a write waiting would not help.
-    if (complete && !startsOver && result.log >= RESTART_FRAMES) restartWanted = true;
+    mayHaveStartedOver = complete && commits === 0;
+    // When a reader holds frames back, a write waiting would not help.
+    if (complete && result.log >= RESTART_FRAMES) restartWanted = true;
   };
   const start = (): Promise<void> => {
     const covered = { commits, rows };
     commits = 0;
     rows = 0;
-    const writtenBefore = writing ? -1 : writesBegun;
     running = checkpoint()
       .then(
-        (result) => finished(result, covered, writesBegun === writtenBefore),
+        (result) => finished(result, covered),
         // A failed checkpoint loses nothing (the frames stay in the WAL): its commits count towards the next.
         () => {
           commits += covered.commits;
@@ -123,25 +120,17 @@ export function walCheckpoints(path: string): WalCheckpoints {
     while (running !== undefined) await running;
   };
 
-  const began = () => {
-    writing = true;
-    writesBegun++;
-  };
-
   return {
-    beginWrite() {
-      if (!restartWanted) return void began();
+    beforeWrite() {
+      if (!restartWanted) return undefined;
       restartWanted = false;
       return (async () => {
         await settled();
         // The writer waits here, so nothing commits while this one copies the rest.
         if (commits > 0) await start();
-        began();
       })();
     },
-    endWrite(rowsChanged) {
-      writing = false;
-      if (rowsChanged === undefined) return;
+    committed(rowsChanged) {
       commits++;
       // A commit that changed no row (a schema change) still wrote pages.
       rows += Math.max(rowsChanged, 1);

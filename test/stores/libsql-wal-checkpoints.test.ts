@@ -1,0 +1,160 @@
+/**
+ * The file store's WAL checkpoints (src/stores/libsql/wal-checkpoints.ts): run beside the
+ * commits, never inside one, the WAL kept short under a stream of commits with reads between
+ * them, held back only while a reader keeps an old snapshot, and emptied into the file at close.
+ *
+ * The WAL's state is read from its wal-index (the `-shm` file), whose header SQLite documents
+ * (https://sqlite.org/walformat.html): the frames in the WAL (`mxFrame`) and how many of them
+ * are copied into the database file (`nBackfill`).
+ */
+import Database from "libsql";
+import { closeSync, copyFileSync, mkdtempSync, openSync, readSync, rmSync, statSync } from "node:fs";
+import { endianness, tmpdir } from "node:os";
+import { join } from "node:path";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import type { CompleteStore } from "../../src/store.ts";
+import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
+import type { Submission } from "../../src/submission.ts";
+
+const test = suite("libSQL file: WAL checkpoints");
+
+const ACCOUNT = "a";
+/** Past the store's checkpoint limit by far more than its estimate can be off at first. */
+const MOST_NOT_COPIED = 4000;
+/** Past the length at which the store has the WAL start over, by more than one checkpoint. */
+const LONGEST_WAL = 12_000;
+
+function walIndex(path: string): { frames: number; copied: number } {
+  const header = Buffer.alloc(136);
+  const fd = openSync(`${path}-shm`, "r");
+  try {
+    readSync(fd, header, 0, header.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const read = (offset: number) => (endianness() === "LE" ? header.readUInt32LE(offset) : header.readUInt32BE(offset));
+  return { frames: read(16), copied: read(96) };
+}
+
+let created = 0;
+const submission = (): Submission => {
+  const n = created++;
+  return {
+    submissionId: `00000000-0000-7000-8000-${n.toString(16).padStart(12, "0")}`,
+    popupId: `popup-${n % 7}`,
+    data: { email: `visitor${n}@example.com`, note: "x".repeat(200) },
+    domain: "example.com",
+    userAgent: "agent",
+    device: n % 2 ? "desktop" : "mobile",
+    status: "pending",
+    createdAt: new Date(Date.UTC(2025, 0, 1) + n * 1000).toISOString(),
+  };
+};
+
+/** Groups of 10 concurrent creates (one group commit each), a list after each as a server's reads come between. */
+async function createInGroups(store: CompleteStore, groups: number, after: (group: number) => void) {
+  for (let group = 0; group < groups; group++) {
+    await Promise.all(Array.from({ length: 10 }, () => store.insertSubmission(ACCOUNT, submission())));
+    after(group);
+    await store.listSubmissions(ACCOUNT, { popupId: "popup-1", order: "desc", limit: 10, offset: 0 });
+  }
+}
+
+async function withFile(run: (path: string) => Promise<void>) {
+  const dir = mkdtempSync(join(tmpdir(), "formsink-wal-"));
+  try {
+    await run(join(dir, "wal.db"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const total = async (store: CompleteStore) => (await store.listSubmissions(ACCOUNT, { order: "desc", limit: 1, offset: 0 })).total;
+
+test("a commit returns before its frames are copied, and the WAL stays short under a stream of group commits", () =>
+  withFile(async (path) => {
+    const store = await createLibsqlStore({ url: `file:${path}` });
+    try {
+      let copiedOnReturn = 0;
+      let mostNotCopied = 0;
+      let longest = 0;
+      let startedOver = 0;
+      let before = walIndex(path).frames;
+      await createInGroups(store, 400, () => {
+        const { frames, copied } = walIndex(path);
+        // A commit that checkpointed in it (SQLite's own automatic checkpoint) returns with its frames copied.
+        if (copied === frames) copiedOnReturn++;
+        mostNotCopied = Math.max(mostNotCopied, frames - copied);
+        longest = Math.max(longest, frames);
+        if (frames < before) startedOver++;
+        before = frames;
+      });
+      // A checkpoint runs on another thread and syncs the disk twice: only a main thread held
+      // off the processor that long sees one finished when its commit's promise settles.
+      assert.ok(copiedOnReturn <= 2, `${copiedOnReturn} of 400 commits returned with their frames copied`);
+      assert.ok(mostNotCopied <= MOST_NOT_COPIED, `${mostNotCopied} frames not copied`);
+      assert.ok(longest <= LONGEST_WAL, `a WAL of ${longest} frames`);
+      assert.ok(startedOver >= 1, "the WAL never started over");
+    } finally {
+      await store.close();
+    }
+  }),
+);
+
+test("a reader on an old snapshot holds the checkpoints back while it reads; after it, they catch up and the WAL starts over", () =>
+  withFile(async (path) => {
+    const store = await createLibsqlStore({ url: `file:${path}` });
+    const reader = new Database(path);
+    const first = created;
+    try {
+      await createInGroups(store, 5, () => {});
+      reader.exec("BEGIN");
+      const seen = (reader.prepare("SELECT count(*) AS n FROM submissions").get() as { n: number }).n;
+      const snapshot = walIndex(path).frames;
+      await createInGroups(store, 200, () => {
+        // Nothing past the reader's snapshot is copied into the file while it reads.
+        assert.ok(walIndex(path).copied <= snapshot, "copied past the reader's snapshot");
+      });
+      const { frames: whileHeld, copied: copiedWhileHeld } = walIndex(path);
+      assert.ok(whileHeld - copiedWhileHeld > MOST_NOT_COPIED, `${whileHeld - copiedWhileHeld} frames not copied behind the reader`);
+      assert.is((reader.prepare("SELECT count(*) AS n FROM submissions").get() as { n: number }).n, seen, "the reader's snapshot");
+      reader.exec("COMMIT");
+
+      let mostNotCopied = 0;
+      let longest = 0;
+      await createInGroups(store, 100, (group) => {
+        const { frames, copied } = walIndex(path);
+        if (group >= 50) mostNotCopied = Math.max(mostNotCopied, frames - copied);
+        longest = frames;
+      });
+      assert.ok(mostNotCopied <= MOST_NOT_COPIED, `${mostNotCopied} frames not copied after the reader`);
+      assert.ok(longest < whileHeld, `the WAL (${longest} frames) did not start over after the reader (${whileHeld})`);
+      assert.is(await total(store), created - first);
+    } finally {
+      reader.close();
+      await store.close();
+    }
+  }),
+);
+
+test("closing waits for the checkpoint in flight and leaves every committed row in the database file alone", () =>
+  withFile(async (path) => {
+    const store = await createLibsqlStore({ url: `file:${path}` });
+    const rows = Array.from({ length: 3000 }, submission);
+    assert.is(await store.importSubmissions(ACCOUNT, rows), rows.length);
+    // The import's commit has just started a checkpoint: the store closes under it.
+    await store.close();
+    assert.is(statSync(`${path}-wal`).size, 0, "the WAL is empty");
+    const copy = `${path}.copy`;
+    copyFileSync(path, copy);
+    const reopened = await createLibsqlStore({ url: `file:${copy}` });
+    try {
+      assert.is(await total(reopened), rows.length);
+    } finally {
+      await reopened.close();
+    }
+  }),
+);
+
+test.run();
