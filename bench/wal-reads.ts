@@ -62,8 +62,8 @@ interface State {
   side: Database.Database;
   tick: Database.Statement;
   accountId: string;
-  /** The side connection's read transaction (`--copied`), which keeps the WAL from starting over. */
-  held?: Database.Statement;
+  /** A read transaction on a connection of its own (`--copied`), which keeps the WAL from starting over. */
+  holder?: { db: Database.Database; read: Database.Statement };
   /** The WAL's frames at its last `copyKeeping`. */
   copiedUpTo: number;
   /** Microseconds and reads, by kind ("list warm", "get cold", ...), per round. */
@@ -77,10 +77,13 @@ const fill = (side: Database.Database) => {
 };
 
 /** `--copied`: every frame copied into the file, the WAL kept as long as it is (see the top). */
+const hold = (state: State) => {
+  state.holder!.db.exec("BEGIN");
+  state.holder!.read.get();
+};
 const copyKeeping = (state: State) => {
-  state.side.exec("COMMIT");
-  state.side.exec("BEGIN");
-  state.held!.get();
+  state.holder!.db.exec("COMMIT");
+  hold(state);
   const [busy, log, checkpointed] = state.side.prepare("PRAGMA wal_checkpoint(PASSIVE)").raw(true).get() as number[];
   if (busy !== 0 || log !== checkpointed) throw new Error(`checkpoint left ${log! - checkpointed!} frames`);
   state.copiedUpTo = log!;
@@ -109,12 +112,10 @@ try {
     const accountId = (side.prepare("SELECT account_id FROM submissions LIMIT 1").raw(true).get() as [string])[0];
     const state: State = { name, path, store, side, tick: side.prepare("UPDATE wal_tick SET n = n + 1"), accountId, rounds: new Map(), copiedUpTo: 0 };
     if (COPIED) {
-      // The ticks run on a connection of their own: the side connection holds its read.
-      state.tick = new Database(path).prepare("UPDATE wal_tick SET n = n + 1");
-      state.held = side.prepare("SELECT count(*) FROM wal_tick");
-      side.exec("BEGIN");
+      const db = new Database(path);
+      state.holder = { db, read: db.prepare("SELECT count(*) FROM wal_tick") };
+      hold(state);
       if (name === "full") copyKeeping(state);
-      else state.held.get();
     }
     states.push(state);
   }
@@ -154,23 +155,16 @@ try {
     // checkpointed and filled again once the ticks have added 3,000 frames to it.
     const [full, short] = states as [State, State];
     const truncate = (state: State) => {
-      if (COPIED) state.side.exec("COMMIT");
+      if (COPIED) state.holder!.db.exec("COMMIT");
       state.side.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-      if (COPIED) {
-        state.side.exec("BEGIN");
-        state.held!.get();
-      }
+      if (COPIED) hold(state);
     };
     if (walFrames(short.path) > 1000) truncate(short);
     if (walFrames(full.path) > (CONTROL ? 1000 : FILL + 3000)) {
       truncate(full);
       if (!CONTROL) {
-        if (COPIED) full.side.exec("COMMIT");
         fill(full.side);
-        if (COPIED) {
-          full.side.exec("BEGIN");
-          copyKeeping(full);
-        }
+        if (COPIED) copyKeeping(full);
       }
     } else if (COPIED && walFrames(full.path) - full.copiedUpTo > 1000) copyKeeping(full);
   }
@@ -196,6 +190,7 @@ try {
   console.log(`\nWAL frames at end: ${states.map((s) => `${s.name} ${walFrames(s.path)}`).join(", ")}`);
 } finally {
   for (const state of states) {
+    state.holder?.db.close();
     state.side.close();
     await state.store.close();
   }
