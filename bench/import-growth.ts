@@ -103,6 +103,8 @@ for (const name of names) {
   files.push({ name, autocheckpoint: VARIANTS[name]!.autocheckpoint, file, db, prepared: new Map(), parts: new Map<string, number>(), bytes: { read: 0, written: 0 } });
 }
 
+/** CPU a row of each batch imported through a store, for the batch-by-batch comparison of two stores. */
+const batchCpu = new Map<Variant, number[]>(files.filter((f) => f.store !== undefined).map((f) => [f, []]));
 console.log(`import growth: ${ROWS.toLocaleString("en-US")} rows in batches of ${BATCH}, variants ${names.join(", ")} taking turns; Node ${process.version}`);
 const rows = generateSubmissions(ROWS, 11);
 for (let start = 0; start < ROWS; start += BATCH) {
@@ -120,6 +122,7 @@ for (let start = 0; start < ROWS; start += BATCH) {
       const inserted = await f.store.importSubmissions(ACCOUNT, batch);
       if (inserted !== batch.length) throw new Error(`${f.name}: ${inserted} of ${batch.length} inserted`);
       await settle();
+      batchCpu.get(f)?.push((cpu() - t) / batch.length);
       part("importSubmissions (the store's path)", t);
       const ioAfter = io();
       f.bytes.read += ioAfter.read - ioBefore.read;
@@ -162,6 +165,12 @@ for (let start = 0; start < ROWS; start += BATCH) {
       f.bytes = { read: 0, written: 0 };
     }
   }
+}
+const importers = files.filter((f) => f.store !== undefined);
+if (importers.length === 2) {
+  const [a, b] = importers.map((f) => batchCpu.get(f)!) as [number[], number[]];
+  const ratios = a.map((x, i) => x / b[i]!).sort((x, y) => x - y);
+  console.log(`\nimports: ${importers[0]!.name}/${importers[1]!.name} CPU a row, median of the batches' ratios ${ratios[Math.floor(ratios.length / 2)]!.toFixed(3)}; ${importers[0]!.name} lower in ${a.filter((x, i) => x < b[i]!).length} of ${a.length} batches`);
 }
 const createRounds = Number(arg("creates") ?? 0);
 const creators = files.filter((f) => f.store !== undefined);

@@ -14,7 +14,9 @@ import { join } from "node:path";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import type { CompleteStore } from "../../src/store.ts";
+import { openLibsqlFile } from "../../src/stores/libsql/file.ts";
 import { createLibsqlStore } from "../../src/stores/libsql/index.ts";
+import { createSqlStore } from "../../src/stores/sql/store.ts";
 import type { Submission } from "../../src/submission.ts";
 
 const test = suite("libSQL file: WAL checkpoints");
@@ -72,35 +74,49 @@ async function withFile(run: (path: string) => Promise<void>) {
 
 const total = async (store: CompleteStore) => (await store.listSubmissions(ACCOUNT, { order: "desc", limit: 1, offset: 0 })).total;
 
-test("a commit returns before its frames are copied, and the WAL stays short under a stream of group commits", () =>
-  withFile(async (path) => {
-    const store = await createLibsqlStore({ url: `file:${path}` });
-    try {
-      let copiedOnReturn = 0;
-      let mostNotCopied = 0;
-      let longest = 0;
-      let startedOver = 0;
-      let before = walIndex(path).frames;
-      await createInGroups(store, 400, () => {
-        const { frames, copied } = walIndex(path);
-        // A commit that checkpointed in it (SQLite's own automatic checkpoint) returns with its frames copied.
-        if (copied === frames) copiedOnReturn++;
-        mostNotCopied = Math.max(mostNotCopied, frames - copied);
-        longest = Math.max(longest, frames);
-        if (frames < before) startedOver++;
-        before = frames;
-      });
-      // A checkpoint runs on another thread and syncs the disk twice: only a main thread held
-      // off the processor that long sees one finished when its commit's promise settles.
-      assert.ok(copiedOnReturn <= 2, `${copiedOnReturn} of 400 commits returned with their frames copied`);
-      assert.ok(mostNotCopied <= MOST_NOT_COPIED, `${mostNotCopied} frames not copied`);
-      assert.ok(longest <= LONGEST_WAL, `a WAL of ${longest} frames`);
-      assert.ok(startedOver >= 1, "the WAL never started over");
-    } finally {
-      await store.close();
-    }
-  }),
-);
+/** The file store as a server opens it, and on one synchronous connection, as `formsink serve`'s webhook thread does. */
+const OPENINGS: [string, (path: string) => Promise<CompleteStore>][] = [
+  ["the store's writer", (path) => createLibsqlStore({ url: `file:${path}` })],
+  [
+    "a synchronous connection",
+    (path) => {
+      const connection = openLibsqlFile(path, { synchronous: true });
+      return createSqlStore(connection.driver, connection.close);
+    },
+  ],
+];
+
+for (const [name, open] of OPENINGS) {
+  test(`${name}: a commit returns before its frames are copied, and the WAL stays short under a stream of group commits`, () =>
+    withFile(async (path) => {
+      const store = await open(path);
+      try {
+        let copiedOnReturn = 0;
+        let mostNotCopied = 0;
+        let longest = 0;
+        let startedOver = 0;
+        let before = walIndex(path).frames;
+        await createInGroups(store, 400, () => {
+          const { frames, copied } = walIndex(path);
+          // A commit that checkpointed in it (SQLite's own automatic checkpoint) returns with its frames copied.
+          if (copied === frames) copiedOnReturn++;
+          mostNotCopied = Math.max(mostNotCopied, frames - copied);
+          longest = Math.max(longest, frames);
+          if (frames < before) startedOver++;
+          before = frames;
+        });
+        // A checkpoint runs on another thread and syncs the disk twice: only a main thread held
+        // off the processor that long sees one finished when its commit's promise settles.
+        assert.ok(copiedOnReturn <= 2, `${copiedOnReturn} of 400 commits returned with their frames copied`);
+        assert.ok(mostNotCopied <= MOST_NOT_COPIED, `${mostNotCopied} frames not copied`);
+        assert.ok(longest <= LONGEST_WAL, `a WAL of ${longest} frames`);
+        assert.ok(startedOver >= 1, "the WAL never started over");
+      } finally {
+        await store.close();
+      }
+    }),
+  );
+}
 
 test("a reader on an old snapshot holds the checkpoints back while it reads; after it, they catch up and the WAL starts over", () =>
   withFile(async (path) => {

@@ -18,7 +18,7 @@ import AsyncDatabase from "libsql/promise";
 import { StoreUnavailable } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "../sql/driver.ts";
 import type { ThreadWriteLock } from "./thread-write-lock.ts";
-import { walCheckpoints } from "./wal-checkpoints.ts";
+import { type CheckpointResult, walCheckpoints } from "./wal-checkpoints.ts";
 
 /** Prepared statements kept per connection; past this many, the cache starts over. */
 const MAX_PREPARED = 512;
@@ -104,6 +104,7 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
   db.exec("PRAGMA secure_delete = ON");
   db.exec("PRAGMA busy_timeout = 0");
   db.exec(`PRAGMA cache_size = ${READER_CACHE_SIZE}`);
+  const checkpoints = path !== ":memory:" && options.synchronous ? ownCheckpoints(db, path) : undefined;
   const prepare = statementCache((sql) => db.prepare(sql));
   const run = ({ sql, args = [], asArrays, oneRow }: SqlStatement): SqlResult => {
     const { statement, reader } = prepare(sql, asArrays);
@@ -118,7 +119,10 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
   // failed with SQLITE_BUSY stays "in progress" until it is run again, and every later COMMIT
   // then fails ("SQL statements in progress"), which broke the store for good.
   const transaction = (statements: readonly SqlStatement[], mode: "read" | "write"): SqlResult[] => {
-    if (mode === "write") options.beforeWrite?.();
+    if (mode === "write") {
+      options.beforeWrite?.();
+      checkpoints?.beforeWriteSync(() => db.prepare("PRAGMA wal_checkpoint(PASSIVE)").all()[0] as CheckpointResult);
+    }
     const locked = mode === "write" ? options.writeLock : undefined;
     locked?.acquireBlocking();
     try {
@@ -126,6 +130,7 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
       try {
         const results = statements.map(run);
         db.exec("COMMIT");
+        if (mode === "write") checkpoints?.committed(rowsChanged(results));
         return results;
       } catch (error) {
         if (db.inTransaction) db.exec("ROLLBACK");
@@ -155,7 +160,13 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
         execute: (statement) => patiently(() => (isWrite(statement) ? transaction([statement], "write")[0]! : run(statement))),
         batch: (statements, mode) => patiently(() => transaction(statements, mode)),
       },
-      close: async () => closeReader(),
+      close: async () => {
+        try {
+          await checkpoints?.close();
+        } finally {
+          closeReader();
+        }
+      },
     };
   }
 
@@ -182,6 +193,18 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
     },
   };
 }
+
+/**
+ * A synchronous connection to a file writes (a thread's own, with nothing else to do), so it
+ * checkpoints as the writer does, from a connection of its own; its writes, which cannot wait,
+ * never wait for the WAL to start over (./wal-checkpoints.ts), which happens between them.
+ */
+function ownCheckpoints(db: { exec(sql: string): unknown }, path: string) {
+  db.exec("PRAGMA wal_autocheckpoint = 0");
+  return walCheckpoints(path);
+}
+
+const rowsChanged = (results: readonly SqlResult[]) => results.reduce((sum, result) => sum + result.rowsAffected, 0);
 
 /** A prepare that keeps each statement, asking the binding once whether it returns rows. */
 function statementCache<S extends { readonly reader: boolean; raw(toggle?: boolean): S }>(prepareNew: (sql: string) => S) {
@@ -243,7 +266,7 @@ function openWriter(path: string, options: FileOptions) {
         const results: SqlResult[] = [];
         for (const statement of statements) results.push(await run(statement));
         await db.exec("COMMIT");
-        checkpoints.committed(results.reduce((sum, result) => sum + result.rowsAffected, 0));
+        checkpoints.committed(rowsChanged(results));
         return results;
       } catch (error) {
         // The binding has `inTransaction` here too; its declared types leave it out.

@@ -38,7 +38,7 @@ const CHECKPOINT_FRAMES = 1000;
 const RESTART_FRAMES = 8 * CHECKPOINT_FRAMES;
 
 /** What `PRAGMA wal_checkpoint` answers: frames in the WAL, and how many of them are copied. */
-interface CheckpointResult {
+export interface CheckpointResult {
   busy: number;
   log: number;
   checkpointed: number;
@@ -47,6 +47,12 @@ interface CheckpointResult {
 export interface WalCheckpoints {
   /** Awaited by the writer before each write transaction: at once unless the WAL is to start over. */
   beforeWrite(): Promise<void> | undefined;
+  /**
+   * The same for a writer that cannot wait (a synchronous connection): when the WAL is to start
+   * over and no checkpoint is in flight, `checkpointHere` copies the rest on the writer's own
+   * connection; with one in flight, a later write does.
+   */
+  beforeWriteSync(checkpointHere: () => CheckpointResult): void;
   /** Told after each commit of the writer, with the rows its statements changed. */
   committed(rowsChanged: number): void;
   /** Waits for the checkpoint in flight, then closes the connection. */
@@ -129,6 +135,14 @@ export function walCheckpoints(path: string): WalCheckpoints {
         // The writer waits here, so nothing commits while this one copies the rest.
         if (commits > 0) await start();
       })();
+    },
+    beforeWriteSync(checkpointHere) {
+      if (!restartWanted || running !== undefined) return;
+      restartWanted = false;
+      const covered = { commits, rows };
+      commits = 0;
+      rows = 0;
+      finished(checkpointHere(), covered);
     },
     committed(rowsChanged) {
       commits++;
