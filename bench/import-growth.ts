@@ -200,7 +200,7 @@ if (createRounds > 0) {
   console.log(`\ncreates, ${createRounds} rounds of 1,000 in groups of 10, taking turns`);
   console.log(`${"".padEnd(62)}${creators.map((f) => f.name.padStart(10)).join("")}`);
   console.log(`  ${"us of CPU a create, median of rounds".padEnd(60)}${creators.map((f) => percentile(cpuPer.get(f)!, 50).toFixed(1).padStart(10)).join("")}`);
-  for (const [p, name] of [[50, "p50"], [99, "p99"], [99.9, "p99.9"], [100, "max"]] as const) {
+  for (const [p, name] of [[50, "p50"], [90, "p90"], [95, "p95"], [99, "p99"], [99.9, "p99.9"], [100, "max"]] as const) {
     console.log(`  ${`ms a group, ${name}`.padEnd(60)}${creators.map((f) => percentile(wall.get(f)!, p).toFixed(2).padStart(10)).join("")}`);
   }
   if (creators.length === 2) {
