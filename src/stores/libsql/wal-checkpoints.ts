@@ -103,22 +103,37 @@ export function walCheckpoints(path: string): WalCheckpoints {
     // When a reader holds frames back, a write waiting would not help.
     if (complete && result.log >= RESTART_FRAMES) restartWanted = true;
   };
-  const start = (): Promise<void> => {
+  // Commits and rows since the last checkpoint, handed to the one starting now.
+  const take = () => {
     const covered = { commits, rows };
     commits = 0;
     rows = 0;
+    return covered;
+  };
+  /**
+   * Whether a checkpoint ran. One that failed, or found another process checkpointing (a WAL
+   * length of -1), loses nothing (the frames stay in the WAL): its commits count towards the
+   * next, which the next commit starts.
+   */
+  const ran = (result: CheckpointResult | undefined, covered: { commits: number; rows: number }) => {
+    if (result === undefined || result.log < 0) {
+      commits += covered.commits;
+      rows += covered.rows;
+      return false;
+    }
+    finished(result, covered);
+    return true;
+  };
+  const start = (): Promise<void> => {
+    const covered = take();
     running = checkpoint()
       .then(
-        (result) => finished(result, covered),
-        // A failed checkpoint loses nothing (the frames stay in the WAL): its commits count towards the next.
-        () => {
-          commits += covered.commits;
-          rows += covered.rows;
-        },
+        (result) => ran(result, covered),
+        () => ran(undefined, covered),
       )
-      .finally(() => {
+      .then((again) => {
         running = undefined;
-        if (due()) void start();
+        if (again && due()) void start();
       });
     return running;
   };
@@ -139,10 +154,14 @@ export function walCheckpoints(path: string): WalCheckpoints {
     beforeWriteSync(checkpointHere) {
       if (!restartWanted || running !== undefined) return;
       restartWanted = false;
-      const covered = { commits, rows };
-      commits = 0;
-      rows = 0;
-      finished(checkpointHere(), covered);
+      const covered = take();
+      let result: CheckpointResult | undefined;
+      try {
+        result = checkpointHere();
+      } catch {
+        // The write goes on: a checkpoint is never a reason to refuse one.
+      }
+      ran(result, covered);
     },
     committed(rowsChanged) {
       commits++;
