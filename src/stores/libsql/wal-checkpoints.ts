@@ -8,10 +8,8 @@
  * longer need while the writer goes on appending to the WAL, and never blocks the writer, the
  * readers or the event loop.
  *
- * The binding tells no WAL size, so the frames a commit adds are estimated from what each
- * checkpoint reports (the frames in the WAL, and how many of them it copied), and a checkpoint
- * starts once the commits since the last one are estimated at `CHECKPOINT_FRAMES`. An estimate
- * that is off errs towards checkpointing sooner (see `finished`).
+ * The binding tells neither the WAL's size nor the pages a commit writes, so commits and the
+ * rows they change stand in for them (`due`).
  *
  * SQLite starts the WAL over from its beginning only at a write that begins with every frame
  * copied. Under back-to-back writes a checkpoint running beside them never leaves such a
@@ -29,13 +27,16 @@
 import AsyncDatabase from "libsql/promise";
 
 /**
- * The frames a checkpoint waits for: SQLite's own automatic limit. A read looks up pages in the
- * frames not yet copied, and a WAL of thousands of them made lists and gets dearer
- * (bench/README.md, store.ts section).
+ * When a checkpoint is due: after this many commits, or commits that changed this many rows,
+ * whichever comes first. A group commit of creates writes some tens of WAL pages and an
+ * import's batch thousands, so creates are copied about every thousand pages (SQLite's own
+ * limit) and every large write at once. A read looks up pages among the frames not yet copied,
+ * and thousands of them made lists and gets dearer (bench/README.md, store.ts section).
  */
-const CHECKPOINT_FRAMES = 1000;
-/** The WAL's length at which the next write waits to start it over (see above). */
-const RESTART_FRAMES = 8 * CHECKPOINT_FRAMES;
+const CHECKPOINT_COMMITS = 14;
+const CHECKPOINT_ROWS = 1000;
+/** The WAL's length in pages at which the next write waits to start it over (see above). */
+const RESTART_FRAMES = 8000;
 
 /** What `PRAGMA wal_checkpoint` answers: frames in the WAL, and how many of them are copied. */
 export interface CheckpointResult {
@@ -60,49 +61,26 @@ export interface WalCheckpoints {
 }
 
 export function walCheckpoints(path: string): WalCheckpoints {
-  // No busy handler: a passive checkpoint waits for nothing; one that meets another process's
-  // checkpoint is reported busy and runs again after later commits.
-  const db = new AsyncDatabase(path, { timeout: 0 });
+  // Opened at the first checkpoint (a command that only reads never needs it). No busy handler:
+  // a passive checkpoint waits for nothing; one that meets another process's checkpoint is
+  // reported busy and runs again after later commits.
+  let db: AsyncDatabase | undefined;
   let statement: Promise<{ all(): Promise<unknown[]> }> | undefined;
   const checkpoint = async (): Promise<CheckpointResult> => {
+    const connection = (db ??= new AsyncDatabase(path, { timeout: 0 }));
     // FULL: the database file is synced before frames are marked copied (see above).
-    const prepared = (statement ??= db.exec("PRAGMA synchronous = FULL").then(() => db.prepare("PRAGMA wal_checkpoint(PASSIVE)")));
+    const prepared = (statement ??= connection.exec("PRAGMA synchronous = FULL").then(() => connection.prepare("PRAGMA wal_checkpoint(PASSIVE)")));
     prepared.catch(() => (statement = undefined));
     return ((await (await prepared).all()) as CheckpointResult[])[0]!;
   };
 
-  // Commits and rows changed since the last checkpoint started, and the WAL frames each came
-  // to at the last checkpoint (none measured yet: the first commit is checkpointed).
+  // Commits and rows changed since the last checkpoint started.
   let commits = 0;
   let rows = 0;
-  let framesPerCommit = Number.POSITIVE_INFINITY;
-  let framesPerRow = Number.POSITIVE_INFINITY;
-  let lastLog = 0;
-  // Whether the WAL may have started over since the last checkpoint: only if that one copied
-  // every frame and nothing was committed while it ran.
-  let mayHaveStartedOver = true;
   let restartWanted = false;
   let running: Promise<void> | undefined;
 
-  // Either measure alone misjudges a change of work: a migration's few small commits, then an
-  // import's large ones (per commit), or an import's thousands of rows a commit, then creates
-  // (per row). Due when either says so, the WAL overshoots only where both fall short.
-  const due = () => commits > 0 && (commits * framesPerCommit >= CHECKPOINT_FRAMES || rows * framesPerRow >= CHECKPOINT_FRAMES);
-  const finished = (result: CheckpointResult, covered: { commits: number; rows: number }) => {
-    // The frames the covered commits added: what the WAL grew by, unless it may have started
-    // over, when the whole WAL is counted (too many, if it did not: the next checkpoint then
-    // comes sooner, never later).
-    const added = mayHaveStartedOver || result.log < lastLog ? result.log : result.log - lastLog;
-    if (covered.commits > 0 && added > 0) {
-      framesPerCommit = added / covered.commits;
-      framesPerRow = added / covered.rows;
-    }
-    lastLog = result.log;
-    const complete = result.busy === 0 && result.checkpointed === result.log;
-    mayHaveStartedOver = complete && commits === 0;
-    // When a reader holds frames back, a write waiting would not help.
-    if (complete && result.log >= RESTART_FRAMES) restartWanted = true;
-  };
+  const due = () => commits >= CHECKPOINT_COMMITS || rows >= CHECKPOINT_ROWS;
   // Commits and rows since the last checkpoint, handed to the one starting now.
   const take = () => {
     const covered = { commits, rows };
@@ -121,7 +99,9 @@ export function walCheckpoints(path: string): WalCheckpoints {
       rows += covered.rows;
       return false;
     }
-    finished(result, covered);
+    // Copied to the end, yet long: commits racing the checkpoints keep it from starting over.
+    // When a reader holds frames back instead, a write waiting would not help.
+    if (result.busy === 0 && result.checkpointed === result.log && result.log >= RESTART_FRAMES) restartWanted = true;
     return true;
   };
   const start = (): Promise<void> => {
@@ -165,13 +145,12 @@ export function walCheckpoints(path: string): WalCheckpoints {
     },
     committed(rowsChanged) {
       commits++;
-      // A commit that changed no row (a schema change) still wrote pages.
-      rows += Math.max(rowsChanged, 1);
+      rows += rowsChanged;
       if (running === undefined && due()) void start();
     },
     async close() {
       await settled();
-      db.close();
+      db?.close();
     },
   };
 }
