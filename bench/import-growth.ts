@@ -22,10 +22,11 @@
  *
  * With `--creates=<rounds>`, the store variants then take turns at rounds of 1,000 creates in
  * groups of 10 (as a group commit gathers them) on the files just loaded: CPU per create, and
- * the wall time of a group (its commit may run a checkpoint).
+ * the wall time of a group (its commit may run a checkpoint), and apart the groups during
+ * which WAL frames were copied into the file (read from the WAL index).
  */
 import Database from "libsql";
-import { readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { openLibsqlFile } from "../src/stores/libsql/file.ts";
 import type { SqlValue } from "../src/stores/sql/driver.ts";
 import { importStatements } from "../src/stores/sql/import.ts";
@@ -67,6 +68,14 @@ const io = () => {
   const text = readFileSync("/proc/self/io", "utf8");
   const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, "m").exec(text)![1]);
   return { read: field("rchar"), written: field("wchar") };
+};
+/** The WAL's frames and how many of them are copied into the file, from its index's header (https://sqlite.org/walformat.html). */
+const walIndex = (file: string) => {
+  const header = Buffer.alloc(136);
+  const fd = openSync(`${file}-shm`, "r");
+  readSync(fd, header, 0, header.length, 0);
+  closeSync(fd);
+  return { frames: header.readUInt32LE(16), copied: header.readUInt32LE(96) };
 };
 const label = (sql: string) => sql.replace(/\s+/g, " ").slice(0, 60);
 const rss = () => process.memoryUsage().rss / 1e6;
@@ -177,6 +186,10 @@ const creators = files.filter((f) => f.store !== undefined);
 if (createRounds > 0) {
   const cpuPer = new Map<Variant, number[]>(creators.map((f) => [f, []]));
   const wall = new Map<Variant, number[]>(creators.map((f) => [f, []]));
+  // Groups during which WAL frames were copied into the file (by a checkpoint in the commit, or
+  // beside it), told apart by the WAL index (walIndex), and the rest.
+  const copying = new Map<Variant, number[]>(creators.map((f) => [f, []]));
+  const plain = new Map<Variant, number[]>(creators.map((f) => [f, []]));
   // New rows after the imported ones, the same for every file.
   const after = Date.parse("2031-01-01T00:00:00.000Z");
   const template = generateSubmissions(1, 12).next().value!;
@@ -189,9 +202,13 @@ if (createRounds > 0) {
       const f = creators[(k + round) % creators.length]!;
       const started = cpu();
       for (let g = 0; g < created.length; g += 10) {
+        const before = walIndex(f.file);
         const t = performance.now();
         await Promise.all(created.slice(g, g + 10).map((s) => f.store!.insertSubmission(ACCOUNT, s)));
-        wall.get(f)!.push(performance.now() - t);
+        const ms = performance.now() - t;
+        const now = walIndex(f.file);
+        wall.get(f)!.push(ms);
+        (now.copied !== before.copied || now.frames < before.frames ? copying : plain).get(f)!.push(ms);
       }
       await settle();
       cpuPer.get(f)!.push((cpu() - started) / created.length);
@@ -200,9 +217,14 @@ if (createRounds > 0) {
   console.log(`\ncreates, ${createRounds} rounds of 1,000 in groups of 10, taking turns`);
   console.log(`${"".padEnd(62)}${creators.map((f) => f.name.padStart(10)).join("")}`);
   console.log(`  ${"us of CPU a create, median of rounds".padEnd(60)}${creators.map((f) => percentile(cpuPer.get(f)!, 50).toFixed(1).padStart(10)).join("")}`);
+  const row = (label: string, value: (f: Variant) => string) => console.log(`  ${label.padEnd(60)}${creators.map((f) => value(f).padStart(10)).join("")}`);
+  row("ms a group, mean", (f) => (wall.get(f)!.reduce((a, b) => a + b, 0) / wall.get(f)!.length).toFixed(2));
   for (const [p, name] of [[50, "p50"], [90, "p90"], [95, "p95"], [99, "p99"], [99.9, "p99.9"], [100, "max"]] as const) {
-    console.log(`  ${`ms a group, ${name}`.padEnd(60)}${creators.map((f) => percentile(wall.get(f)!, p).toFixed(2).padStart(10)).join("")}`);
+    row(`ms a group, ${name}`, (f) => percentile(wall.get(f)!, p).toFixed(2));
   }
+  row("groups during which frames were copied", (f) => String(copying.get(f)!.length));
+  row("ms a group, median, of those", (f) => percentile(copying.get(f)!, 50).toFixed(2));
+  row("ms a group, median, of the others", (f) => percentile(plain.get(f)!, 50).toFixed(2));
   if (creators.length === 2) {
     const [a, b] = creators.map((f) => cpuPer.get(f)!) as [number[], number[]];
     console.log(`  ${creators[0]!.name} lower in ${a.filter((v, i) => v < b[i]!).length} of ${createRounds} rounds`);
