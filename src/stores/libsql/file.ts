@@ -18,7 +18,6 @@ import AsyncDatabase from "libsql/promise";
 import { StoreUnavailable } from "../../store.ts";
 import type { SqlDriver, SqlResult, SqlRow, SqlStatement, SqlValue } from "../sql/driver.ts";
 import type { ThreadWriteLock } from "./thread-write-lock.ts";
-import { type CheckpointResult, walCheckpoints } from "./wal-checkpoints.ts";
 
 /** Prepared statements kept per connection; past this many, the cache starts over. */
 const MAX_PREPARED = 512;
@@ -104,7 +103,6 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
   db.exec("PRAGMA secure_delete = ON");
   db.exec("PRAGMA busy_timeout = 0");
   db.exec(`PRAGMA cache_size = ${READER_CACHE_SIZE}`);
-  const checkpoints = path !== ":memory:" && options.synchronous ? ownCheckpoints(db, path) : undefined;
   const prepare = statementCache((sql) => db.prepare(sql));
   const run = ({ sql, args = [], asArrays, oneRow }: SqlStatement): SqlResult => {
     const { statement, reader } = prepare(sql, asArrays);
@@ -119,10 +117,7 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
   // failed with SQLITE_BUSY stays "in progress" until it is run again, and every later COMMIT
   // then fails ("SQL statements in progress"), which broke the store for good.
   const transaction = (statements: readonly SqlStatement[], mode: "read" | "write"): SqlResult[] => {
-    if (mode === "write") {
-      options.beforeWrite?.();
-      checkpoints?.beforeWriteSync(() => db.prepare("PRAGMA wal_checkpoint(PASSIVE)").all()[0] as CheckpointResult);
-    }
+    if (mode === "write") options.beforeWrite?.();
     const locked = mode === "write" ? options.writeLock : undefined;
     locked?.acquireBlocking();
     try {
@@ -130,7 +125,6 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
       try {
         const results = statements.map(run);
         db.exec("COMMIT");
-        if (mode === "write") checkpoints?.committed(rowsChanged(results));
         return results;
       } catch (error) {
         if (db.inTransaction) db.exec("ROLLBACK");
@@ -160,13 +154,7 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
         execute: (statement) => patiently(() => (isWrite(statement) ? transaction([statement], "write")[0]! : run(statement))),
         batch: (statements, mode) => patiently(() => transaction(statements, mode)),
       },
-      close: async () => {
-        try {
-          await checkpoints?.close();
-        } finally {
-          closeReader();
-        }
-      },
+      close: async () => closeReader(),
     };
   }
 
@@ -193,18 +181,6 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
     },
   };
 }
-
-/**
- * A synchronous connection to a file writes (a thread's own, with nothing else to do), so it
- * checkpoints as the writer does, from a connection of its own; its writes, which cannot wait,
- * never wait for the WAL to start over (./wal-checkpoints.ts), which happens between them.
- */
-function ownCheckpoints(db: { exec(sql: string): unknown }, path: string) {
-  db.exec("PRAGMA wal_autocheckpoint = 0");
-  return walCheckpoints(path);
-}
-
-const rowsChanged = (results: readonly SqlResult[]) => results.reduce((sum, result) => sum + result.rowsAffected, 0);
 
 /** A prepare that keeps each statement, asking the binding once whether it returns rows. */
 function statementCache<S extends { readonly reader: boolean; raw(toggle?: boolean): S }>(prepareNew: (sql: string) => S) {
@@ -234,10 +210,8 @@ function statementCache<S extends { readonly reader: boolean; raw(toggle?: boole
  */
 function openWriter(path: string, options: FileOptions) {
   const db = new AsyncDatabase(path, { timeout: LOCK_WAIT_MS });
-  // As the read connection's settings (see there); the busy handler may sleep here, off the
-  // event loop. The WAL is checkpointed from a connection of its own (./wal-checkpoints.ts), not by this one's commits.
-  const ready = db.exec(`PRAGMA synchronous = FULL; PRAGMA secure_delete = ON; PRAGMA busy_timeout = ${LOCK_WAIT_MS}; PRAGMA cache_size = ${WRITER_CACHE_SIZE}; PRAGMA wal_autocheckpoint = 0`);
-  const checkpoints = walCheckpoints(path);
+  // As the read connection's settings (see there); the busy handler may sleep here, off the event loop.
+  const ready = db.exec(`PRAGMA synchronous = FULL; PRAGMA secure_delete = ON; PRAGMA busy_timeout = ${LOCK_WAIT_MS}; PRAGMA cache_size = ${WRITER_CACHE_SIZE}`);
   const statements = new Map<string, Promise<AsyncStatement>>();
   const prepare = (sql: string): Promise<AsyncStatement> => {
     let statement = statements.get(sql);
@@ -258,7 +232,6 @@ function openWriter(path: string, options: FileOptions) {
   const transaction = async (statements: readonly SqlStatement[]): Promise<SqlResult[]> => {
     await ready;
     options.beforeWrite?.();
-    await checkpoints.beforeWrite();
     await options.writeLock?.acquire();
     try {
       await db.exec("BEGIN IMMEDIATE");
@@ -266,7 +239,6 @@ function openWriter(path: string, options: FileOptions) {
         const results: SqlResult[] = [];
         for (const statement of statements) results.push(await run(statement));
         await db.exec("COMMIT");
-        checkpoints.committed(rowsChanged(results));
         return results;
       } catch (error) {
         // The binding has `inTransaction` here too; its declared types leave it out.
@@ -296,7 +268,6 @@ function openWriter(path: string, options: FileOptions) {
       closed = true;
       await last;
       db.close();
-      await checkpoints.close();
     },
   };
 }
