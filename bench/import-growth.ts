@@ -16,9 +16,9 @@
  * pages read from the operating system, WAL and checkpoint writes) and the WAL's size.
  * The variants `store` and `base` import through `importSubmissions` instead, this tree's
  * store against the one in the worktree at `--base=`, so a change to the store is measured on
- * its own path. The store checkpoints its WAL in the binding's threads after a commit returns,
- * so each of their turns ends with `--settle` milliseconds of waiting, timed with the turn: a
- * checkpoint's CPU is charged to the store that ran it, not to the next variant's turn.
+ * its own path. Each of their turns ends with `--settle` milliseconds of waiting, timed with the
+ * turn: a store that checkpoints in the binding's threads after its commit has returned is
+ * charged for that checkpoint, not the next variant's turn.
  *
  * With `--creates=<rounds>`, the store variants then take turns at rounds of 1,000 creates in
  * groups of 10 (as a group commit gathers them) on the files just loaded: CPU per create, and

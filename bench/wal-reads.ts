@@ -19,11 +19,11 @@
  * server's creates between its reads do (a commit makes every reader drop its page cache, so
  * the next read looks each page up in the WAL again). CPU (`process.cpuUsage`) per read, the
  * side connection's commits not counted. `--control`: both copies kept short, to see the probe's
- * own spread. `--copied`: the full copy's frames are checkpointed as the store's own checkpoints
- * leave them (src/stores/libsql/wal-checkpoints.ts) under commits that never stop: copied into
- * the file whenever 1,000 are not, but kept in the WAL, which does not start over. A read
- * transaction held on the side connection at the newest frame keeps it from starting over (the
- * short copy holds one too), so only the frames already copied differ between the two.
+ * own spread. `--copied`: the full copy's frames are checkpointed as checkpoints run beside
+ * commits that never stop leave them (bench/README.md, store.ts section): copied into the file
+ * whenever 1,000 are not, but kept in the WAL, which does not start over. A read transaction
+ * held on a connection of its own at the newest frame keeps it from starting over (the short
+ * copy holds one too), so only the frames already copied differ between the two.
  */
 import Database from "libsql";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";

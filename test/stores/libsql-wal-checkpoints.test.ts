@@ -131,14 +131,14 @@ test("a reader on an old snapshot holds the checkpoints back while it reads; aft
       reader.exec("COMMIT");
 
       let mostNotCopied = 0;
-      let longest = 0;
+      let latest = 0;
       await createInGroups(store, 40, (group) => {
         const { frames, copied } = walIndex(path);
         if (group >= 20) mostNotCopied = Math.max(mostNotCopied, frames - copied);
-        longest = frames;
+        latest = frames;
       });
       assert.ok(mostNotCopied <= MOST_NOT_COPIED, `${mostNotCopied} frames not copied after the reader`);
-      assert.ok(longest < whileHeld, `the WAL (${longest} frames) did not start over after the reader (${whileHeld})`);
+      assert.ok(latest < whileHeld, `the WAL (${latest} frames) did not start over after the reader (${whileHeld})`);
       assert.is(await total(store), created - first);
     } finally {
       reader.close();
