@@ -3,7 +3,7 @@
  * grows toward bench/store.ts's 1,000,000 rows. Not part of `npm run bench`.
  *
  *   node --import tsx bench/import-growth.ts [--rows=1000000] [--block=100000] [--variants=current,cache256]
- *     [--base=<worktree of main>] [--creates=40]
+ *     [--base=<worktree of main>] [--creates=40] [--settle=150]
  *
  * Each variant is a fresh file in /tmp made by the real migrations; the same rows
  * (bench/support/dataset.ts, batches of 5,000 as store.ts imports them) go into every file, the
@@ -16,14 +16,17 @@
  * pages read from the operating system, WAL and checkpoint writes) and the WAL's size.
  * The variants `store` and `base` import through `importSubmissions` instead, this tree's
  * store against the one in the worktree at `--base=`, so a change to the store is measured on
- * its own path.
+ * its own path. Each of their turns ends with `--settle` milliseconds of waiting, timed with the
+ * turn: a store that checkpoints in the binding's threads after its commit has returned is
+ * charged for that checkpoint, not the next variant's turn.
  *
  * With `--creates=<rounds>`, the store variants then take turns at rounds of 1,000 creates in
  * groups of 10 (as a group commit gathers them) on the files just loaded: CPU per create, and
- * the wall time of a group (its commit may run a checkpoint).
+ * the wall time of a group (its commit may run a checkpoint), and apart the groups during
+ * which WAL frames were copied into the file (read from the WAL index).
  */
 import Database from "libsql";
-import { readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { openLibsqlFile } from "../src/stores/libsql/file.ts";
 import type { SqlValue } from "../src/stores/sql/driver.ts";
 import { importStatements } from "../src/stores/sql/import.ts";
@@ -36,6 +39,8 @@ const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`
 const ROWS = Number(arg("rows") ?? 1_000_000);
 const BLOCK = Number(arg("block") ?? 100_000);
 const BATCH = 5000; // bench/store.ts's import batch
+const SETTLE_MS = Number(arg("settle") ?? 150);
+const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 const ACCOUNT = "3f1c9a52-7d4e-4b8a-9c21-0e6f5a7b8c9d";
 
 /** What a variant changes on the import's connection. */
@@ -63,6 +68,14 @@ const io = () => {
   const text = readFileSync("/proc/self/io", "utf8");
   const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, "m").exec(text)![1]);
   return { read: field("rchar"), written: field("wchar") };
+};
+/** The WAL's frames and how many of them are copied into the file, from its index's header (https://sqlite.org/walformat.html). */
+const walIndex = (file: string) => {
+  const header = Buffer.alloc(136);
+  const fd = openSync(`${file}-shm`, "r");
+  readSync(fd, header, 0, header.length, 0);
+  closeSync(fd);
+  return { frames: header.readUInt32LE(16), copied: header.readUInt32LE(96) };
 };
 const label = (sql: string) => sql.replace(/\s+/g, " ").slice(0, 60);
 const rss = () => process.memoryUsage().rss / 1e6;
@@ -99,6 +112,8 @@ for (const name of names) {
   files.push({ name, autocheckpoint: VARIANTS[name]!.autocheckpoint, file, db, prepared: new Map(), parts: new Map<string, number>(), bytes: { read: 0, written: 0 } });
 }
 
+/** CPU a row of each batch imported through a store, for the batch-by-batch comparison of two stores. */
+const batchCpu = new Map<Variant, number[]>(files.filter((f) => f.store !== undefined).map((f) => [f, []]));
 console.log(`import growth: ${ROWS.toLocaleString("en-US")} rows in batches of ${BATCH}, variants ${names.join(", ")} taking turns; Node ${process.version}`);
 const rows = generateSubmissions(ROWS, 11);
 for (let start = 0; start < ROWS; start += BATCH) {
@@ -115,6 +130,8 @@ for (let start = 0; start < ROWS; start += BATCH) {
     if (f.store !== undefined) {
       const inserted = await f.store.importSubmissions(ACCOUNT, batch);
       if (inserted !== batch.length) throw new Error(`${f.name}: ${inserted} of ${batch.length} inserted`);
+      await settle();
+      batchCpu.get(f)?.push((cpu() - t) / batch.length);
       part("importSubmissions (the store's path)", t);
       const ioAfter = io();
       f.bytes.read += ioAfter.read - ioBefore.read;
@@ -158,11 +175,21 @@ for (let start = 0; start < ROWS; start += BATCH) {
     }
   }
 }
+const importers = files.filter((f) => f.store !== undefined);
+if (importers.length === 2) {
+  const [a, b] = importers.map((f) => batchCpu.get(f)!) as [number[], number[]];
+  const ratios = a.map((x, i) => x / b[i]!).sort((x, y) => x - y);
+  console.log(`\nimports: ${importers[0]!.name}/${importers[1]!.name} CPU a row, median of the batches' ratios ${ratios[Math.floor(ratios.length / 2)]!.toFixed(3)}; ${importers[0]!.name} lower in ${a.filter((x, i) => x < b[i]!).length} of ${a.length} batches`);
+}
 const createRounds = Number(arg("creates") ?? 0);
 const creators = files.filter((f) => f.store !== undefined);
 if (createRounds > 0) {
   const cpuPer = new Map<Variant, number[]>(creators.map((f) => [f, []]));
   const wall = new Map<Variant, number[]>(creators.map((f) => [f, []]));
+  // Groups during which WAL frames were copied into the file (by a checkpoint in the commit, or
+  // beside it), told apart by the WAL index (walIndex), and the rest.
+  const copying = new Map<Variant, number[]>(creators.map((f) => [f, []]));
+  const plain = new Map<Variant, number[]>(creators.map((f) => [f, []]));
   // New rows after the imported ones, the same for every file.
   const after = Date.parse("2031-01-01T00:00:00.000Z");
   const template = generateSubmissions(1, 12).next().value!;
@@ -175,19 +202,29 @@ if (createRounds > 0) {
       const f = creators[(k + round) % creators.length]!;
       const started = cpu();
       for (let g = 0; g < created.length; g += 10) {
+        const before = walIndex(f.file);
         const t = performance.now();
         await Promise.all(created.slice(g, g + 10).map((s) => f.store!.insertSubmission(ACCOUNT, s)));
-        wall.get(f)!.push(performance.now() - t);
+        const ms = performance.now() - t;
+        const now = walIndex(f.file);
+        wall.get(f)!.push(ms);
+        (now.copied !== before.copied || now.frames < before.frames ? copying : plain).get(f)!.push(ms);
       }
+      await settle();
       cpuPer.get(f)!.push((cpu() - started) / created.length);
     }
   }
   console.log(`\ncreates, ${createRounds} rounds of 1,000 in groups of 10, taking turns`);
   console.log(`${"".padEnd(62)}${creators.map((f) => f.name.padStart(10)).join("")}`);
   console.log(`  ${"us of CPU a create, median of rounds".padEnd(60)}${creators.map((f) => percentile(cpuPer.get(f)!, 50).toFixed(1).padStart(10)).join("")}`);
-  for (const [p, name] of [[50, "p50"], [99, "p99"], [99.9, "p99.9"], [100, "max"]] as const) {
-    console.log(`  ${`ms a group, ${name}`.padEnd(60)}${creators.map((f) => percentile(wall.get(f)!, p).toFixed(2).padStart(10)).join("")}`);
+  const row = (label: string, value: (f: Variant) => string) => console.log(`  ${label.padEnd(60)}${creators.map((f) => value(f).padStart(10)).join("")}`);
+  row("ms a group, mean", (f) => (wall.get(f)!.reduce((a, b) => a + b, 0) / wall.get(f)!.length).toFixed(2));
+  for (const [p, name] of [[50, "p50"], [90, "p90"], [95, "p95"], [99, "p99"], [99.9, "p99.9"], [100, "max"]] as const) {
+    row(`ms a group, ${name}`, (f) => percentile(wall.get(f)!, p).toFixed(2));
   }
+  row("groups during which frames were copied", (f) => String(copying.get(f)!.length));
+  row("ms a group, median, of those", (f) => percentile(copying.get(f)!, 50).toFixed(2));
+  row("ms a group, median, of the others", (f) => percentile(plain.get(f)!, 50).toFixed(2));
   if (creators.length === 2) {
     const [a, b] = creators.map((f) => cpuPer.get(f)!) as [number[], number[]];
     console.log(`  ${creators[0]!.name} lower in ${a.filter((v, i) => v < b[i]!).length} of ${createRounds} rounds`);

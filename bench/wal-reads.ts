@@ -2,7 +2,7 @@
  * WAL read probe (issue 18, target 8's checkpoint limit): what a WAL full of frames not yet
  * checkpointed costs the reads. Not part of `npm run bench`.
  *
- *   node --import tsx bench/wal-reads.ts [--rounds=60] [--fill=12000] [--reads=40] [--cold=20] [--control]
+ *   node --import tsx bench/wal-reads.ts [--rounds=60] [--fill=12000] [--reads=40] [--cold=20] [--control | --copied]
  *
  * SQLite looks a page up in the WAL through the wal-index's hash tables, one per 4,096 frames,
  * newest to oldest, each time a page is not in the connection's own cache. A larger checkpoint
@@ -19,7 +19,11 @@
  * server's creates between its reads do (a commit makes every reader drop its page cache, so
  * the next read looks each page up in the WAL again). CPU (`process.cpuUsage`) per read, the
  * side connection's commits not counted. `--control`: both copies kept short, to see the probe's
- * own spread.
+ * own spread. `--copied`: the full copy's frames are checkpointed as checkpoints run beside
+ * commits that never stop leave them (bench/README.md, store.ts section): copied into the file
+ * whenever 1,000 are not, but kept in the WAL, which does not start over. A read transaction
+ * held on a connection of its own at the newest frame keeps it from starting over (the short
+ * copy holds one too), so only the frames already copied differ between the two.
  */
 import Database from "libsql";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -39,6 +43,7 @@ const READS = Number(arg("reads") ?? 40);
 const COLD = Number(arg("cold") ?? 20);
 /** Both copies kept short: the probe's own noise (the two ought to measure alike). */
 const CONTROL = process.argv.includes("--control");
+const COPIED = process.argv.includes("--copied");
 
 const source = `${DATA_DIR}http-100000.db`;
 if (!existsSync(source) || !existsSync(`${source}.ids`)) throw new Error(`${source} is missing: run bench/http.ts once to make it`);
@@ -57,6 +62,10 @@ interface State {
   side: Database.Database;
   tick: Database.Statement;
   accountId: string;
+  /** A read transaction on a connection of its own (`--copied`), which keeps the WAL from starting over. */
+  holder?: { db: Database.Database; read: Database.Statement };
+  /** The WAL's frames at its last `copyKeeping`. */
+  copiedUpTo: number;
   /** Microseconds and reads, by kind ("list warm", "get cold", ...), per round. */
   rounds: Map<string, number[]>;
 }
@@ -65,6 +74,19 @@ interface State {
 const fill = (side: Database.Database) => {
   side.exec("DELETE FROM wal_fill");
   side.prepare("WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ?) INSERT INTO wal_fill SELECT zeroblob(3900) FROM c").run(FILL);
+};
+
+/** `--copied`: every frame copied into the file, the WAL kept as long as it is (see the top). */
+const hold = (state: State) => {
+  state.holder!.db.exec("BEGIN");
+  state.holder!.read.get();
+};
+const copyKeeping = (state: State) => {
+  state.holder!.db.exec("COMMIT");
+  hold(state);
+  const [busy, log, checkpointed] = state.side.prepare("PRAGMA wal_checkpoint(PASSIVE)").raw(true).get() as number[];
+  if (busy !== 0 || log !== checkpointed) throw new Error(`checkpoint left ${log! - checkpointed!} frames`);
+  state.copiedUpTo = log!;
 };
 
 const walFrames = (path: string) => {
@@ -88,7 +110,14 @@ try {
     fill(side);
     if (name === "short" || CONTROL) side.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     const accountId = (side.prepare("SELECT account_id FROM submissions LIMIT 1").raw(true).get() as [string])[0];
-    states.push({ name, path, store, side, tick: side.prepare("UPDATE wal_tick SET n = n + 1"), accountId, rounds: new Map() });
+    const state: State = { name, path, store, side, tick: side.prepare("UPDATE wal_tick SET n = n + 1"), accountId, rounds: new Map(), copiedUpTo: 0 };
+    if (COPIED) {
+      const db = new Database(path);
+      state.holder = { db, read: db.prepare("SELECT count(*) FROM wal_tick") };
+      hold(state);
+      if (name === "full") copyKeeping(state);
+    }
+    states.push(state);
   }
   console.log(`Node ${process.version}; two copies of ${source}; WAL frames at start: ${states.map((s) => `${s.name} ${walFrames(s.path)}`).join(", ")}`);
   console.log(`${ROUNDS} rounds; each: ${READS} warm and ${COLD} cold (a one-page commit before each) of list and of get, per state\n`);
@@ -125,11 +154,19 @@ try {
     // As SQLite's default limit would: the short WAL stays under 1,000 frames. The full one is
     // checkpointed and filled again once the ticks have added 3,000 frames to it.
     const [full, short] = states as [State, State];
-    if (walFrames(short.path) > 1000) short.side.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    const truncate = (state: State) => {
+      if (COPIED) state.holder!.db.exec("COMMIT");
+      state.side.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      if (COPIED) hold(state);
+    };
+    if (walFrames(short.path) > 1000) truncate(short);
     if (walFrames(full.path) > (CONTROL ? 1000 : FILL + 3000)) {
-      full.side.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-      if (!CONTROL) fill(full.side);
-    }
+      truncate(full);
+      if (!CONTROL) {
+        fill(full.side);
+        if (COPIED) copyKeeping(full);
+      }
+    } else if (COPIED && walFrames(full.path) - full.copiedUpTo > 1000) copyKeeping(full);
   }
 
   const [full, short] = states as [State, State];
@@ -153,6 +190,7 @@ try {
   console.log(`\nWAL frames at end: ${states.map((s) => `${s.name} ${walFrames(s.path)}`).join(", ")}`);
 } finally {
   for (const state of states) {
+    state.holder?.db.close();
     state.side.close();
     await state.store.close();
   }
