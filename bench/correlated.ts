@@ -132,12 +132,12 @@ interface Measured {
 
 /**
  * Times `list` for the cases numbered `indices`, round after round (`samplesOf` reads each
- * case's timings out). The passes and the suspects' rounds both run this loop, so that the suspects'
- * timings run code V8 compiled during the passes: a loop of their own (and a closure made at
- * a call site of its own) was compiled only then, on the pinned core, by a compiler thread
- * that took it from the lists being timed for tens of milliseconds, a slice at a time. The
- * timings go into one typed array, whose kind no push changes: V8 threw the loop's compiled
- * code away at the suspects' arrays, of another elements kind than the passes' had become.
+ * case's timings out). The passes and the suspects' rounds both run this loop, so that the
+ * suspects' timings run code V8 compiled during the passes: a loop of their own (or a closure
+ * made at a call site of its own) is compiled only then, on the pinned core, by a compiler
+ * thread that takes the core from the lists being timed a slice at a time. The timings go into
+ * one typed array, whose kind no push changes: per-case arrays of another elements kind than
+ * the passes' make V8 throw the loop's compiled code away at the suspects' first timing.
  */
 async function timeRounds(rounds: number, indices: readonly number[], list: (c: Case) => Promise<number>, beforeEach?: () => void): Promise<Float64Array> {
   const times = new Float64Array(rounds * indices.length);

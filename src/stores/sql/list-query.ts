@@ -153,10 +153,11 @@ export function readLately(maxKept = MAX_LATE_LISTS): { take(key: string): boole
   const places = new Map<string, number>();
   const readsLeft = new Int32Array(maxKept + 1);
   return {
-    // A list taken and one not taken run the same operations (bench/correlated.ts: the first
-    // list taken, in the suspects' rounds, ran a branch of its own that nothing had run
-    // before, and V8 threw the compiled list path away there). A list whose reads are used
-    // up keeps its place, read as none left, until it is noted again or memory starts over.
+    // A list taken and one not taken run the same operations: the first list taken may come
+    // long after the list path was compiled (bench/correlated.ts: in the suspects' rounds),
+    // and V8 throws compiled code away at a branch it has never seen run. A list whose reads
+    // are used up keeps its place, read as none left, until it is noted again or memory
+    // starts over.
     take(key) {
       const place = places.get(key) ?? 0;
       const left = readsLeft[place]!;

@@ -113,10 +113,10 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   // find the page (walkFoundPage), the merge is read with the total. A list whose page the merge
   // read lately reads the merge at once, and one whose walk found the page lately reads the walk
   // without the counts' choice (readLately).
-  // Each statement's text is kept for the list's shape under its part's name. Either way of a
-  // list goes through one call site per read (bench/correlated.ts: the lists read lately are
-  // first met in the suspects' rounds, and a site of their own, never run before, threw the
-  // compiled list path away there).
+  // Each statement's text is kept for the list's shape under its part's name. Lists read lately
+  // and the others read through the same call sites: the first list read lately may come long
+  // after the list path was compiled (bench/correlated.ts: in the suspects' rounds), and V8
+  // throws compiled code away at a call site it has never seen run.
   const readList = async <Read extends { items: readonly unknown[]; total: number }>(
     accountId: string,
     { shape, page, count, merge, choice, walkCount, walkChosen }: ListStatements,
