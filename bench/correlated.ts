@@ -131,6 +131,32 @@ interface Measured {
 }
 
 /**
+ * Times `list` for the cases numbered `indices`, round after round (`samplesOf` reads each
+ * case's timings out). The passes and the suspects' rounds both run this loop, so that the
+ * suspects' timings run code V8 compiled during the passes: a loop of their own (or a closure
+ * made at a call site of its own) is compiled only then, on the pinned core, by a compiler
+ * thread that takes the core from the lists being timed a slice at a time. The timings go into
+ * one typed array, whose kind no push changes: per-case arrays of another elements kind than
+ * the passes' make V8 throw the loop's compiled code away at the suspects' first timing.
+ */
+async function timeRounds(rounds: number, indices: readonly number[], list: (c: Case) => Promise<number>, beforeEach?: () => void): Promise<Float64Array> {
+  const times = new Float64Array(rounds * indices.length);
+  for (let round = 0; round < rounds; round++) await timeRound(indices, list, beforeEach, times, round * indices.length);
+  return times;
+}
+
+/** One round of `timeRounds`, into `times` from `at`. */
+async function timeRound(indices: readonly number[], list: (c: Case) => Promise<number>, beforeEach: (() => void) | undefined, times: Float64Array, at: number): Promise<void> {
+  for (let k = 0; k < indices.length; k++) times[at + k] = await timeOnce(() => list(cases[indices[k]!]!), beforeEach);
+}
+
+/** The timings `timeRounds` took of each of its `count` cases, in its order. */
+function samplesOf(times: Float64Array, count: number): number[][] {
+  const rounds = times.length / count;
+  return Array.from({ length: count }, (_, k) => Array.from({ length: rounds }, (_, round) => times[round * count + k]!));
+}
+
+/**
  * Times `list` for every case, `rounds` times after an untimed pass. A few timings per case
  * estimate neither its p50 nor its p99 well: the highest of 5,880 p50s of a few timings is
  * the case that drew the most noise as much as the slowest case (a case's p50 of 7 has come
@@ -141,31 +167,27 @@ interface Measured {
  * other processes do not change it.
  */
 async function everyCombination(rounds: number, list: (c: Case) => Promise<number>, measured: Measured): Promise<Worst> {
-  const samples = cases.map(() => [] as number[]);
   const totals = cases.map(() => 0);
   for (const [i, c] of cases.entries()) totals[i] = await list(c);
   await measured.around?.before();
   const cpuBefore = measured.cpu();
   const waitedBefore = measured.waited();
   const started = performance.now();
-  for (let round = 0; round < rounds; round++) {
-    for (const [i, c] of cases.entries()) samples[i]!.push(await timeOnce(() => list(c), measured.beforeEach));
-  }
+  const timings = await timeRounds(rounds, [...cases.keys()], list, measured.beforeEach);
   const wall = (performance.now() - started) / (rounds * cases.length);
   const perList = (after: Record<string, number>, before: Record<string, number>) =>
     Object.fromEntries(Object.keys(after).map((who) => [who, ((after[who]! - before[who]!) * 1000) / (rounds * cases.length)]));
   const cpu = perList(measured.cpu(), cpuBefore);
   const waited = perList(measured.waited(), waitedBefore);
   const notes = (await measured.around?.after(rounds * cases.length)) ?? [];
+  const samples = samplesOf(timings, cases.length);
   const p50s = samples.map((times) => percentile(times, 50));
   const slowest = samples.map((times) => Math.max(...times));
   const byP50 = cases.map((_, i) => i).sort((a, b) => p50s[b]! - p50s[a]!);
   const bySlowest = cases.map((_, i) => i).sort((a, b) => slowest[b]! - slowest[a]!);
   const suspects = [...new Set([...byP50.slice(0, TAIL_SUSPECTS), ...bySlowest.slice(0, TAIL_SUSPECTS / 2)])];
-  const tails = new Map(suspects.map((i) => [i, [] as number[]]));
-  for (let round = 0; round < TAIL_SAMPLES; round++) {
-    for (const i of suspects) tails.get(i)!.push(await timeOnce(() => list(cases[i]!), measured.beforeEach));
-  }
+  const tailTimings = samplesOf(await timeRounds(TAIL_SAMPLES, suspects, list, measured.beforeEach), suspects.length);
+  const tails = new Map(suspects.map((i, k) => [i, tailTimings[k]!]));
   const p50Of = new Map(suspects.map((i) => [i, percentile(tails.get(i)!, 50)]));
   const p99Of = new Map(suspects.map((i) => [i, percentile(tails.get(i)!, 99)]));
   const worstP50 = suspects.reduce((a, b) => (p50Of.get(b)! > p50Of.get(a)! ? b : a));

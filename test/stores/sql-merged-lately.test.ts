@@ -173,7 +173,9 @@ test("readLately: a noted list is taken a few times, then no longer; a full memo
   let taken = 0;
   while (lately.take("a")) taken++;
   assert.ok(taken > 1 && taken <= 16, `${taken}`);
+  assert.not.ok(lately.take("a"), "a list whose reads are used up is not taken");
   lately.note("a");
+  assert.ok(lately.take("a"), "a list noted again is taken again");
   lately.note("b");
   lately.note("c");
   assert.not.ok(lately.take("a"));

@@ -149,18 +149,29 @@ const MAX_KEPT_TEXTS = 512;
  * two lists share costs one of them the other way, never a wrong page.
  */
 export function readLately(maxKept = MAX_LATE_LISTS): { take(key: string): boolean; note(key: string): void } {
-  const lists = new Map<string, number>();
+  // Each noted list's place in `readsLeft`; place 0 is no list's, and its count stays 0.
+  const places = new Map<string, number>();
+  const readsLeft = new Int32Array(maxKept + 1);
   return {
+    // A list taken and one not taken run the same operations: the first list taken may come
+    // long after the list path was compiled (bench/correlated.ts: in the suspects' rounds),
+    // and V8 throws compiled code away at a branch it has never seen run. A list whose reads
+    // are used up keeps its place, read as none left, until it is noted again or memory
+    // starts over.
     take(key) {
-      const left = lists.get(key);
-      if (left === undefined) return false;
-      if (left <= 1) lists.delete(key);
-      else lists.set(key, left - 1);
-      return true;
+      const place = places.get(key) ?? 0;
+      const left = readsLeft[place]!;
+      readsLeft[place] = Math.max(left - 1, 0);
+      return left > 0;
     },
     note(key) {
-      if (lists.size >= maxKept) lists.clear();
-      lists.set(key, READ_REUSES);
+      let place = places.get(key);
+      if (place === undefined) {
+        if (places.size >= maxKept) places.clear();
+        place = places.size + 1;
+        places.set(key, place);
+      }
+      readsLeft[place] = READ_REUSES;
     },
   };
 }

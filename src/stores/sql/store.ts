@@ -113,7 +113,10 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   // find the page (walkFoundPage), the merge is read with the total. A list whose page the merge
   // read lately reads the merge at once, and one whose walk found the page lately reads the walk
   // without the counts' choice (readLately).
-  // Each statement's text is kept for the list's shape under its part's name.
+  // Each statement's text is kept for the list's shape under its part's name. Lists read lately
+  // and the others read through the same call sites: the first list read lately may come long
+  // after the list path was compiled (bench/correlated.ts: in the suspects' rounds), and V8
+  // throws compiled code away at a call site it has never seen run.
   const readList = async <Read extends { items: readonly unknown[]; total: number }>(
     accountId: string,
     { shape, page, count, merge, choice, walkCount, walkChosen }: ListStatements,
@@ -122,16 +125,18 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   ): Promise<Read> => {
     if (merge === undefined) return read(keptFor(`${shape} page`), page, count);
     const key = lateListKey(accountId, query, shape);
-    if (merged.take(key)) return read(keptFor(`${shape} merge`), merge(), count);
-    const walkedLately = walked.take(key);
-    const walk = walkedLately
-      ? await read(keptFor(`${shape} walk chosen`), page, count, { choice: walkChosen!, walkCount: walkCount! })
-      : await read(keptFor(`${shape} walk`), page, count, { choice: choice!, walkCount: walkCount! });
-    if (!Number.isNaN(walk.total) && walkFoundPage(query, walk.items.length, walk.total)) {
-      if (!walkedLately) walked.note(key);
-      return walk;
+    if (!merged.take(key)) {
+      const walkedLately = walked.take(key);
+      const walk = await read(keptFor(`${shape} ${walkedLately ? "walk chosen" : "walk"}`), page, count, {
+        choice: walkedLately ? walkChosen! : choice!,
+        walkCount: walkCount!,
+      });
+      if (!Number.isNaN(walk.total) && walkFoundPage(query, walk.items.length, walk.total)) {
+        if (!walkedLately) walked.note(key);
+        return walk;
+      }
+      merged.note(key);
     }
-    merged.note(key);
     return read(keptFor(`${shape} merge`), merge(), count);
   };
   // A total as read: NaN when the statement gave none (a walk's, when the counts did not choose it).
