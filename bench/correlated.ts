@@ -29,6 +29,7 @@ import { CORRELATED_ACCOUNT, everyFilterCombination, importCorrelated } from "./
 import { DATASET_START } from "./support/dataset.ts";
 import { canPin, cpuSeconds, formatTable, oneStorePerProcess, pinSelf, startServerProcess, stopServerProcess } from "./support/load.ts";
 import { reportTargets, type TargetFigure } from "./support/targets.ts";
+import { ms, percentile } from "./support/timing.ts";
 
 type StoreKind = "libsql" | "memory";
 const quick = process.argv.includes("--quick");
@@ -76,12 +77,6 @@ const label = (c: Case) => {
   return `${fields.join("&") || "(no filter)"}${createdAfter === undefined ? "" : " +month"} ${c.order}`;
 };
 
-function percentile(times: readonly number[], p: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 
 async function timeOnce(run: () => Promise<unknown>, before?: () => void): Promise<number> {
   before?.();

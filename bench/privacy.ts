@@ -16,6 +16,7 @@ import type { CompleteStore } from "../src/store.ts";
 import { createLibsqlStore } from "../src/stores/libsql/index.ts";
 import type { Submission } from "../src/submission.ts";
 import { reportTargets, type TargetFigure } from "./support/targets.ts";
+import { percentile } from "./support/timing.ts";
 
 const quick = process.argv.includes("--quick");
 const LARGE = quick ? 100_000 : 1_000_000;
@@ -54,7 +55,6 @@ async function fill(store: CompleteStore, count: number, createdAt: (i: number) 
   }
 }
 
-const percentile = (times: number[], p: number) => [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * p))]!;
 
 async function erasureP50(rows: number): Promise<number> {
   return withStore(async (store) => {
@@ -70,8 +70,8 @@ async function erasureP50(rows: number): Promise<number> {
       times.push(performance.now() - t);
       if (receipt.deleted !== 1) throw new Error(`erasure of user${i} deleted ${receipt.deleted}`);
     }
-    const p50 = percentile(times, 0.5);
-    console.log(`  erasure at ${rows.toLocaleString("en")} rows: p50 ${p50.toFixed(2)} ms, p99 ${percentile(times, 0.99).toFixed(2)} ms`);
+    const p50 = percentile(times, 50);
+    console.log(`  erasure at ${rows.toLocaleString("en")} rows: p50 ${p50.toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms`);
     return p50;
   });
 }
@@ -106,10 +106,10 @@ async function retentionUnderCreates(): Promise<{ without: number; withJob: numb
     const { deleted } = await job;
     const seconds = (performance.now() - started) / 1000;
     if (deleted !== OLD_ROWS) throw new Error(`retention deleted ${deleted} of ${OLD_ROWS}`);
-    const without = percentile(baseline, 0.99);
-    const withJob = percentile(during, 0.99);
-    console.log(`  creates without retention: ${baseline.length} in 3 s, p50 ${percentile(baseline, 0.5).toFixed(2)} ms, p99 ${without.toFixed(2)} ms`);
-    console.log(`  creates while retention deleted ${deleted.toLocaleString("en")} rows in ${seconds.toFixed(1)} s: ${during.length}, p50 ${percentile(during, 0.5).toFixed(2)} ms, p99 ${withJob.toFixed(2)} ms`);
+    const without = percentile(baseline, 99);
+    const withJob = percentile(during, 99);
+    console.log(`  creates without retention: ${baseline.length} in 3 s, p50 ${percentile(baseline, 50).toFixed(2)} ms, p99 ${without.toFixed(2)} ms`);
+    console.log(`  creates while retention deleted ${deleted.toLocaleString("en")} rows in ${seconds.toFixed(1)} s: ${during.length}, p50 ${percentile(during, 50).toFixed(2)} ms, p99 ${withJob.toFixed(2)} ms`);
     return { without, withJob, seconds };
   });
 }

@@ -12,9 +12,14 @@ export async function timeEach<T>(inputs: readonly T[], run: (input: T) => Promi
   return times;
 }
 
+/**
+ * The `p`th percentile (0 to 100) by nearest rank: the smallest time at least `p`% of the times
+ * are at or below, so the p99 of 100 timings is the 99th of them in order, not the slowest.
+ */
 export function percentile(times: readonly number[], p: number): number {
   const sorted = [...times].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(sorted.length, rank) - 1]!;
 }
 
 export const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
