@@ -391,9 +391,9 @@ t("close() waits for the handler of a request whose client went away: what it wr
 
 /**
  * Sends raw bytes on a fresh connection and resolves with everything the server sent back.
- * `ended`: the client ends its side at once, and Node's server, which keeps no half-open
- * connection, ends the connection as soon as the request before has its answer; `open`: for
- * an answer that waits for a store, its request says `Connection: close`.
+ * `ended`: the client ends its side with the bytes, and Node's server, which keeps no half-open
+ * connection, then ends the connection, so only an answer given at once gets out; `open`: the
+ * request says `Connection: close`, for an answer that waits (for a store, say).
  */
 function rawExchange(url: string, bytes: string, clientSide: "ended" | "open" = "ended"): Promise<string> {
   const { hostname, port } = new URL(url);
@@ -519,7 +519,6 @@ t("a plain request carries the URL and headers a Fetch Request would", async () 
       const parsed = new URL(url);
       assert.equal([parsed.pathname, parsed.search, parsed.hash, url], [plainPath, "", "", parsed.origin + plainPath], url);
     }
-    assert.ok(plainPaths.some(([url]) => url === "http://127.0.0.1:8080/api/submission"));
     assert.equal(plainPaths.find(([url]) => url === "http://127.0.0.1:8080/api/submission"), ["http://127.0.0.1:8080/api/submission", "/api/submission"]);
   } finally {
     for (const server of servers) await server.close();
