@@ -14,6 +14,8 @@ export interface RequestTarget {
   method: string;
   /** Whole and normalised, as `Request#url` has it. */
   url: string;
+  /** Its path when the URL is plain and has no query: `ApiRequest#plainPath`. */
+  plainPath: string | undefined;
 }
 
 /** The narrow request the core reads: headers as Node parsed them, the body without a web stream. */
@@ -25,13 +27,15 @@ export function apiRequest(req: IncomingMessage, target: RequestTarget): ApiRequ
 class NodeApiRequest implements ApiRequest {
   readonly method: string;
   readonly url: string;
+  readonly plainPath: string | undefined;
   readonly headers: RawHeaders;
   readonly #req: IncomingMessage;
   #bodyRead = false;
 
-  constructor(req: IncomingMessage, { method, url }: RequestTarget) {
+  constructor(req: IncomingMessage, { method, url, plainPath }: RequestTarget) {
     this.method = method;
     this.url = url;
+    this.plainPath = plainPath;
     this.headers = new RawHeaders(req.rawHeaders);
     this.#req = req;
   }

@@ -9,7 +9,7 @@ import type { Duplex } from "node:stream";
 import type { SubmissionsHandler } from "../src/handler.ts";
 import type { Answer } from "../src/http/answer.ts";
 import { INTERNAL_ERROR_MESSAGE } from "../src/http/errors.ts";
-import { PLAIN_PATH_CHARACTERS } from "../src/http/plain-path.ts";
+import { PLAIN_PATH_CHARACTERS, parsedOrigin } from "../src/http/plain-path.ts";
 import { bodyAlreadyRead, CONSUMED_BODY_MESSAGE, consumedBodyError, originalUrl } from "./node-consumed-body.ts";
 import { apiRequest, fetchRequest, type RequestTarget } from "./node-request.ts";
 import {
@@ -257,10 +257,10 @@ function requestTarget(req: IncomingMessage): RequestTarget | Answer {
     host = plainHost(url.host);
     target = url.pathname + url.search;
   }
-  const url = plainUrl(host ?? "localhost", target);
-  if (url !== undefined) return { method, url };
+  const plain = plainTarget(method, host ?? "localhost", target);
+  if (plain !== undefined) return plain;
   try {
-    return { method, url: new URL(`http://${host ?? "localhost"}${target.startsWith("/") ? target : `/${target}`}`).href };
+    return { method, url: new URL(`http://${host ?? "localhost"}${target.startsWith("/") ? target : `/${target}`}`).href, plainPath: undefined };
   } catch {
     return jsonError(400, "The request target is not a valid URL");
   }
@@ -273,27 +273,20 @@ function requestTarget(req: IncomingMessage): RequestTarget | Answer {
  */
 const PLAIN_TARGET = new RegExp(`^/[${PLAIN_PATH_CHARACTERS}]*(?:\\?[A-Za-z0-9_~!$&()*+,;=:@\\/?.%-]*)?$`);
 
-/** Each Host header's origin as the URL parser writes it; a few, as a server is reached by a few names. */
-const ORIGINS = new Map<string, string>();
-const MAX_ORIGINS = 16;
-
 // bench/http.ts (every route): the URL parser's work for a path that needs none of it, and for
-// the same Host header again and again, was a noticeable part of the adapter's cost.
+// the same Host header again and again, was a noticeable part of the adapter's cost; and the
+// handler checking the path again, once the adapter had, a part of the rest.
 /**
- * The URL of a request, as `new URL` writes it, without parsing it, when its target is a
- * PLAIN_TARGET: the host's origin, parsed once per host (lower-cased, a default port dropped,
- * an IPv4 address in its usual form), and the target as it is. Undefined for any other target.
+ * The request's URL, as `new URL` writes it, without parsing it, when its target is a
+ * PLAIN_TARGET: the host's origin (`parsedOrigin`, parsed once per host) and the target as it
+ * is; a target without a query is also the path the handler routes on. Undefined for any
+ * other target.
  */
-function plainUrl(host: string, target: string): string | undefined {
+function plainTarget(method: string, host: string, target: string): RequestTarget | undefined {
   if (!PLAIN_TARGET.test(target)) return undefined;
-  let origin = ORIGINS.get(host);
-  if (origin === undefined) {
-    if (!URL.canParse(`http://${host}`)) return undefined;
-    origin = new URL(`http://${host}`).origin;
-    if (ORIGINS.size >= MAX_ORIGINS) ORIGINS.clear();
-    ORIGINS.set(host, origin);
-  }
-  return origin + target;
+  const origin = parsedOrigin("http", host);
+  if (origin === undefined) return undefined;
+  return { method, url: origin + target, plainPath: target.includes("?") ? undefined : target };
 }
 
 /** A plain answer, written as it is: a body known in full goes out with its length, in one write. */

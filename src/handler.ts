@@ -444,7 +444,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
 
   const answer = async (request: ApiRequest, connection: ConnectionInfo = {}): Promise<Answer> => {
     const started = log && performance.now();
-    const plainPath = plainPathOf(request.url);
+    const plainPath = request.plainPath ?? plainPathOf(request.url);
     const url = plainPath === undefined ? new URL(request.url) : undefined;
     const path = plainPath ?? url!.pathname;
     const requestId = requestIdOf(request);

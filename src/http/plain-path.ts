@@ -1,7 +1,8 @@
 /**
  * A URL's path read without the URL parser, where the parser would leave it as it is. An
  * adapter that makes each request's URL (formsink/node) writes one of these for an ordinary
- * request, and the handler routes on its path without parsing it again.
+ * request and hands its path over (`ApiRequest#plainPath`); for any other request the handler
+ * finds the path here, and routes on it without parsing the URL.
  */
 
 /**
@@ -14,12 +15,34 @@ export const PLAIN_PATH_CHARACTERS = "A-Za-z0-9_~!$&'()*+,;=:@\\/-";
 
 /** A path of PLAIN_PATH_CHARACTERS. */
 const PLAIN_PATH = new RegExp(`^/[${PLAIN_PATH_CHARACTERS}]*$`);
-/** An http(s) origin as written: scheme, `//` and a non-empty authority, which holds no path, query or fragment. */
-const ORIGIN = /^https?:\/\/[^/?#\\]+$/;
+/** An origin's authority as written: non-empty, and holding no path, query or fragment. */
+const AUTHORITY = /^[^/?#\\]+$/;
 
-/** Origins the URL parser has taken; a few, as a server is reached by a few names. */
-const PARSED_ORIGINS = new Set<string>();
+/**
+ * Each authority the URL parser has taken, as written, with the origin it parsed it to, by
+ * scheme; a few, as a server is reached by a few names. Keyed by the authority alone, so that
+ * the Node adapter looks a request's Host header up as it is, without making a string of it.
+ */
+const PARSED_ORIGINS = { http: new Map<string, string>(), https: new Map<string, string>() };
 const MAX_PARSED_ORIGINS = 16;
+
+/**
+ * The origin the URL parser makes of `scheme://authority` (lower-cased, a default port dropped,
+ * an IPv4 address in its usual form); undefined when it does not take that as an origin. Each
+ * one is parsed once.
+ */
+export function parsedOrigin(scheme: "http" | "https", authority: string): string | undefined {
+  const parsedOrigins = PARSED_ORIGINS[scheme];
+  let parsed = parsedOrigins.get(authority);
+  if (parsed === undefined) {
+    const written = `${scheme}://${authority}`;
+    if (!AUTHORITY.test(authority) || !URL.canParse(written)) return undefined;
+    parsed = new URL(written).origin;
+    if (parsedOrigins.size >= MAX_PARSED_ORIGINS) parsedOrigins.clear();
+    parsedOrigins.set(authority, parsed);
+  }
+  return parsed;
+}
 
 /**
  * The path of `href` as `new URL(href).pathname` has it, and the knowledge that `new URL(href)`
@@ -31,12 +54,5 @@ export function plainPathOf(href: string): string | undefined {
   const pathStart = schemeEnd === 0 ? -1 : href.indexOf("/", schemeEnd);
   if (pathStart === -1) return undefined;
   const path = href.slice(pathStart);
-  if (!PLAIN_PATH.test(path)) return undefined;
-  const origin = href.slice(0, pathStart);
-  if (!PARSED_ORIGINS.has(origin)) {
-    if (!ORIGIN.test(origin) || !URL.canParse(`${origin}/`)) return undefined;
-    if (PARSED_ORIGINS.size >= MAX_PARSED_ORIGINS) PARSED_ORIGINS.clear();
-    PARSED_ORIGINS.add(origin);
-  }
-  return path;
+  return PLAIN_PATH.test(path) && parsedOrigin(schemeEnd === 7 ? "http" : "https", href.slice(schemeEnd, pathStart)) !== undefined ? path : undefined;
 }

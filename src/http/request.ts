@@ -23,6 +23,13 @@ export interface RequestHead {
 /** A request the handler can answer: its head, and its body read once, up to a limit. */
 export interface ApiRequest extends RequestHead {
   /**
+   * Optional: the URL's path, from an adapter that wrote `url` as an origin the URL parser
+   * takes followed by this path, one of characters the parser leaves as they are, without
+   * query or fragment (what `plainPathOf` in plain-path.ts finds): the handler routes on it
+   * as it is. Without it, the handler finds the path in `url`.
+   */
+  readonly plainPath?: string | undefined;
+  /**
    * The whole body (empty when there is none). Resolves undefined as soon as the body passes
    * `maxBytes`, without waiting for the rest; the adapter drops the rest, so the answer still
    * reaches a client that is sending. Rejects with a TypeError when the body was read before.

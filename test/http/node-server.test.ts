@@ -389,13 +389,18 @@ t("close() waits for the handler of a request whose client went away: what it wr
   }
 });
 
-/** Sends raw bytes on a fresh connection and resolves with everything the server sent back. */
-function rawExchange(url: string, bytes: string): Promise<string> {
+/**
+ * Sends raw bytes on a fresh connection and resolves with everything the server sent back.
+ * `ended`: the client ends its side with the bytes, and Node's server, which keeps no half-open
+ * connection, then ends the connection, so only an answer given at once gets out; `open`: the
+ * request says `Connection: close`, for an answer that waits (for a store, say).
+ */
+function rawExchange(url: string, bytes: string, clientSide: "ended" | "open" = "ended"): Promise<string> {
   const { hostname, port } = new URL(url);
   return within(
     new Promise<string>((resolve, reject) => {
       let received = "";
-      const socket = connect(Number(port), hostname, () => socket.end(bytes));
+      const socket = connect(Number(port), hostname, () => (clientSide === "ended" ? socket.end(bytes) : socket.write(bytes)));
       socket.setEncoding("utf8");
       socket.on("data", (chunk: string) => (received += chunk));
       socket.on("close", () => resolve(received));
@@ -479,8 +484,12 @@ t("a plain request carries the URL and headers a Fetch Request would", async () 
     none: request.headers.get("x-none"),
   });
   const fetchOnly = async (request: Request) => Response.json(seen(request));
+  const plainPaths: [string, string | undefined][] = [];
   const plain = Object.assign(fetchOnly, {
-    answer: async (request: ApiRequest) => ({ status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(seen(request)) }),
+    answer: async (request: ApiRequest) => {
+      plainPaths.push([request.url, request.plainPath]);
+      return { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(seen(request)) };
+    },
   });
   const servers = [await serve(plain, { port: 0 }), await serve(fetchOnly, { port: 0 })];
   try {
@@ -504,8 +513,56 @@ t("a plain request carries the URL and headers a Fetch Request would", async () 
       parseRawReply(await rawExchange(servers[0]!.url, "GET /x HTTP/1.1\r\nHost: localhost\r\nx-api-key: one\r\nX-Api-Key: two\r\nConnection: close\r\n\r\n")).body,
       { url: "http://localhost/x", key: "one, two", id: null, host: "localhost", none: null },
     );
+    // A path handed over is the URL's, as the parser has it, and comes only with no query or fragment.
+    for (const [url, plainPath] of plainPaths) {
+      if (plainPath === undefined) continue;
+      const parsed = new URL(url);
+      assert.equal([parsed.pathname, parsed.search, parsed.hash, url], [plainPath, "", "", parsed.origin + plainPath], url);
+    }
+    assert.equal(plainPaths.find(([url]) => url === "http://127.0.0.1:8080/api/submission"), ["http://127.0.0.1:8080/api/submission", "/api/submission"]);
   } finally {
     for (const server of servers) await server.close();
+  }
+});
+
+t("formsink's handler routes a request target as the URL parser reads it, whether the adapter hands its path over or not", async () => {
+  const store = createMemoryStore();
+  const { key, record } = await createApiKey(store, { account: "node-adapter" });
+  const id = "0189f7a0-0000-7000-8000-000000000000";
+  await store.insertSubmission(record.accountId, {
+    submissionId: id, popupId: "p", domain: "example.com", data: { email: "a@example.com" }, userAgent: "test", device: "desktop", status: "pending",
+    createdAt: "2025-01-01T00:00:00.000Z",
+  });
+  const inner = createSubmissionsHandler(store);
+  const handedOver: (string | undefined)[] = [];
+  const direct = Object.assign((request: Request) => inner(request), {
+    answer: (request: ApiRequest, connection?: ConnectionInfo) => {
+      handedOver.push(request.plainPath);
+      return inner.answer(request, connection);
+    },
+  });
+  // The Fetch path never has a path handed over: the handler finds it in the URL.
+  const servers = [await serve(direct, { port: 0 }), await serve((request: Request) => inner(request), { port: 0 })];
+  try {
+    const targets = [
+      `/api/submission/${id}`, `/api/submission/${id}/`, `/api/submission/${id}?x=1`, `/api/submission/${id}#f`, `/api/submission/./${id}`,
+      `/api/submission/x/../${id}`, `/api/submission/%2e/${id}`, `/api/submission/x/%2E%2e/${id}`, `/api/./submission/${id}`, `/api//submission/${id}`,
+      `/api/submission/${id}/..`, `/api/submission/${id}/.`, `/API/submission/${id}`, `/api/submission/%30${id.slice(1)}`, `/api/submission/${id};x`,
+      `/api/submission\\${id}`, "/api/submission", "/api/submission?", "/api/submission?limit=1", "/api/submission/export/..", "/api/health/",
+      "/api/health/.", "/api/%68ealth", "/api/health?x",
+    ];
+    for (const target of targets) {
+      const bytes = `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nx-api-key: ${key}\r\nConnection: close\r\n\r\n`;
+      const [plainReply, fetchReply] = await Promise.all(servers.map(async (server) => parseRawReply(await rawExchange(server.url, bytes, "open"))));
+      assert.equal(plainReply, fetchReply, target);
+    }
+    const ordinary = parseRawReply(await rawExchange(servers[0]!.url, `GET /api/submission/${id} HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\nConnection: close\r\n\r\n`, "open"));
+    assert.equal([ordinary.status, (ordinary.body as { submissionId: string }).submissionId], [200, id]);
+    assert.is(handedOver.length, targets.length + 1);
+    assert.ok(handedOver.includes(`/api/submission/${id}`), "an ordinary get's path is handed over");
+  } finally {
+    for (const server of servers) await server.close();
+    await store.close();
   }
 });
 

@@ -25,15 +25,23 @@ export interface CreateAnswerOptions {
 }
 
 export function answerCreated({ submission, replayed }: Created, request: RequestHead, options: CreateAnswerOptions): Answer {
-  const headers: Record<string, string> = replayed ? { "idempotent-replayed": "true" } : {};
+  const answer = createdAnswer(submission, request, options);
+  if (replayed) answer.headers["idempotent-replayed"] = "true";
+  return answer;
+}
+
+// Each answer's headers are an object literal made for it, added to afterwards, not spread
+// copies (src/http/json.ts says why).
+function createdAnswer(submission: Submission, request: RequestHead, options: CreateAnswerOptions): Answer {
   if (options.redirect) {
-    return { status: 303, headers: { ...headers, location: options.redirect.href, "cache-control": "no-store" }, body: null };
+    return { status: 303, headers: { location: options.redirect.href, "cache-control": "no-store" }, body: null };
   }
   if (options.isForm && prefersHtml(request.headers.get("accept"))) {
-    return thankYouPage(backLink(request, options.principal), headers);
+    return thankYouPage(backLink(request, options.principal));
   }
-  const location = `${options.basePath}/api/submission/${submission.submissionId}`;
-  return jsonAnswer(submission, 201, { ...headers, location });
+  const answer = jsonAnswer(submission, 201);
+  answer.headers.location = `${options.basePath}/api/submission/${submission.submissionId}`;
+  return answer;
 }
 
 /** The page the form was on, for a link back: only a page the key may be used from. */
@@ -43,7 +51,7 @@ function backLink(request: RequestHead, principal: Principal): URL | undefined {
   return page && (page.protocol === "https:" || page.protocol === "http:") && isAllowedPage(page, principal.domains) ? page : undefined;
 }
 
-function thankYouPage(back: URL | undefined, headers: Record<string, string>): Answer {
+function thankYouPage(back: URL | undefined): Answer {
   const link = back ? `<p><a href="${escapeHtml(back.href)}">Back to ${escapeHtml(back.host)}</a></p>` : "";
   const html = `<!doctype html>
 <html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -56,7 +64,6 @@ function thankYouPage(back: URL | undefined, headers: Record<string, string>): A
     status: 201,
     body: html,
     headers: {
-      ...headers,
       "content-type": "text/html; charset=utf-8",
       "cache-control": "no-store",
       "x-content-type-options": "nosniff",
