@@ -276,7 +276,7 @@ t("a long streamed answer (an export) lets the server take its other work betwee
     },
     { port: 0 },
   );
-  const reader = spawn(process.execPath, ["-e", `fetch(${JSON.stringify(`${server.url}/export`)}).then((r) => r.arrayBuffer()).then((b) => console.log(b.byteLength))`], { stdio: ["ignore", "pipe", "inherit"] });
+  const reader = spawn(process.execPath, ["-e", `fetch(${JSON.stringify(`${server.url}/export`)}).then((r) => r.arrayBuffer()).then((b) => process.stdout.write(String(b.byteLength)))`], { stdio: ["ignore", "pipe", "inherit"] });
   try {
     let read = "";
     reader.stdout.setEncoding("utf8").on("data", (text: string) => (read += text));
