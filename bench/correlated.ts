@@ -77,7 +77,6 @@ const label = (c: Case) => {
   return `${fields.join("&") || "(no filter)"}${createdAfter === undefined ? "" : " +month"} ${c.order}`;
 };
 
-
 async function timeOnce(run: () => Promise<unknown>, before?: () => void): Promise<number> {
   before?.();
   const started = performance.now();
