@@ -88,9 +88,10 @@ export function createWebhookTransport(options: WebhookTransportNodeOptions = {}
 
   /**
    * The one buffer every connection's answers are read into (node:net's and node:tls's
-   * `onread`), each read copied out as text at once. Read through the socket's stream ('data'
-   * events), each answer was a Buffer of its own and a trip through the stream's bookkeeping, on
-   * the thread that sends every delivery (bench/webhooks.ts, the dispatcher's CPU per delivery).
+   * `onread`), each read copied out as text at once. Through the socket's stream ('data'
+   * events), each answer would be a Buffer of its own and a trip through the stream's
+   * bookkeeping, on the thread that sends every delivery (bench/webhooks.ts, the dispatcher's CPU
+   * per delivery).
    */
   const readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
 
