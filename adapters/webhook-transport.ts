@@ -12,8 +12,8 @@
  */
 import { createHmac } from "node:crypto";
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { isIP, type LookupFunction, connect as netConnect, type Socket } from "node:net";
-import { connect as tlsConnect } from "node:tls";
+import { isIP, type LookupFunction, connect as netConnect, type OnReadOpts, type Socket } from "node:net";
+import { type ConnectionOptions, connect as tlsConnect } from "node:tls";
 import { blockedAddressReason } from "../src/webhooks/addresses.ts";
 import { checkDeliveryUrl, WebhookRefused, type WebhookTransport, type WebhookTransportOptions } from "../src/webhooks/transport.ts";
 import { type Answer, readAnswerHead, requestStart, requestText } from "./webhook-http.ts";
@@ -41,11 +41,14 @@ interface Target {
 /** URLs whose check and parse are kept: an endpoint's every delivery goes to the same one. */
 const MOST_TARGETS = 1000;
 
+/** The size of the buffer answers are read into; an answer's head is read across as many reads as it takes. */
+const READ_BUFFER_BYTES = 16 * 1024;
+
 /** One connection to a receiver, and the request it carries now (none while it waits in the pool). */
 interface Connection {
   socket: Socket;
   origin: string;
-  exchange?: { data(chunk: Buffer): void; ended(error: Error): void };
+  exchange?: { data(text: string): void; ended(error: Error): void };
 }
 
 export function createWebhookTransport(options: WebhookTransportNodeOptions = {}): ClosableWebhookTransport {
@@ -83,6 +86,15 @@ export function createWebhookTransport(options: WebhookTransportNodeOptions = {}
     return target;
   };
 
+  /**
+   * The one buffer every connection's answers are read into (node:net's and node:tls's
+   * `onread`), each read copied out as text at once. Through the socket's stream ('data'
+   * events), each answer would be a Buffer of its own and a trip through the stream's
+   * bookkeeping, on the thread that sends every delivery (bench/webhooks.ts, the dispatcher's CPU
+   * per delivery).
+   */
+  const readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
+
   /** Every open connection; per origin, those that wait for the next delivery. */
   const open = new Set<Connection>();
   const waiting = new Map<string, Connection[]>();
@@ -109,13 +121,22 @@ export function createWebhookTransport(options: WebhookTransportNodeOptions = {}
     const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
     const secure = url.protocol === "https:";
     const port = Number(url.port) || (secure ? 443 : 80);
-    const socket = secure
-      ? tlsConnect({ host, port, servername: isIP(host) ? undefined : host, lookup, ALPNProtocols: ["http/1.1"] })
-      : netConnect({ host, port, lookup });
+    // A waiting connection that hears anything, or ends, is of no further use.
+    const onread = {
+      buffer: readBuffer,
+      callback: (length: number) => {
+        if (connection.exchange) connection.exchange.data(readBuffer.toString("latin1", 0, length));
+        else discard(connection);
+        return true;
+      },
+    };
+    // node:tls takes `onread` as node:net does (Node's documentation of tls.connect); @types/node's ConnectionOptions leaves it out.
+    const secureOptions: ConnectionOptions & { onread: OnReadOpts } = {
+      host, port, servername: isIP(host) ? undefined : host, lookup, ALPNProtocols: ["http/1.1"], onread,
+    };
+    const socket = secure ? tlsConnect(secureOptions) : netConnect({ host, port, lookup, onread });
     socket.setNoDelay(true);
     const connection: Connection = { socket, origin };
-    // A waiting connection that hears anything, or ends, is of no further use.
-    socket.on("data", (chunk: Buffer) => (connection.exchange ? connection.exchange.data(chunk) : discard(connection)));
     socket.on("error", (error: Error) => {
       connection.exchange?.ended(error);
       discard(connection);
@@ -148,8 +169,8 @@ export function createWebhookTransport(options: WebhookTransportNodeOptions = {}
         else discard(connection);
       };
       connection.exchange = {
-        data(chunk) {
-          received += chunk.toString("latin1");
+        data(text) {
+          received += text;
           try {
             const answer = readAnswerHead(received);
             if (answer) done(answer);

@@ -30,6 +30,11 @@ export type ThreadMessage =
 export interface WebhookThreadOptions extends Omit<WebhookThreadData, "wakeFlag"> {
   warn: (message: string) => void;
   onDisabled: (webhookId: string, reason: "gone" | "failing") => void;
+  /**
+   * The worker's module; default the one beside this file. bench/support/webhook-server.ts runs
+   * this file from its TypeScript and gives dist/'s bundled worker, the one `formsink serve` runs.
+   */
+  workerModule?: URL;
 }
 
 export interface WebhookThread {
@@ -51,7 +56,8 @@ const STOP_WAIT_MS = 15_000;
  * TypeScript in a checkout, which Node runs through tsx, registered in the worker by hand: the
  * `--import tsx` a Node 20 process was started with does not reach its workers.
  */
-function newWorker(workerData: WebhookThreadData): Worker {
+function newWorker(workerData: WebhookThreadData, workerModule: URL | undefined): Worker {
+  if (workerModule) return new Worker(workerModule, { workerData });
   if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./webhook-worker.js", import.meta.url), { workerData });
   const source = new URL("./webhook-worker.ts", import.meta.url);
   if ("Bun" in globalThis || "Deno" in globalThis) return new Worker(source, { workerData });
@@ -61,7 +67,7 @@ function newWorker(workerData: WebhookThreadData): Worker {
 }
 
 export function startWebhookThread(options: WebhookThreadOptions): WebhookThread {
-  const { warn, onDisabled, ...settings } = options;
+  const { warn, onDisabled, workerModule, ...settings } = options;
   // A plain copy of the environment: Deno's `process.env` cannot be cloned into a thread.
   const data: WebhookThreadData = { ...settings, env: { ...settings.env }, wakeFlag: new SharedArrayBuffer(4) };
   const woken = new Int32Array(data.wakeFlag);
@@ -75,7 +81,7 @@ export function startWebhookThread(options: WebhookThreadOptions): WebhookThread
 
   const launch = () =>
     new Promise<number | undefined>((ready, failed) => {
-      const worker = newWorker(data);
+      const worker = newWorker(data, workerModule);
       current = worker;
       exited = false;
       worker.on("message", (message: ThreadMessage) => {

@@ -1,7 +1,8 @@
 /**
  * The server for bench/webhooks.ts, in a process of its own: formsink on a libSQL file with the
  * webhook dispatcher as `formsink serve` runs it: in a thread of its own on its own connection
- * (cli/webhook-thread.ts), woken by every change, delivering to private addresses.
+ * (cli/webhook-thread.ts, running dist/'s bundled worker as serve does), woken by every change,
+ * delivering to private addresses.
  * `--pin-dispatcher=<core>` pins that thread to a core (`taskset` on its thread id);
  * `--in-process`: the dispatcher beside the handler instead, as a library user may run it.
  * `node --import tsx bench/support/webhook-server.ts <database file> [--pin-dispatcher=<core>] [--in-process]`;
@@ -28,7 +29,11 @@ if (process.argv.includes("--in-process")) {
   dispatcher.start();
   deliveries = { wake: dispatcher.wake, stop: () => dispatcher.stop().then(() => transport.close()) };
 } else {
-  const thread = startWebhookThread({ url: `file:${file}`, env: {}, leaseMs: 60_000, endpointConcurrency: DEFAULT_ENDPOINT_CONCURRENCY, allowPrivate: true, writeLock: writeLock.buffer, warn, onDisabled: warn });
+  const thread = startWebhookThread({
+    url: `file:${file}`, env: {}, leaseMs: 60_000, endpointConcurrency: DEFAULT_ENDPOINT_CONCURRENCY, allowPrivate: true, writeLock: writeLock.buffer, warn, onDisabled: warn,
+    // The built worker, as serve runs it: from this TypeScript, the thread would run src/ through tsx.
+    workerModule: new URL("../../dist/cli/webhook-worker.js", import.meta.url),
+  });
   const threadId = await thread.ready;
   if (pinTo !== undefined) {
     if (threadId === undefined) throw new Error("the dispatcher's thread id is unknown here: cannot pin it");
