@@ -15,7 +15,7 @@ export function timeOf(submission: Submission): number {
 
 /**
  * `Date.parse(text)` for a text of exactly the form `YYYY-MM-DDTHH:MM:SS.mmmZ` with a year from
- * 1970 (`Date.UTC` reads years below 100 otherwise) and each field in the range `Date.parse`
+ * 1970 (earlier ones are left to `Date.parse`) and each field in the range `Date.parse`
  * takes (a day up to 31 in any month rolls over as it does there); 0 for any other text,
  * which the caller then gives to `Date.parse` (which is also right for the epoch itself).
  */
