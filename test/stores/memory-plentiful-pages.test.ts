@@ -42,7 +42,7 @@ function makeRows(random: () => number): { rows: AccountRows; ids: string[]; tim
       status: random() < 0.7 ? "pending" : "completed",
       createdAt: new Date(time).toISOString(),
     };
-    rows.insert(submission, time);
+    rows.insert(submission);
     ids.push(submission.submissionId);
     times.push(time);
   }

@@ -74,16 +74,17 @@ test("records of the usual shape, with strings that need no escaping in any scri
 test("a domain, user agent, device and status met before are copied as they were written, past the number kept too, and never for another", () => {
   const column = new TextColumn();
   const rows: Submission[] = [];
-  // more combinations than a column keeps, and more per user agent, each met several times;
-  // values that are prefixes of others, and ones JSON escapes (a line break could join two apart)
+  // more domains than a column keeps tails for, and more combinations per domain, most met
+  // several times; values that are prefixes of others, and ones JSON escapes (a line break could
+  // join two apart)
   const random = seededRandom(5);
   const pick = (count: number) => Math.floor(random() * count);
   for (let i = 0; i < 3000; i++) {
-    const agent = pick(200);
+    const agent = pick(4) === 0 ? pick(200) : pick(6);
     rows.push({
       ...base(),
       submissionId: `id-${i}`,
-      domain: `site${pick(3)}.example${pick(40) === 0 ? "\n" : ""}`,
+      domain: `site${pick(4) === 0 ? pick(100) : pick(3)}.example${pick(40) === 0 ? "\n" : ""}`,
       userAgent: `Agent/${agent}${agent % 3 === 0 ? " (é)" : ""}`,
       device: (["desktop", "mobile", "tablet", "bot"] as const)[pick(4)]!,
       status: pick(2) === 0 ? "completed" : "pending",

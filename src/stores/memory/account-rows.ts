@@ -8,8 +8,9 @@
  */
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { compareByCodePoint } from "../../text-order.ts";
+import { timeOf } from "./created-time.ts";
 import { SortedSlots, type Probe, type SlotOrder } from "./sorted-slots.ts";
-import { IdSlots } from "./id-slots.ts";
+import { idHash, IdSlots } from "./id-slots.ts";
 import { IdentifierIndex } from "./identifiers.ts";
 import { detached } from "./strings.ts";
 import { textToSubmission } from "./submission-text.ts";
@@ -47,10 +48,6 @@ export class AccountRows implements SlotOrder {
     if (probe.id === undefined) return probe.tieAfter;
     const byId = compareByCodePoint(this.ids[slot]!, probe.id);
     return byId < 0 || (byId === 0 && probe.tieAfter);
-  }
-
-  has(submissionId: string): boolean {
-    return this.slotById.get(submissionId) !== undefined;
   }
 
   /** The JSON text of the row with this id, or undefined. */
@@ -91,11 +88,14 @@ export class AccountRows implements SlotOrder {
   }
 
   /**
-   * Adds a row whose id the account does not have, and returns its slot; `time` is
-   * `Date.parse(submission.createdAt)`.
+   * Adds the row and returns its slot, or returns undefined and changes nothing when the account
+   * has a row with its id.
    */
-  insert(submission: Submission, time: number): number {
+  insert(submission: Submission): number | undefined {
+    const hash = idHash(submission.submissionId);
+    if (this.slotById.get(submission.submissionId, hash) !== undefined) return undefined;
     // everything that can throw on a malformed record comes before the first change
+    const time = timeOf(submission);
     this.texts.write(submission);
     const id = detached(submission.submissionId);
     const tuple = this.index.tupleOf(submission);
@@ -105,7 +105,7 @@ export class AccountRows implements SlotOrder {
     this.texts.place(slot);
     this.times[slot] = time;
     this.tupleOfSlot[slot] = tuple;
-    this.slotById.add(slot);
+    this.slotById.add(slot, hash);
     this.all.insert(slot);
     this.index.tuples[tuple]!.rows.insert(slot);
     this.noteDataKeys(this.index.tuples[tuple]!.popup, submission.data);

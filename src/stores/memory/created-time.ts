@@ -15,7 +15,7 @@ export function timeOf(submission: Submission): number {
 
 /**
  * `Date.parse(text)` for a text of exactly the form `YYYY-MM-DDTHH:MM:SS.mmmZ` with a year from
- * 1970 (`Date.UTC` reads years below 100 otherwise) and each field in the range `Date.parse`
+ * 1970 (earlier ones are left to `Date.parse`) and each field in the range `Date.parse`
  * takes (a day up to 31 in any month rolls over as it does there); 0 for any other text,
  * which the caller then gives to `Date.parse` (which is also right for the epoch itself).
  */
@@ -31,7 +31,24 @@ function writtenTime(text: string): number {
   const millisecond = digits(text, 20, 3);
   if (year < 1970 || month < 1 || month > 12 || day < 1 || day > 31) return 0;
   if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || millisecond < 0) return 0;
-  return Date.UTC(year, month - 1, day, hour, minute, second, millisecond);
+  return (daysSinceEpoch(year, month) + day - 1) * DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + millisecond;
+}
+
+const DAY = 86_400_000;
+
+/**
+ * The days from 1970-01-01 to the first of the month (a year from 1970, a month 1 to 12), as
+ * `Date.UTC` counts them: arithmetic rather than a call into the runtime for every row. March
+ * starts the year here, so that February's length only matters at its end (Howard Hinnant's
+ * `days_from_civil`).
+ */
+function daysSinceEpoch(year: number, month: number): number {
+  const shifted = month <= 2 ? year - 1 : year;
+  const era = Math.floor(shifted / 400);
+  const yearOfEra = shifted - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5);
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 /** The decimal number of `count` digits at `start`; negative when one is not a digit. */

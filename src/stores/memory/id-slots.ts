@@ -39,9 +39,8 @@ export class IdSlots {
     this.hashOfSlot = grown;
   }
 
-  /** The slot of the row with this id, or undefined. */
-  get(id: string): number | undefined {
-    const hash = hashOf(id);
+  /** The slot of the row with this id, or undefined; `hash` is `idHash(id)`. */
+  get(id: string, hash = idHash(id)): number | undefined {
     for (let place = hash & this.mask; ; place = (place + 1) & this.mask) {
       const slot = this.table[place]!;
       if (slot === EMPTY) return undefined;
@@ -49,10 +48,9 @@ export class IdSlots {
     }
   }
 
-  /** Indexes `slot` under `ids[slot]`, an id no other indexed slot has. */
-  add(slot: number): void {
+  /** Indexes `slot` under `ids[slot]`, an id no other indexed slot has; `hash` is its `idHash`. */
+  add(slot: number, hash = idHash(this.ids[slot]!)): void {
     if ((this.count + 1) * 2 > this.table.length) this.grow();
-    const hash = hashOf(this.ids[slot]!);
     this.hashOfSlot[slot] = hash;
     this.place(slot, hash);
     this.count++;
@@ -94,8 +92,11 @@ export class IdSlots {
   }
 }
 
-/** FNV-1a over the UTF-16 units. */
-function hashOf(id: string): number {
+/**
+ * An id's place in the table: FNV-1a over the UTF-16 units. A caller that looks an id up and
+ * then adds it passes the hash to both, so the id is read once (bench/store.ts, target 8).
+ */
+export function idHash(id: string): number {
   let hash = 0x811c9dc5 ^ HASH_SEED;
   for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
   // FNV's low bits depend only on the input's low bits, and the table's place is the low bits:

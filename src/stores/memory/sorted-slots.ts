@@ -6,6 +6,8 @@
  * account's rows has thousands). One typed array per chunk keeps a slot at 4 bytes.
  */
 const CHUNK = 1024;
+/** No slot. */
+const NONE = -1;
 
 /** How slots compare: the account's rows decide, the list only keeps them in that order. */
 export interface SlotOrder {
@@ -31,6 +33,8 @@ export class SortedSlots {
   private starts: number[] = [];
   private validStarts = 0;
   private count = 0;
+  /** The list's last slot (NONE when empty), kept beside the chunks: an append reads no chunk to compare. */
+  private last = NONE;
   /** The chunk the last `at` landed in and its first index: walks read chunk after chunk. */
   private cachedChunk = 0;
   private cachedStart = 0;
@@ -44,14 +48,15 @@ export class SortedSlots {
   insert(slot: number): void {
     this.cachedChunk = this.cachedStart = 0;
     this.count++;
-    const last = this.chunks.length - 1;
-    if (last < 0 || this.order.compare(this.lastOf(last), slot) < 0) {
+    if (this.last === NONE || this.order.compare(this.last, slot) < 0) {
+      const last = this.chunks.length - 1;
       if (last < 0 || this.sizes[last] === CHUNK) {
         this.chunks.push(new Int32Array(CHUNK));
         this.sizes.push(0);
       }
       const tail = this.chunks.length - 1;
       this.chunks[tail]![this.sizes[tail]!++] = slot;
+      this.last = slot;
       return;
     }
     let c = this.firstChunkWhere((chunk) => this.order.compare(this.lastOf(chunk), slot) > 0);
@@ -84,6 +89,7 @@ export class SortedSlots {
     const size = this.sizes[c]! - 1;
     chunk.copyWithin(position, position + 1, size + 1);
     this.sizes[c] = size;
+    if (slot === this.last) this.last = this.count === 0 ? NONE : position > 0 ? chunk[position - 1]! : this.lastOf(c - 1);
     if (size === 0) {
       this.chunks.splice(c, 1);
       this.sizes.splice(c, 1);

@@ -7,7 +7,6 @@ import {
 import type { DeletionReason, Submission } from "../../submission.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import { AccountRows } from "./account-rows.ts";
-import { timeOf } from "./created-time.ts";
 import { MemoryEventLog } from "./events.ts";
 import { IdempotencyRecords } from "./idempotency.ts";
 import { pageOf, plentifulPageOf, spansOf, totalOf, tuplesOf } from "./pages.ts";
@@ -95,8 +94,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
   return {
     async insertSubmission(accountId, submission) {
       const rows = writableRowsOf(accountId);
-      if (rows.has(submission.submissionId)) throw new Error(`submission ${submission.submissionId} already exists`);
-      logCreated(accountId, rows, rows.insert(submission, timeOf(submission)), submission.status);
+      const slot = rows.insert(submission);
+      if (slot === undefined) throw new Error(`submission ${submission.submissionId} already exists`);
+      logCreated(accountId, rows, slot, submission.status);
     },
     async getSubmission(accountId, submissionId) {
       const text = rowsOf(accountId)?.textOf(submissionId);
@@ -132,8 +132,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
       const statuses: Submission["status"][] = [];
       try {
         for (const submission of incoming) {
-          if (rows.has(submission.submissionId)) continue;
-          slots.push(rows.insert(submission, timeOf(submission)));
+          const slot = rows.insert(submission);
+          if (slot === undefined) continue;
+          slots.push(slot);
           statuses.push(submission.status);
         }
       } catch (error) {
@@ -173,8 +174,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
       const records = idempotencyOf(accountId);
       const taken = records.live(idempotency.key, now);
       if (taken) return { inserted: false, fingerprint: taken.fingerprint, submission: textToSubmission(taken.submissionText) };
-      if (rows.has(submission.submissionId)) throw new Error(`submission ${submission.submissionId} already exists`);
-      const slot = rows.insert(submission, timeOf(submission));
+      const slot = rows.insert(submission);
+      if (slot === undefined) throw new Error(`submission ${submission.submissionId} already exists`);
       records.add(idempotency, submission.submissionId, rows.textAt(slot));
       logCreated(accountId, rows, slot, submission.status);
       return { inserted: true };

@@ -14,7 +14,8 @@ const units: number[] = [];
  */
 export function detached(text: string): string {
   if (text.length > UNITS_COPIED) return JSON.parse(JSON.stringify(text)) as string;
-  units.length = text.length;
+  // setting an array's length is a call into the runtime, and most of the texts copied are ids of one length
+  if (units.length !== text.length) units.length = text.length;
   for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
   return String.fromCharCode.apply(null, units);
 }

@@ -77,21 +77,26 @@ export function writeSubmissionText(s: Submission, bytes: Uint8Array, at: number
   return writeBytes(END, bytes, at);
 }
 
-/** A tail as `writeTail` wrote it, and the values it holds besides its user agent. */
+/** A tail as `writeTail` wrote it, and the values it holds besides its domain. */
 interface WrittenTail {
-  domain: string;
+  userAgent: string;
   device: string;
   status: string;
   bytes: Uint8Array;
 }
 
-/** Tails already written (see `writeTail`), by user agent. */
+/**
+ * Tails already written (see `writeTail`), by domain: the store hashes each row's domain for
+ * its tuple anyway (tuples.ts), where a user agent, the longest string of most rows and a fresh
+ * one in every parsed row, would be hashed for this alone. Within a domain the user agent is
+ * compared, which stops at its length or its first differing character when it is another.
+ */
 export type WrittenTails = Map<string, WrittenTail[]>;
 
-/** How many tails a `WrittenTails` keeps: the first ones met, a few tens of kilobytes. */
-const KEPT_TAILS = 128;
-/** How many of one user agent's tails are compared with a row's before the row's is written afresh. */
-const TAILS_PER_USER_AGENT = 16;
+/** How many domains a `WrittenTails` keeps tails for: the first ones met. */
+const KEPT_DOMAINS = 64;
+/** How many of one domain's tails are compared with a row's before the row's is written afresh. */
+const TAILS_PER_DOMAIN = 32;
 
 // bench/store.ts (target 8, bulk load): the domain, the user agent (most rows' longest string),
 // the device and the status repeat from row to row in few combinations, so a combination met
@@ -102,11 +107,11 @@ const TAILS_PER_USER_AGENT = 16;
  */
 function writeTail(s: Submission, bytes: Uint8Array, at: number, written: WrittenTails | undefined): number {
   const { domain, userAgent, device, status } = s;
-  const tails = written?.get(userAgent);
+  const tails = written?.get(domain);
   if (tails !== undefined) {
     for (let i = 0; i < tails.length; i++) {
       const tail = tails[i]!;
-      if (tail.domain !== domain || tail.device !== device || tail.status !== status) continue;
+      if (tail.device !== device || tail.status !== status || tail.userAgent !== userAgent) continue;
       if (at < 0 || at + tail.bytes.length > bytes.length) return -1;
       bytes.set(tail.bytes, at);
       return at + tail.bytes.length;
@@ -118,9 +123,9 @@ function writeTail(s: Submission, bytes: Uint8Array, at: number, written: Writte
   at = writePlain(DEVICE, device, bytes, at);
   at = writePlain(STATUS, status, bytes, at);
   at = writeBytes(CREATED_AT, bytes, at);
-  if (at >= 0 && written !== undefined && written.size < KEPT_TAILS && (tails?.length ?? 0) < TAILS_PER_USER_AGENT) {
-    const tail = { domain: detached(domain), device: detached(device), status: detached(status), bytes: bytes.slice(start, at) };
-    if (tails === undefined) written.set(detached(userAgent), [tail]);
+  if (at >= 0 && written !== undefined && (tails === undefined ? written.size < KEPT_DOMAINS : tails.length < TAILS_PER_DOMAIN)) {
+    const tail = { userAgent: detached(userAgent), device: detached(device), status: detached(status), bytes: bytes.slice(start, at) };
+    if (tails === undefined) written.set(detached(domain), [tail]);
     else tails.push(tail);
   }
   return at;
