@@ -7,9 +7,9 @@ import { HttpError } from "../http/errors.ts";
 import { HAS_SET_IMMEDIATE, nextTurn } from "../next-turn.ts";
 import type { ExportFormat } from "../schemas.ts";
 import {
-  listDataKeys, placeOf, type SubmissionCursor, type SubmissionFilter, type SubmissionStore, type SubmissionWalk, walkSubmissionsAsNdjson,
+  listDataKeys, placeOf, type SubmissionCursor, type SubmissionFilter, type SubmissionStore, type SubmissionWalk, walkSubmissionsAsCsvParts, walkSubmissionsAsNdjson,
 } from "../store.ts";
-import { csvHeader, csvRecord } from "./csv.ts";
+import { csvHeader, csvRecord, csvRecords, PARTS_HOLD_EVERY_FIELD } from "./csv.ts";
 import { MAX_CSV_DATA_COLUMNS } from "./limits.ts";
 
 export const DEFAULT_EXPORT_PAGE_SIZE = 1000;
@@ -123,13 +123,21 @@ interface Page {
 function csvPages(store: SubmissionStore, accountId: string, dataKeys: readonly string[]) {
   const encoder = new TextEncoder();
   let head = csvHeader(dataKeys);
+  if (!PARTS_HOLD_EVERY_FIELD) {
+    return async (walk: SubmissionWalk): Promise<Page> => {
+      const submissions = await store.walkSubmissions(accountId, walk);
+      let text = head;
+      head = "";
+      for (const submission of submissions) text += csvRecord(submission, dataKeys);
+      const last = submissions.at(-1);
+      return { bytes: encoder.encode(text), rows: submissions.length, last: last && placeOf(last) };
+    };
+  }
   return async (walk: SubmissionWalk): Promise<Page> => {
-    const submissions = await store.walkSubmissions(accountId, walk);
-    let text = head;
+    const { entries, rows, last } = await walkSubmissionsAsCsvParts(store, accountId, walk);
+    const text = head + csvRecords(entries, dataKeys);
     head = "";
-    for (const submission of submissions) text += csvRecord(submission, dataKeys);
-    const last = submissions.at(-1);
-    return { bytes: encoder.encode(text), rows: submissions.length, last: last && placeOf(last) };
+    return { bytes: encoder.encode(text), rows, last };
   };
 }
 
