@@ -844,12 +844,12 @@ export function rowsWithTotal(page: SqlStatement, walkCount: SqlStatement, choic
  * every page (`lastInOrder`) from the rows' cursors, so that an engine that ever aggregates
  * otherwise fails loudly. Each aggregate's own ORDER BY (as the change log's page has) would
  * promise it, but sorts every page again, a cost bench/export.ts and bench/http.ts's list feel.
- * The cursors: as ",", each row's values (SUBMISSION_ARRAY, SUBMISSION_CSV_PARTS) hold its own; as "lines", they come as
- * JSON arrays `times` and `ids`, and `page` is the values (each a line that ends with its line
- * feed) one after the other, as a BLOB: the driver hands it out as bytes, not as a string that
- * the export would encode again (bench/export.ts, NDJSON). One row, read as one (`oneRow`):
- * the libSQL binding's reading of all rows cost more a page, and gave the BLOB as a plain
- * Uint8Array rather than a Node Buffer (see `oneLinePerRow`).
+ * The cursors: as ",", each row's values (SUBMISSION_ARRAY, SUBMISSION_CSV_PARTS) hold its own;
+ * as "lines", they come as JSON arrays `times` and `ids`, and `page` is the values (each a line
+ * that ends with its line feed) one after the other, as a BLOB: the driver hands it out as
+ * bytes, not as a string that the export would encode again (bench/export.ts, NDJSON). One row,
+ * read as one (`oneRow`): the libSQL binding's reading of all rows cost more a page, and gave
+ * the BLOB as a plain Uint8Array rather than a Node Buffer (see `oneLinePerRow`).
  */
 export function wholePage(statement: SqlStatement, separator: "," | "lines"): SqlStatement {
   const select = separator === ","

@@ -90,8 +90,8 @@ export const SUBMISSION_ARRAY = plainOrQuoted(
  * joined, `user_agent`, `device,status,` joined, the time (epoch milliseconds) and `data`. A row
  * whose text fields may hold a character JSON escapes (PLAIN_TEXT_COLUMN not set) has "", "",
  * "", its time and its SUBMISSION_ARRAY instead. Whether the first value splits into its three
- * fields (none holds a comma) is the reader's to check: SQLite's `instr` of each cost more than
- * the rest of the row.
+ * fields (none holds a comma) is the reader's to check (store.ts, `csvPartsPagePlace`): SQLite's
+ * `instr` of each cost more than JavaScript's look at the joined text.
  */
 export const SUBMISSION_CSV_PARTS = `(CASE WHEN ${PLAIN_TEXT_COLUMN}
   THEN printf('"%s,%s,%s,","%s","%s,%s,",%d,%s', id, popup_id, domain, user_agent, device, status, created_at, COALESCE(data, 'null'))
