@@ -589,12 +589,10 @@ export async function walkSubmissionsAsCsvParts(store: SubmissionStore, accountI
 
 /** A walk's page (`walkSubmissions`) as a CsvPartsPage of Submissions. */
 export function csvPartsPage(submissions: readonly Submission[]): CsvPartsPage {
+  const entries: unknown[] = [];
+  for (const submission of submissions) entries.push("", "", "", 0, submission);
   const last = submissions.at(-1);
-  return {
-    entries: submissions.flatMap((submission) => ["", "", "", Date.parse(submission.createdAt), submission]),
-    rows: submissions.length,
-    ...(last === undefined ? {} : { last: placeOf(last) }),
-  };
+  return { entries, rows: submissions.length, ...(last === undefined ? {} : { last: placeOf(last) }) };
 }
 
 /** `store.listSubmissionsAsJson`, or the page `listSubmissions` gives, serialised. */
@@ -702,8 +700,8 @@ export interface CsvPartsPage {
   /**
    * Per row: `${submissionId},${popupId},${domain},` (none of the three holds a comma, a quote or
    * a line break), the `userAgent` (no quote or line break), `${device},${status},`, `createdAt`
-   * as epoch milliseconds, and `data`. Or, for any row: "", "", "", `createdAt` as epoch
-   * milliseconds, and the Submission.
+   * as epoch milliseconds, and `data`. Or, for any row: "", "", "", a number (not read) and
+   * the Submission.
    */
   entries: unknown[];
   rows: number;

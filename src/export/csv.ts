@@ -68,11 +68,11 @@ export function csvRecord(submission: Submission, dataKeys: readonly string[]): 
 
 /**
  * Whether `csvRecordFromParts` writes every column: a store's `CsvPartsPage` holds the contract's
- * fields, none the schema has beyond them.
+ * fields, none the schema has beyond them (a row without parts goes through `csvRecord`).
  */
 export const PARTS_HOLD_EVERY_FIELD = EXTRA_COLUMNS.length === 0;
 
-/** The records of a store's `CsvPartsPage` (its `entries`), one after the other. Only where PARTS_HOLD_EVERY_FIELD. */
+/** The records of a store's `CsvPartsPage` (its `entries`), one after the other. */
 export function csvRecords(entries: readonly unknown[], dataKeys: readonly string[]): string {
   let records = "";
   for (let i = 0; i < entries.length; i += CSV_PARTS_PER_ROW) {
