@@ -13,8 +13,10 @@
  *   string that would read as one of those (`"1"`, `"true"`) or starts with `"`, `[` or `{`;
  *   an empty cell means the submission has no such key.
  */
+import { formatInstant } from "../instant.ts";
 import { rememberLatest } from "../latest-answers.ts";
 import { submission as submissionSchema } from "../schemas.ts";
+import { CSV_PARTS_PER_ROW } from "../store.ts";
 import type { JsonValue, Submission } from "../submission.ts";
 
 /** The contract's top-level fields as columns, in its order. */
@@ -61,7 +63,54 @@ export function csvRecord(submission: Submission, dataKeys: readonly string[]): 
     const value = (submission as unknown as Record<string, unknown>)[column];
     row += value === undefined ? "," : `,${cell(String(value))}`;
   }
-  const data = submission.data;
+  return `${row}${dataCells(submission.data, dataKeys)}\r\n`;
+}
+
+/**
+ * Whether `csvRecordFromParts` writes every column: a store's `CsvPartsPage` holds the contract's
+ * fields, none the schema has beyond them (a row without parts goes through `csvRecord`).
+ */
+export const PARTS_HOLD_EVERY_FIELD = EXTRA_COLUMNS.length === 0;
+
+/** The records of a store's `CsvPartsPage` (its `entries`), one after the other. */
+export function csvRecords(entries: readonly unknown[], dataKeys: readonly string[]): string {
+  let records = "";
+  for (let i = 0; i < entries.length; i += CSV_PARTS_PER_ROW) {
+    const fields = entries[i] as string;
+    records += fields === ""
+      ? csvRecord(entries[i + 4] as Submission, dataKeys)
+      : csvRecordFromParts(fields, entries[i + 1] as string, entries[i + 2] as string, entries[i + 3] as number, entries[i + 4] as Submission["data"], dataKeys);
+  }
+  return records;
+}
+
+/**
+ * `csvRecord` of a row as a store's `CsvPartsPage` holds it: `fields` is
+ * `${submissionId},${popupId},${domain},` (none of them holds a comma, a quote or a line break),
+ * then the user agent, `${device},${status},`, the time in epoch milliseconds and the data.
+ */
+export function csvRecordFromParts(
+  fields: string, userAgent: string, deviceAndStatus: string, createdAt: number, data: Submission["data"], dataKeys: readonly string[],
+): string {
+  return `${fieldCells(fields)}${userAgentCells.cell(userAgent)},${deviceAndStatus}${formatInstant(createdAt)}${dataCells(data, dataKeys)}\r\n`;
+}
+
+/**
+ * The cells of `${submissionId},${popupId},${domain},` holding none of a comma, a quote or a line
+ * break: the text as it is, unless the popup or the domain starts with a character the formula
+ * guard may take.
+ */
+function fieldCells(fields: string): string {
+  const popupAt = fields.indexOf(",") + 1;
+  const domainAt = fields.indexOf(",", popupAt) + 1;
+  if (startsUnguarded(fields.charCodeAt(popupAt)) && startsUnguarded(fields.charCodeAt(domainAt))) return fields;
+  const [submissionId, popupId, domain] = fields.split(",");
+  return `${submissionId},${cell(popupId!)},${cell(domain!)},`;
+}
+
+/** The data's cells under `csvHeader(dataKeys)`, each after a comma. */
+function dataCells(data: Submission["data"], dataKeys: readonly string[]): string {
+  let row = "";
   for (let i = 0; i < dataKeys.length; i++) {
     const key = dataKeys[i]!;
     const value = data[key];
@@ -73,7 +122,7 @@ export function csvRecord(submission: Submission, dataKeys: readonly string[]): 
     else if (typeof value === "boolean") row += value ? ",true" : ",false"; // plain cells: no test needed
     else row += `,${cell(encodeDataValue(value))}`;
   }
-  return `${row}\r\n`;
+  return row;
 }
 
 /**
@@ -137,6 +186,11 @@ const MAYBE_NOT_TEXT_START = asciiStarts((char) => MAYBE_NOT_TEXT.test(char));
 const GUARDED_START = asciiStarts((char) => char === "'" || FORMULA_START.test(char));
 /** FORMULA_START's fullwidth ＝ ＋ － ＠. */
 const FULLWIDTH_FORMULA_START: readonly number[] = [0xff1d, 0xff0b, 0xff0d, 0xff20];
+
+/** Whether a cell starting with this character (a comma: an empty one) is never neutralised. */
+function startsUnguarded(code: number): boolean {
+  return code < 0x80 ? GUARDED_START[code] === 0 : !FULLWIDTH_FORMULA_START.includes(code);
+}
 
 function csvRow(cells: readonly string[]): string {
   return `${cells.map(cell).join(",")}\r\n`;

@@ -5,8 +5,10 @@
  */
 import {
   deleteSubmissions, getSubmissionAsJson, listDataKeys, listSubmissionsAsJson, type SubmissionCursor, type SubmissionFilter, type SubmissionQuery, type SubmissionStore, type SubmissionWalk,
-  placeOf, walkSubmissionsAsJson, walkSubmissionsAsNdjson,
+  placeOf, walkSubmissionsAsCsvParts, walkSubmissionsAsJson, walkSubmissionsAsNdjson,
 } from "../store.ts";
+import { csvRecord, csvRecords } from "../export/csv.ts";
+import { compareByCodePoint } from "../text-order.ts";
 import type { Submission, SubmissionStatus } from "../submission.ts";
 import { assert } from "./assert.ts";
 import {
@@ -707,6 +709,23 @@ export function testSubmissionStore<S extends SubmissionStore>(options: StoreSui
       const last = lines.at(-1);
       assert.equal(page.last, last === undefined ? undefined : placeOf(JSON.parse(last) as Submission));
       return { rows: lines.length, last: page.last };
+    });
+  });
+
+  test("walkSubmissionsAsCsvParts (or its fallback): each row's CSV record as csvRecord writes it from walkSubmissions, their count and the last one's place", async (store) => {
+    const awkward = awkwardSubmissions();
+    // an id, a popup and a domain with a comma, which a store joining them must not split wrongly
+    awkward.push({ ...awkward[0]!, submissionId: "an id, with a comma", popupId: "a,b", domain: "c,d", createdAt: awkward[1]!.createdAt });
+    await store.importSubmissions(ACCOUNT, awkward);
+    await store.insertSubmission(OTHER_ACCOUNT, seedRows(1)[0]!);
+    const dataKeys = [...new Set(awkward.flatMap((s) => Object.keys(s.data)))].sort(compareByCodePoint);
+    await everyWalkPage(async (walk, label) => {
+      const [submissions, page] = [await store.walkSubmissions(ACCOUNT, walk), await walkSubmissionsAsCsvParts(store, ACCOUNT, walk)];
+      assert.is(csvRecords(page.entries, dataKeys), submissions.map((submission) => csvRecord(submission, dataKeys)).join(""), label);
+      assert.is(page.rows, submissions.length);
+      const last = submissions.at(-1);
+      assert.equal(page.last, last && placeOf(last));
+      return { rows: submissions.length, last: page.last };
     });
   });
 

@@ -1,6 +1,6 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { csvHeader, csvRecord, decodeDataValue, encodeDataValue, neutralise, unneutralise } from "../../src/export/csv.ts";
+import { csvHeader, csvRecord, csvRecordFromParts, decodeDataValue, encodeDataValue, neutralise, unneutralise } from "../../src/export/csv.ts";
 import { readCsvRows } from "../../src/import/csv-reader.ts";
 import { awkwardSubmissions, chunked, collect, records, submissionsOf } from "./support.ts";
 
@@ -46,6 +46,20 @@ writing("a data string's cell, whatever its first character: its text (or JSON),
       const row = csvRecord({ ...base, data: { a: text } }, ["a"]);
       assert.ok(row.endsWith(`,${expected}\r\n`), JSON.stringify([text, row]));
       assert.is(decodeDataValue(unneutralise(expected.startsWith('"') ? expected.slice(1, -1).replaceAll('""', '"') : expected)), text);
+    }
+  }
+});
+
+writing("a record from a store's CSV parts is csvRecord's, whatever the popup's and the domain's first character", () => {
+  const base = { ...awkwardSubmissions()[0]!, userAgent: "Mozilla/5.0 (X11, Linux)", data: { a: "=x", b: 1 } };
+  const firsts = [...Array.from({ length: 0x80 }, (_, unit) => String.fromCharCode(unit)), "＝", "＋", "－", "＠", "é", "\u{1F600}"];
+  // what the parts may not hold: a comma, a quote, a line break
+  for (const first of firsts.filter((char) => !/[,"\r\n]/.test(char))) {
+    for (const [popupId, domain] of [[`${first}x`, "example.com"], ["popup", `${first}1`], [first, first], ["", ""]]) {
+      const submission = { ...base, popupId: popupId!, domain: domain! };
+      const fields = `${submission.submissionId},${popupId},${domain},`;
+      const record = csvRecordFromParts(fields, submission.userAgent, `${submission.device},${submission.status},`, Date.parse(submission.createdAt), submission.data, ["a", "b", "c"]);
+      assert.is(record, csvRecord(submission, ["a", "b", "c"]), JSON.stringify([popupId, domain]));
     }
   }
 });

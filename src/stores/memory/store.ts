@@ -1,7 +1,7 @@
 import { randomHex } from "../../hex.ts";
 import { createMemoryRateLimiter } from "../../rate-limit/limiter.ts";
 import {
-  type Account, type ApiKeyListing, type ApiKeyRecord, type CompleteStore, DEFAULT_IDENTIFYING_FIELDS, type ErasureReceipt, ndjsonPage, type RetentionRule,
+  type Account, type ApiKeyListing, type ApiKeyRecord, type CompleteStore, csvPartsPage, DEFAULT_IDENTIFYING_FIELDS, type ErasureReceipt, ndjsonPage, type RetentionRule,
   type SubmissionCursor, type SubmissionPage, type SubmissionQuery, type SubmissionWalk, type WebhookStore,
 } from "../../store.ts";
 import type { DeletionReason, Submission } from "../../submission.ts";
@@ -121,6 +121,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CompleteSto
     },
     async walkSubmissionsAsNdjson(accountId, walk) {
       return ndjsonPage(walkPage(accountId, walk));
+    },
+    async walkSubmissionsAsCsvParts(accountId, walk) {
+      return csvPartsPage(walkPage(accountId, walk).map(textToSubmission));
     },
     async listDataKeys(accountId, filter, limit) {
       const keys = rowsOf(accountId)?.dataKeys(filter.popupId) ?? [];

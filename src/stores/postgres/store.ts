@@ -5,7 +5,7 @@
  */
 import type postgres from "postgres";
 import { randomHex } from "../../hex.ts";
-import { type Account, type ApiKeyListing, type CompleteStore, identifierKey, ndjsonPage, parsedEventPage, type RetentionRule, type SubmissionQuery } from "../../store.ts";
+import { type Account, type ApiKeyListing, type CompleteStore, csvPartsPage, identifierKey, ndjsonPage, parsedEventPage, type RetentionRule, type SubmissionQuery } from "../../store.ts";
 import type { DeletionReason, Submission } from "../../submission.ts";
 import { newEventId } from "../../events.ts";
 import { formatInstant } from "../../instant.ts";
@@ -113,6 +113,10 @@ export function postgresStore(sql: Sql, settings: PostgresStoreSettings): Comple
     async walkSubmissionsAsNdjson(accountId, walk) {
       const { text, args } = walkStatement(accountId, walk);
       return ndjsonPage((await rows(text, args)).map(rowToJson));
+    },
+    async walkSubmissionsAsCsvParts(accountId, walk) {
+      const { text, args } = walkStatement(accountId, walk);
+      return csvPartsPage((await rows(text, args)).map(rowToSubmission));
     },
     async listDataKeys(accountId, filter, limit) {
       const result =

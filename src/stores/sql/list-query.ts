@@ -7,7 +7,7 @@ import type { SqlStatement, SqlValue } from "./driver.ts";
 import { DAY_MS, EQUALITY_COLUMNS } from "./migrations.ts";
 import type { SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
 import {
-  SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_JSON_AROUND_TIME_AS_STORED, SUBMISSION_LINE, SUBMISSION_LINE_AS_STORED,
+  SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_CSV_PARTS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_JSON_AROUND_TIME_AS_STORED, SUBMISSION_LINE, SUBMISSION_LINE_AS_STORED,
 } from "./submission-row.ts";
 
 const EQUALITY_FIELDS = Object.keys(EQUALITY_COLUMNS) as (keyof typeof EQUALITY_COLUMNS)[];
@@ -706,10 +706,11 @@ const MAX_COUNTED_ROWS = 16;
 
 /**
  * What each row of a walk is (`walkStatement`): `rows`, SUBMISSION_ARRAY (for
- * `arrayToSubmission`); `lines`, the submission's line of NDJSON (SUBMISSION_LINE); `lines as
- * stored`, that line with `data` as stored (SUBMISSION_LINE_AS_STORED).
+ * `arrayToSubmission`); `csv parts`, the five values of SUBMISSION_CSV_PARTS; `lines`, the
+ * submission's line of NDJSON (SUBMISSION_LINE); `lines as stored`, that line with `data` as
+ * stored (SUBMISSION_LINE_AS_STORED).
  */
-export type WalkRows = "rows" | "lines" | "lines as stored";
+export type WalkRows = "rows" | "csv parts" | "lines" | "lines as stored";
 
 /**
  * The page after `walk.after`: a row-value comparison on (created_at, id), which SQLite walks
@@ -734,6 +735,7 @@ export interface WalkStatement {
 
 const WALK_SELECT: Record<WalkRows, string> = {
   rows: `${SUBMISSION_ARRAY} AS submission, created_at, id`,
+  "csv parts": `${SUBMISSION_CSV_PARTS} AS submission, created_at, id`,
   lines: `${SUBMISSION_LINE} AS submission, created_at, id`,
   "lines as stored": `${SUBMISSION_LINE_AS_STORED} AS submission, created_at, id`,
 };
@@ -842,12 +844,12 @@ export function rowsWithTotal(page: SqlStatement, walkCount: SqlStatement, choic
  * every page (`lastInOrder`) from the rows' cursors, so that an engine that ever aggregates
  * otherwise fails loudly. Each aggregate's own ORDER BY (as the change log's page has) would
  * promise it, but sorts every page again, a cost bench/export.ts and bench/http.ts's list feel.
- * The cursors: as ",", each row's array (SUBMISSION_ARRAY) holds its own; as "lines", they come as
- * JSON arrays `times` and `ids`, and `page` is the values (each a line that ends with its line
- * feed) one after the other, as a BLOB: the driver hands it out as bytes, not as a string that
- * the export would encode again (bench/export.ts, NDJSON). One row, read as one (`oneRow`):
- * the libSQL binding's reading of all rows cost more a page, and gave the BLOB as a plain
- * Uint8Array rather than a Node Buffer (see `oneLinePerRow`).
+ * The cursors: as ",", each row's values (SUBMISSION_ARRAY, SUBMISSION_CSV_PARTS) hold its own;
+ * as "lines", they come as JSON arrays `times` and `ids`, and `page` is the values (each a line
+ * that ends with its line feed) one after the other, as a BLOB: the driver hands it out as
+ * bytes, not as a string that the export would encode again (bench/export.ts, NDJSON). One row,
+ * read as one (`oneRow`): the libSQL binding's reading of all rows cost more a page, and gave
+ * the BLOB as a plain Uint8Array rather than a Node Buffer (see `oneLinePerRow`).
  */
 export function wholePage(statement: SqlStatement, separator: "," | "lines"): SqlStatement {
   const select = separator === ","

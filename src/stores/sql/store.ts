@@ -3,7 +3,7 @@
  * `:memory:`, Turso) and Cloudflare D1 share every line of it.
  */
 import {
-  type Account, type ApiKeyListing, type CompleteStore, type NdjsonPage, type RetentionRule, type SubmissionCursor, type SubmissionPage,
+  type Account, type ApiKeyListing, type CompleteStore, CSV_PARTS_PER_ROW, csvPartsPage, type NdjsonPage, type RetentionRule, type SubmissionCursor, type SubmissionPage,
   type SubmissionQuery, type SubmissionWalk, type WebhookStore,
 } from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
@@ -75,13 +75,20 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   const merged = readLately();
   const walked = readLately();
   const keptFor = (shape: string): Kept => (part, statement) => texts(shape, part, statement);
-  // A walk's page (wholePage; as rows, its arrays parsed) and where its last row is; undefined for no rows.
-  const readWholePage = async ({ page, shape }: WalkStatement, separator: "," | "lines", order: "asc" | "desc"): Promise<WholePage | undefined> => {
+  // A walk's page (wholePage; as rows or CSV parts, its values parsed) and where its last row is;
+  // undefined for no rows, "ambiguous" for CSV parts whose joined fields do not split (csvPartsPagePlace).
+  const readWholePage = async ({ page, shape }: WalkStatement, as: WalkRows, order: "asc" | "desc"): Promise<WholePage | "ambiguous" | undefined> => {
+    const separator = as === "rows" || as === "csv parts" ? "," : "lines";
     const row = (await driver.execute(texts(shape, separator, wholePage(page, separator)))).rows[0];
     if (row?.page === null || row?.page === undefined) return undefined;
-    if (separator === ",") {
+    if (as === "rows") {
       const rows = JSON.parse(`[${String(row.page)}]`) as unknown[][];
       return { page: rows, rows: rows.length, last: arrayPagePlace(rows, order) };
+    }
+    if (as === "csv parts") {
+      const entries = JSON.parse(`[${String(row.page)}]`) as unknown[];
+      const last = csvPartsPagePlace(entries, order);
+      return last === undefined ? "ambiguous" : { page: entries, rows: entries.length / CSV_PARTS_PER_ROW, last };
     }
     const { times, last } = pagePlaces(row, order);
     return { page: row.page, rows: times.length, last };
@@ -89,14 +96,22 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   // A walk's page as one value; a database that limits a value's length (D1: 2 MB) refuses a
   // page of large rows, which is then read in halves (readInHalves).
   const readWalkPage = (accountId: string, walk: SubmissionWalk, as: WalkRows): Promise<WholePage | undefined> => {
-    const separator = as === "rows" ? "," : "lines";
+    const readPart = async (part: SubmissionWalk) => {
+      const read = await readWholePage(walkStatement(accountId, part, as), as, part.order);
+      if (read !== "ambiguous") return read;
+      // A row's id, popup or domain holds a comma: the part as rows, each as its Submission.
+      const rows = (await readWholePage(walkStatement(accountId, part, "rows"), "rows", part.order)) as WholePage | undefined;
+      if (rows === undefined) return undefined;
+      const { entries } = csvPartsPage((rows.page as unknown[][]).map(arrayToSubmission));
+      return { page: entries, rows: rows.rows, last: rows.last };
+    };
     // `first` is never undefined in `after` and `join`: a half without rows ends the read.
-    return readInHalves(walk, (part) => readWholePage(walkStatement(accountId, part, as), separator, part.order), {
+    return readInHalves(walk, readPart, {
       rows: (page) => page?.rows ?? 0,
       after: (part, first) => ({ ...part, after: first!.last }),
       join: (first, rest) => {
         if (rest === undefined) return first;
-        const page = as === "rows" ? [...(first!.page as unknown[][]), ...(rest.page as unknown[][])] : joinBytes(bytesOf(first!.page), bytesOf(rest.page));
+        const page = Array.isArray(first!.page) ? [...(first!.page as unknown[]), ...(rest.page as unknown[])] : joinBytes(bytesOf(first!.page), bytesOf(rest.page));
         return { page, rows: first!.rows + rest.rows, last: rest.last };
       },
     });
@@ -218,6 +233,16 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     async walkSubmissions(accountId, walk) {
       const read = await readWalkPage(accountId, walk, "rows");
       return read === undefined ? [] : (read.page as unknown[][]).map(arrayToSubmission);
+    },
+    async walkSubmissionsAsCsvParts(accountId, walk) {
+      const read = await readWalkPage(accountId, walk, "csv parts");
+      if (read === undefined) return { entries: [], rows: 0 };
+      const entries = read.page as unknown[];
+      for (let i = 0; i < entries.length; i += CSV_PARTS_PER_ROW) {
+        // a row SQLite did not join, not one read again as rows (readWalkPage)
+        if (entries[i] === "" && Array.isArray(entries[i + 4])) entries[i + 4] = arrayToSubmission(entries[i + 4] as unknown[]);
+      }
+      return { entries, rows: read.rows, last: read.last };
     },
     async walkSubmissionsAsJson(accountId, walk) {
       const page = (await walkAsNdjson(accountId, walk)).bytes;
@@ -559,6 +584,28 @@ function pagePlaces(row: Record<string, unknown>, order: "asc" | "desc"): { time
 function arrayPagePlace(rows: readonly unknown[][], order: "asc" | "desc"): SubmissionCursor {
   const { createdAt, submissionId } = SUBMISSION_ARRAY_CURSOR;
   return lastInOrder(rows.map((row) => Number(row[createdAt])), rows.map((row) => String(row[submissionId])), order);
+}
+
+/**
+ * Where the last of a page of parsed SUBMISSION_CSV_PARTS values is, the rows checked to be in
+ * the walk's order (`lastInOrder`); undefined when a row's joined id, popup and domain do not
+ * split into three (one of them holds a comma), which the page's readers must be able to do.
+ */
+function csvPartsPagePlace(entries: readonly unknown[], order: "asc" | "desc"): SubmissionCursor | undefined {
+  const times: number[] = [];
+  const ids: string[] = [];
+  for (let i = 0; i < entries.length; i += CSV_PARTS_PER_ROW) {
+    const fields = entries[i] as string;
+    times.push(entries[i + 3] as number);
+    if (fields === "") {
+      ids.push(String((entries[i + 4] as unknown[])[SUBMISSION_ARRAY_CURSOR.submissionId]));
+      continue;
+    }
+    const idEnd = fields.indexOf(",");
+    if (fields.indexOf(",", fields.indexOf(",", idEnd + 1) + 1) !== fields.length - 1) return undefined;
+    ids.push(fields.slice(0, idEnd));
+  }
+  return lastInOrder(times, ids, order);
 }
 
 /**

@@ -84,6 +84,19 @@ export const SUBMISSION_ARRAY = plainOrQuoted(
   }),
 );
 
+// bench/export.ts (CSV): JavaScript parsing a row's fields one by one, and making a Submission of them, cost more than SQLite joining those a CSV record writes side by side.
+/**
+ * A row for a CSV export as five JSON values (`CsvPartsPage` in store.ts): `id,popup_id,domain,`
+ * joined, `user_agent`, `device,status,` joined, the time (epoch milliseconds) and `data`. A row
+ * whose text fields may hold a character JSON escapes (PLAIN_TEXT_COLUMN not set) has "", "",
+ * "", its time and its SUBMISSION_ARRAY instead. Whether the first value splits into its three
+ * fields (none holds a comma) is the reader's to check (store.ts, `csvPartsPagePlace`): SQLite's
+ * `instr` of each cost more than JavaScript's look at the joined text.
+ */
+export const SUBMISSION_CSV_PARTS = `(CASE WHEN ${PLAIN_TEXT_COLUMN}
+  THEN printf('"%s,%s,%s,","%s","%s,%s,",%d,%s', id, popup_id, domain, user_agent, device, status, created_at, COALESCE(data, 'null'))
+  ELSE printf('"","","",%d,%s', created_at, ${SUBMISSION_ARRAY}) END)`;
+
 /** Where a parsed SUBMISSION_ARRAY holds the row's cursor: its time (epoch milliseconds) and its id. */
 export const SUBMISSION_ARRAY_CURSOR = {
   createdAt: FIELDS.findIndex((field) => field.column === "created_at"),
