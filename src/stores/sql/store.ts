@@ -3,7 +3,7 @@
  * `:memory:`, Turso) and Cloudflare D1 share every line of it.
  */
 import {
-  type Account, type ApiKeyListing, type CompleteStore, CSV_PARTS_PER_ROW, csvPartsPage, type NdjsonPage, type RetentionRule, type SubmissionCursor, type SubmissionPage,
+  type Account, type ApiKeyListing, type CompleteStore, CSV_PARTS_PER_ROW, type NdjsonPage, type RetentionRule, type SubmissionCursor, type SubmissionPage,
   type SubmissionQuery, type SubmissionWalk, type WebhookStore,
 } from "../../store.ts";
 import type { Submission, SubmissionStatus } from "../../submission.ts";
@@ -99,11 +99,11 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     const readPart = async (part: SubmissionWalk) => {
       const read = await readWholePage(walkStatement(accountId, part, as), as, part.order);
       if (read !== "ambiguous") return read;
-      // A row's id, popup or domain holds a comma: the part as rows, each as its Submission.
+      // A row's id, popup or domain holds a comma: the part as rows, each in the parts' other
+      // form ("", "", "", a time not read, its SUBMISSION_ARRAY).
       const rows = (await readWholePage(walkStatement(accountId, part, "rows"), "rows", part.order)) as WholePage | undefined;
       if (rows === undefined) return undefined;
-      const { entries } = csvPartsPage((rows.page as unknown[][]).map(arrayToSubmission));
-      return { page: entries, rows: rows.rows, last: rows.last };
+      return { page: (rows.page as unknown[][]).flatMap((row) => ["", "", "", 0, row]), rows: rows.rows, last: rows.last };
     };
     // `first` is never undefined in `after` and `join`: a half without rows ends the read.
     return readInHalves(walk, readPart, {
@@ -239,8 +239,8 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       if (read === undefined) return { entries: [], rows: 0 };
       const entries = read.page as unknown[];
       for (let i = 0; i < entries.length; i += CSV_PARTS_PER_ROW) {
-        // a row SQLite did not join, not one read again as rows (readWalkPage)
-        if (entries[i] === "" && Array.isArray(entries[i + 4])) entries[i + 4] = arrayToSubmission(entries[i + 4] as unknown[]);
+        // a row as its SUBMISSION_ARRAY (SUBMISSION_CSV_PARTS' other form)
+        if (entries[i] === "") entries[i + 4] = arrayToSubmission(entries[i + 4] as unknown[]);
       }
       return { entries, rows: read.rows, last: read.last };
     },
