@@ -167,7 +167,6 @@ export class AccountRows implements SlotOrder {
     const tuples = new Int32Array(capacity);
     tuples.set(this.tupleOfSlot);
     this.tupleOfSlot = tuples;
-    this.slotById.ensureCapacity(capacity);
     this.identifiers.ensureCapacity(capacity);
     this.texts.ensureCapacity(capacity);
   }
