@@ -42,6 +42,10 @@ export class AccountRows implements SlotOrder {
     return this.times[a]! - this.times[b]! || compareByCodePoint(this.ids[a]!, this.ids[b]!);
   }
 
+  timeAt(slot: number): number {
+    return this.times[slot]!;
+  }
+
   isBefore(slot: number, probe: Probe): boolean {
     const time = this.times[slot]!;
     if (time !== probe.time) return time < probe.time;
