@@ -514,9 +514,9 @@ export const DEFAULT_IDENTIFYING_FIELDS: readonly string[] = ["email"];
 
 /**
  * What an identifying value is compared by: an `email` with ASCII letters lower-cased (as
- * SQLite's `lower()` does, so that every store agrees), any other field as it is. The memory
- * store keys every row it writes (bench/store.ts, target 8: bulk load), and most emails have no
- * capital: a test for one costs less than a replace that finds none.
+ * SQLite's `lower()` does, so that every store agrees), any other field as it is. The PostgreSQL
+ * store keys every row it writes, and most emails have no capital: a test for one costs less
+ * than a replace that finds none.
  */
 export function identifierKey(field: string, value: string): string {
   return field === "email" && HAS_CAPITAL.test(value) ? value.replace(CAPITALS, (letters) => letters.toLowerCase()) : value;

@@ -30,7 +30,6 @@ test("ids are found while indexed and not after removal, through growth, slot re
       // short ids collide in the table often; some share a prefix, as time-ordered ids do
       const id = random() < 0.5 ? `s${next++}` : `01941f29-${(next++).toString(16)}`;
       const slot = free.pop() ?? model.size;
-      index.ensureCapacity(slot + 1);
       ids[slot] = id;
       index.add(slot);
       model.set(id, slot);

@@ -155,6 +155,20 @@ t("out-of-order imports interleaved with inserts, status changes and deletes: li
   await expectAgreement(store, model, "after a refill");
 });
 
+t("rows appended in time order, three to a second (their ids then decide), with reads between them: lists and totals stay right", async () => {
+  const makeRow = rowMaker(seededRandom(11));
+  const store = createMemoryStore();
+  const model = new Model();
+  // past a chunk's worth in the skewed tuple, so appends start new chunks between the reads
+  for (let i = 0; i < 2600; i++) {
+    const row = makeRow(Math.floor(i / 3));
+    await store.insertSubmission(ACCOUNT, row);
+    model.rows.set(row.submissionId, row);
+    model.changed();
+    if (i % 400 === 0 || i === 2599) await expectAgreement(store, model, `after ${i + 1} rows`);
+  }
+});
+
 t("a filter whose tuples were emptied by deletes and status changes lists nothing, then fills again", async () => {
   const store = createMemoryStore();
   const makeRow = rowMaker(seededRandom(7));

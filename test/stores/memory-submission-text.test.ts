@@ -99,6 +99,28 @@ test("a domain, user agent, device and status met before are copied as they were
   rows.forEach((row, slot) => assert.is(column.get(slot), expectedText(row)));
 });
 
+test("keys of data met before are copied as they were written, past the number kept, with each kind of value", () => {
+  const column = new TextColumn();
+  const rows: Submission[] = [];
+  // more keys than a column keeps, some met again and again, some JSON escapes or writes as
+  // more than one byte a character; values of every kind a key is written before
+  const random = seededRandom(9);
+  const pick = (count: number) => Math.floor(random() * count);
+  const keys = Array.from({ length: 150 }, (_, i) => (i % 7 === 0 ? `k\u00e9${i}` : i % 11 === 0 ? `k"${i}` : `key${i}`));
+  const values = ["text", true, false, 12, null, ["a"], { b: 1 }, undefined];
+  for (let i = 0; i < 2000; i++) {
+    const data: Record<string, unknown> = {};
+    for (let n = pick(6); n >= 0; n--) data[keys[pick(3) === 0 ? pick(keys.length) : pick(8)]!] = values[pick(values.length)];
+    rows.push({ ...base(), submissionId: `id-${i}`, data: data as Submission["data"] });
+  }
+  column.ensureCapacity(rows.length);
+  rows.forEach((row, slot) => {
+    column.write(row);
+    column.place(slot);
+  });
+  rows.forEach((row, slot) => assert.is(column.get(slot), expectedText(row)));
+});
+
 test("a text that may not fit in what is left of the block is left to the string", () => {
   const s = base();
   const bytes = new Uint8Array(expectedText(s).length + 20);

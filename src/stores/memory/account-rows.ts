@@ -42,6 +42,10 @@ export class AccountRows implements SlotOrder {
     return this.times[a]! - this.times[b]! || compareByCodePoint(this.ids[a]!, this.ids[b]!);
   }
 
+  timeAt(slot: number): number {
+    return this.times[slot]!;
+  }
+
   isBefore(slot: number, probe: Probe): boolean {
     const time = this.times[slot]!;
     if (time !== probe.time) return time < probe.time;
@@ -167,7 +171,6 @@ export class AccountRows implements SlotOrder {
     const tuples = new Int32Array(capacity);
     tuples.set(this.tupleOfSlot);
     this.tupleOfSlot = tuples;
-    this.slotById.ensureCapacity(capacity);
     this.identifiers.ensureCapacity(capacity);
     this.texts.ensureCapacity(capacity);
   }

@@ -12,6 +12,8 @@ const NONE = -1;
 /** How slots compare: the account's rows decide, the list only keeps them in that order. */
 export interface SlotOrder {
   compare(a: number, b: number): number;
+  /** The row's time, which `compare` orders by first. */
+  timeAt(slot: number): number;
   /** True when the row in `slot` sorts before `probe`. */
   isBefore(slot: number, probe: Probe): boolean;
 }
@@ -35,6 +37,16 @@ export class SortedSlots {
   private count = 0;
   /** The list's last slot (NONE when empty), kept beside the chunks: an append reads no chunk to compare. */
   private last = NONE;
+  /**
+   * While rows are appended (an import's rows come in time order), the last chunk, its size,
+   * which `sizes` holds only once `settle` has run, and the last slot's time: an append then
+   * reads this object and writes the chunk, where it read `chunks`, `sizes` and the account's
+   * times, each a cache miss for a filter combination's list met again after hundreds of rows.
+   * Undefined otherwise.
+   */
+  private tail: Int32Array | undefined;
+  private tailSize = 0;
+  private lastTime = 0;
   /** The chunk the last `at` landed in and its first index: walks read chunk after chunk. */
   private cachedChunk = 0;
   private cachedStart = 0;
@@ -48,15 +60,27 @@ export class SortedSlots {
   insert(slot: number): void {
     this.cachedChunk = this.cachedStart = 0;
     this.count++;
+    const time = this.order.timeAt(slot);
+    const tail = this.tail;
+    if (tail !== undefined && this.tailSize < CHUNK && (time > this.lastTime || (time === this.lastTime && this.order.compare(this.last, slot) < 0))) {
+      tail[this.tailSize++] = slot;
+      this.last = slot;
+      this.lastTime = time;
+      return;
+    }
+    this.settle();
     if (this.last === NONE || this.order.compare(this.last, slot) < 0) {
       const last = this.chunks.length - 1;
       if (last < 0 || this.sizes[last] === CHUNK) {
         this.chunks.push(new Int32Array(CHUNK));
         this.sizes.push(0);
       }
-      const tail = this.chunks.length - 1;
-      this.chunks[tail]![this.sizes[tail]!++] = slot;
+      const c = this.chunks.length - 1;
+      this.chunks[c]![this.sizes[c]!++] = slot;
       this.last = slot;
+      this.tail = this.chunks[c];
+      this.tailSize = this.sizes[c]!;
+      this.lastTime = time;
       return;
     }
     let c = this.firstChunkWhere((chunk) => this.order.compare(this.lastOf(chunk), slot) > 0);
@@ -78,6 +102,7 @@ export class SortedSlots {
 
   /** Removes `slot`, which must be in the list (found by its key, so its row must be unchanged). */
   remove(slot: number): void {
+    this.settle();
     const c = this.firstChunkWhere((chunk) => this.order.compare(this.lastOf(chunk), slot) >= 0);
     const position = this.searchChunk(c, (other) => this.order.compare(other, slot) >= 0);
     const chunk = this.chunks[c];
@@ -102,6 +127,7 @@ export class SortedSlots {
 
   /** The slot at `index` (0 <= index < size). */
   at(index: number): number {
+    this.settle();
     let c = this.cachedChunk;
     let start = this.cachedStart;
     // the chunk of the last `at` or the one next to it (a walk), else a binary search
@@ -130,10 +156,18 @@ export class SortedSlots {
 
   /** How many slots sort before `probe`: the index where rows at or after it begin. */
   countBefore(probe: Probe): number {
+    this.settle();
     const c = this.firstChunkWhere((chunk) => !this.order.isBefore(this.lastOf(chunk), probe));
     if (c === this.chunks.length) return this.count;
     this.validateStarts();
     return this.starts[c]! + this.searchChunk(c, (other) => !this.order.isBefore(other, probe));
+  }
+
+  /** Ends a run of appends (see `tail`): `sizes` holds the last chunk's size again. */
+  private settle(): void {
+    if (this.tail === undefined) return;
+    this.sizes[this.sizes.length - 1] = this.tailSize;
+    this.tail = undefined;
   }
 
   /** Brings `starts` up to date after inserts and removals before the last chunk. */

@@ -32,10 +32,10 @@ const FIELDS = ["submissionId", "popupId", "data", "domain", "userAgent", "devic
  * JSON escapes. Every row written comes through here (bench/store.ts, target 8: bulk load): one
  * pass over each string checks it and writes its bytes, where the text as a string cost a scan
  * of each by a regular expression, a joined copy and then its encoding (and `JSON.stringify`'s
- * escaping character by character cost more than all of the rest of an import). `tails` holds
- * the column's tails written before (`writeTail`).
+ * escaping character by character cost more than all of the rest of an import). `written`
+ * holds the column's pieces written before (`WrittenPieces`).
  */
-export function writeSubmissionText(s: Submission, bytes: Uint8Array, at: number, tails?: WrittenTails): number {
+export function writeSubmissionText(s: Submission, bytes: Uint8Array, at: number, written?: WrittenPieces): number {
   let field = 0;
   for (const key in s) if (key !== FIELDS[field++]) return -1;
   if (field !== FIELDS.length) return -1;
@@ -51,30 +51,38 @@ export function writeSubmissionText(s: Submission, bytes: Uint8Array, at: number
   for (const key of Object.keys(data)) {
     const value = data[key];
     if (typeof value === "string") {
-      at = writePlain(first ? QUOTE : COMMA_QUOTE, key, bytes, at);
-      at = writePlain(COLON_QUOTES, value, bytes, at);
+      at = writeKey(first, key, bytes, at, written?.keys);
+      at = writePlain(QUOTE, value, bytes, at);
       at = writeBytes(QUOTE, bytes, at);
+    } else if (typeof value === "boolean") {
+      at = writeKey(first, key, bytes, at, written?.keys);
+      at = writeBytes(value ? TRUE : FALSE, bytes, at);
     } else {
-      let text: string | undefined;
-      if (typeof value === "boolean") {
-        text = value ? "true" : "false";
-      } else if (typeof value === "bigint" || (typeof value === "object" && value !== null && typeof (value as { toJSON?: unknown }).toJSON === "function")) {
+      if (typeof value === "bigint" || (typeof value === "object" && value !== null && typeof (value as { toJSON?: unknown }).toJSON === "function")) {
         // JSON.stringify hands toJSON the key it is written under
         return -1;
-      } else {
-        text = JSON.stringify(value);
-        if (text === undefined) continue;
       }
-      at = writePlain(first ? QUOTE : COMMA_QUOTE, key, bytes, at);
-      at = writeBytes(QUOTE_COLON, bytes, at);
+      const text = JSON.stringify(value);
+      if (text === undefined) continue;
+      at = writeKey(first, key, bytes, at, written?.keys);
       at = writeJson(text, bytes, at);
     }
     if (at < 0) return -1;
     first = false;
   }
-  at = writeTail(s, bytes, at, tails);
+  at = writeTail(s, bytes, at, written?.tails);
   at = writeUtf8(createdAt, PLAIN_ASCII, bytes, at);
   return writeBytes(END, bytes, at);
+}
+
+/**
+ * Pieces of text a column wrote before and copies as bytes when a row has them again, rather
+ * than checking and encoding them character by character: the tails (`writeTail`), and the
+ * keys of `data` with their quotes and colon (`writeKey`), which rows of one form share.
+ */
+export interface WrittenPieces {
+  tails: WrittenTails;
+  keys: Map<string, Uint8Array>;
 }
 
 /** A tail as `writeTail` wrote it, and the values it holds besides its domain. */
@@ -92,6 +100,25 @@ interface WrittenTail {
  * compared, which stops at its length or its first differing character when it is another.
  */
 export type WrittenTails = Map<string, WrittenTail[]>;
+
+/** How many keys of `data` a `WrittenPieces` keeps: the first ones met. */
+const KEPT_KEYS = 64;
+
+/**
+ * Writes a key of `data` as `"key":`, after a comma unless it is the `first`, by a copy of the
+ * bytes when `written` has them (keys of parsed rows are strings V8 keeps once and has hashed,
+ * so the lookup reads none of their characters); -1 as `writePlain`.
+ */
+function writeKey(first: boolean, key: string, bytes: Uint8Array, at: number, written: Map<string, Uint8Array> | undefined): number {
+  if (!first) at = writeBytes(COMMA, bytes, at);
+  const piece = written?.get(key);
+  if (piece !== undefined) return writeBytes(piece, bytes, at);
+  const start = at;
+  at = writePlain(QUOTE, key, bytes, at);
+  at = writeBytes(QUOTE_COLON, bytes, at);
+  if (at >= 0 && written !== undefined && written.size < KEPT_KEYS) written.set(detached(key), bytes.slice(start, at));
+  return at;
+}
 
 /** How many domains a `WrittenTails` keeps tails for: the first ones met. */
 const KEPT_DOMAINS = 64;
@@ -137,9 +164,10 @@ const SUBMISSION_ID = ascii('{"submissionId":"');
 const POPUP_ID = ascii('","popupId":"');
 const DATA = ascii('","data":{');
 const QUOTE = ascii('"');
-const COMMA_QUOTE = ascii(',"');
-const COLON_QUOTES = ascii('":"');
+const COMMA = ascii(',');
 const QUOTE_COLON = ascii('":');
+const TRUE = ascii('true');
+const FALSE = ascii('false');
 const DOMAIN = ascii('},"domain":"');
 const USER_AGENT = ascii('","userAgent":"');
 const DEVICE = ascii('","device":"');

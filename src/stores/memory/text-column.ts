@@ -10,7 +10,7 @@
  * its live texts copied to the block being written, and is dropped.
  */
 import type { Submission } from "../../submission.ts";
-import { submissionToText, writeSubmissionText, type WrittenTails } from "./submission-text.ts";
+import { submissionToText, writeSubmissionText, type WrittenPieces } from "./submission-text.ts";
 
 const BLOCK_BYTES = 1 << 20;
 /** Marks a slot without a text. */
@@ -28,7 +28,7 @@ export class TextColumn {
   private lengthOf = new Int32Array(256);
   /** The length of the text `write` wrote last, past its block's `written`. */
   private writtenLength = 0;
-  private readonly tails: WrittenTails = new Map();
+  private readonly pieces: WrittenPieces = { tails: new Map(), keys: new Map() };
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder();
 
@@ -60,7 +60,7 @@ export class TextColumn {
   write(submission: Submission): void {
     if (this.current !== NONE) {
       const offset = this.written[this.current]!;
-      const end = writeSubmissionText(submission, this.blocks[this.current]!, offset, this.tails);
+      const end = writeSubmissionText(submission, this.blocks[this.current]!, offset, this.pieces);
       if (end >= 0) {
         this.writtenLength = end - offset;
         return;
