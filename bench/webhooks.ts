@@ -303,12 +303,12 @@ try {
   });
   const counted = pairs.filter((pair) => pair.counted);
   const share = middle(counted.map((pair) => pair.share));
-  // Deliveries keep pace when most rounds with endpoints did: dropping a round that fell
-  // behind takes out one of the fastest (deliveries fall behind when creates go fast), so the
-  // share of what is left is not flattered by it, but the rounds left must be most of them.
+  // A round that fell behind does not count; so that leaving rounds out cannot carry the
+  // target, most rounds with endpoints must have kept pace, and the median of all of them is
+  // printed beside when some did not.
   const kept = counted.length * 2 > pairs.length;
-  // The estimator this one replaced, on the same rounds: the fastest round with two that kept
-  // pace against the fastest without, whichever rounds those were.
+  // Printed beside, on the same rounds: the fastest round with two that kept pace against the
+  // fastest without, whichever rounds those were (what a best of each kind judges).
   const fastest = (of: CreateRound[]) => of.reduce((best, round) => (round.createsPerSecond > best.createsPerSecond ? round : best));
   const without = rounds.filter((entry) => entry.endpoints === 0).map((entry) => entry.round);
   const bestOfEach = fastest(counted.length > 0 ? counted.map((pair) => pair.round) : pairs.map((pair) => pair.round)).createsPerSecond / fastest(without).createsPerSecond;
