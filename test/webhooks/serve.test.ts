@@ -69,12 +69,6 @@ for (const runtime of ["node", "bun", "deno"] as const) {
       await until(() => receiver.received.length === 1, "the first delivery");
       const event = verifyDelivery(secret, receiver.received[0]!) as { type: string; data: { data: { email: string } } };
       assert.equal([event.type, event.data.data.email], ["submission.created", "lead1@example.com"]);
-      // Each once the thread has caught up and waits: woken by the change, not found by its poll (every 5 s).
-      for (const n of [2, 3, 4]) {
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        await createSubmission(server.url, key, n);
-        await until(() => receiver.received.length === n, `delivery ${n}, woken by its change`, 2.5);
-      }
     } finally {
       const { stderr, code } = await server.stop();
       await receiver.close();
