@@ -14,6 +14,8 @@ export interface WebhookThreadData {
   leaseMs: number;
   /** The dispatcher's `endpointConcurrency` (`--endpoint-concurrency`). */
   endpointConcurrency: number;
+  /** The dispatcher's `pollIntervalMs` (`--webhook-poll`). */
+  pollIntervalMs: number;
   allowPrivate: boolean;
   /** One Int32 that is 1 while a wake is posted and not yet taken: changes in between post no more. */
   wakeFlag: SharedArrayBuffer;

@@ -17,7 +17,7 @@ import type { ThreadMessage, WebhookThreadData } from "./webhook-thread.ts";
 const CONCURRENCY = 128;
 
 const port = parentPort!;
-const { url, env, leaseMs, endpointConcurrency, allowPrivate, wakeFlag, writeLock } = workerData as WebhookThreadData;
+const { url, env, leaseMs, endpointConcurrency, pollIntervalMs, allowPrivate, wakeFlag, writeLock } = workerData as WebhookThreadData;
 const tell = (message: ThreadMessage) => port.postMessage(message);
 const woken = new Int32Array(wakeFlag);
 
@@ -33,6 +33,7 @@ const dispatcher = createWebhookDispatcher(store, {
   transport,
   leaseMs,
   endpointConcurrency,
+  pollIntervalMs,
   // Larger claims than a library user's default: under a stream of changes each claim and each
   // write of outcomes then covers more deliveries, and this thread has nothing else to wait for.
   concurrency: CONCURRENCY,

@@ -15,7 +15,7 @@ import { startWebhookThread } from "../../cli/webhook-thread.ts";
 import { createSubmissionsHandler } from "../../src/handler.ts";
 import { openDatabase } from "../../cli/database.ts";
 import { threadWriteLock } from "../../src/stores/libsql/thread-write-lock.ts";
-import { createWebhookDispatcher, DEFAULT_ENDPOINT_CONCURRENCY } from "../../src/webhooks/dispatcher.ts";
+import { createWebhookDispatcher, DEFAULT_ENDPOINT_CONCURRENCY, DEFAULT_POLL_INTERVAL_MS } from "../../src/webhooks/dispatcher.ts";
 
 const file = process.argv[2]!;
 const pinTo = process.argv.find((arg) => arg.startsWith("--pin-dispatcher="))?.slice("--pin-dispatcher=".length);
@@ -30,7 +30,7 @@ if (process.argv.includes("--in-process")) {
   deliveries = { wake: dispatcher.wake, stop: () => dispatcher.stop().then(() => transport.close()) };
 } else {
   const thread = startWebhookThread({
-    url: `file:${file}`, env: {}, leaseMs: 60_000, endpointConcurrency: DEFAULT_ENDPOINT_CONCURRENCY, allowPrivate: true, writeLock: writeLock.buffer, warn, onDisabled: warn,
+    url: `file:${file}`, env: {}, leaseMs: 60_000, endpointConcurrency: DEFAULT_ENDPOINT_CONCURRENCY, pollIntervalMs: DEFAULT_POLL_INTERVAL_MS, allowPrivate: true, writeLock: writeLock.buffer, warn, onDisabled: warn,
     // The built worker, as serve runs it: from this TypeScript, the thread would run src/ through tsx.
     workerModule: new URL("../../dist/cli/webhook-worker.js", import.meta.url),
   });

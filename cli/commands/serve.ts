@@ -9,7 +9,7 @@ import { storeRateLimiter } from "../../src/rate-limit/limiter.ts";
 import type { CompleteStore } from "../../src/store.ts";
 import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/options.ts";
 import { threadWriteLock } from "../../src/stores/libsql/thread-write-lock.ts";
-import { createWebhookDispatcher, DEFAULT_ENDPOINT_CONCURRENCY, DEFAULT_LEASE_MS, MIN_LEASE_MS } from "../../src/webhooks/dispatcher.ts";
+import { createWebhookDispatcher, DEFAULT_ENDPOINT_CONCURRENCY, DEFAULT_LEASE_MS, DEFAULT_POLL_INTERVAL_MS, MIN_LEASE_MS } from "../../src/webhooks/dispatcher.ts";
 import { BadValue, resolveSettings, setting, settingsHelp, wholeNumber } from "../config.ts";
 import { DATABASE_SETTING, displayUrl, openDatabase } from "../database.ts";
 import { createServerLog, parseLogFormat } from "../logging.ts";
@@ -148,6 +148,15 @@ export const SERVE_SETTINGS = {
     help: "of one webhook endpoint, how many first attempts may be under way at once\n(started in commit order); 1 sends one after another",
     parse: wholeNumber(2, 1, MAX_ENDPOINT_CONCURRENCY, `must be a whole number from 1 to ${MAX_ENDPOINT_CONCURRENCY}`),
   }),
+  webhookPoll: setting({
+    flag: "webhook-poll",
+    env: "FORMSINK_WEBHOOK_POLL",
+    valueName: "<s>",
+    default: () => DEFAULT_POLL_INTERVAL_MS / 1000,
+    defaultText: String(DEFAULT_POLL_INTERVAL_MS / 1000),
+    help: "seconds between the webhook dispatcher's looks for deliveries that other\nservers or the CLI committed; this server's own changes wake it at once",
+    parse: wholeNumber(4, 1, 3600, "must be a whole number of seconds from 1 to 3600"),
+  }),
 };
 
 const HELP = `Serve the formsink HTTP API on an embedded libSQL database (or a remote one, or
@@ -174,7 +183,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   }
   const {
     port, host: hostname, db: url, trustProxy: trustedProxies, rateLimits, logFormat, metrics: metricsAt, idleTimeout, maxConnections, eventRetentionDays,
-    allowPrivateWebhooks, webhookLease, endpointConcurrency,
+    allowPrivateWebhooks, webhookLease, endpointConcurrency, webhookPoll,
   } = settings.values;
   const log = createServerLog(logFormat ?? (io.stderrTerminal !== undefined ? "pretty" : "json"), io.stderr);
   const metrics = metricsAt && createServerMetrics();
@@ -197,6 +206,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     allowPrivate: allowPrivateWebhooks,
     leaseMs: webhookLease * 1000,
     endpointConcurrency: endpointConcurrency,
+    pollIntervalMs: webhookPoll * 1000,
     writeLock: writeLock.buffer,
   }, log);
   const handler = createSubmissionsHandler(metrics ? metrics.timeStore(store) : store, {
@@ -294,7 +304,7 @@ function startDeliveries(
   store: CompleteStore,
   url: string,
   env: Io["env"],
-  settings: { allowPrivate: boolean; leaseMs: number; endpointConcurrency: number; writeLock: SharedArrayBuffer },
+  settings: { allowPrivate: boolean; leaseMs: number; endpointConcurrency: number; pollIntervalMs: number; writeLock: SharedArrayBuffer },
   log: ReturnType<typeof createServerLog>,
 ): Deliveries {
   const warnDisabled = (webhookId: string, reason: "gone" | "failing") =>
@@ -305,6 +315,7 @@ function startDeliveries(
       transport,
       leaseMs: settings.leaseMs,
       endpointConcurrency: settings.endpointConcurrency,
+      pollIntervalMs: settings.pollIntervalMs,
       onError: (error) => log.warn(`webhook deliveries failed (tried again shortly): ${error instanceof Error ? error.message : String(error)}`),
       onAttempt: (report) => report.disabled && warnDisabled(report.webhookId, report.disabled),
     });

@@ -40,7 +40,7 @@ export interface WebhookDispatcherOptions {
   endpointConcurrency?: number;
   /** How long a claimed delivery stays this dispatcher's before another may take it; default 60 s. */
   leaseMs?: number;
-  /** How often `start` looks for due deliveries when nothing wakes it; default 5 s. */
+  /** How often `start` looks for due deliveries when nothing wakes it; default DEFAULT_POLL_INTERVAL_MS. */
   pollIntervalMs?: number;
   /** This dispatcher's name on its leases; default a random one. */
   owner?: string;
@@ -87,6 +87,10 @@ export const DEFAULT_LEASE_MS = 60_000;
  * endpoints (bench/webhooks.ts). More at once is more disorder for the receiver to see.
  */
 export const DEFAULT_ENDPOINT_CONCURRENCY = 4;
+
+/** How often a started dispatcher looks when nothing wakes it: for what other processes committed. */
+export const DEFAULT_POLL_INTERVAL_MS = 5_000;
+
 /**
  * How long a wake waits once the dispatcher has caught up, and a claim after one that found
  * less than it could take (with the outcomes it writes): the changes committed meanwhile are
@@ -145,7 +149,7 @@ interface Outcome {
 export function createWebhookDispatcher(store: WebhookStore, options: WebhookDispatcherOptions): WebhookDispatcher {
   const {
     transport, clock = Date.now, random = Math.random, concurrency = 32, endpointConcurrency = DEFAULT_ENDPOINT_CONCURRENCY, leaseMs = DEFAULT_LEASE_MS,
-    pollIntervalMs = 5_000, onError, onAttempt,
+    pollIntervalMs = DEFAULT_POLL_INTERVAL_MS, onError, onAttempt,
   } = options;
   if (!(leaseMs >= MIN_LEASE_MS)) throw new RangeError(`leaseMs must be at least ${MIN_LEASE_MS} (got ${leaseMs})`);
   if (!(concurrency >= 1)) throw new RangeError(`concurrency must be at least 1 (got ${concurrency})`);

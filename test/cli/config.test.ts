@@ -26,6 +26,7 @@ const BAD: Record<keyof typeof SERVE_SETTINGS, string[]> = {
   allowPrivateWebhooks: ["maybe", "2"],
   webhookLease: ["15", "3601", "a minute", "1.5", ""],
   endpointConcurrency: ["0", "65", "four", "1.5", ""],
+  webhookPoll: ["0", "3601", "often", "0.5", ""],
 };
 
 const config = suite<{ dir: string }>("serve settings");
@@ -104,15 +105,18 @@ config("precedence: flag, then env var, then config file, then default", ({ dir 
   writeFileSync(file, JSON.stringify({ port: 7000, host: "0.0.0.0", "trust-proxy": 2, "rate-limits": "database" }));
   const { values } = resolveSettings(SERVE_SETTINGS, ["--port", "9000", "--config", file], {
     PORT: "8000", HOST: "::1", FORMSINK_DATA_DIR: dir, FORMSINK_EVENT_RETENTION_DAYS: "7", FORMSINK_ALLOW_PRIVATE_WEBHOOKS: "1", FORMSINK_ENDPOINT_CONCURRENCY: "8",
+    FORMSINK_WEBHOOK_POLL: "30",
   });
   assert.equal(values, {
     port: 9000, host: "::1", db: `file:${join(dir, "formsink.db")}`, trustProxy: 2, rateLimits: "database", logFormat: undefined, metrics: undefined,
     idleTimeout: 30, maxConnections: 1000, eventRetentionDays: 7, allowPrivateWebhooks: true, webhookLease: 60, endpointConcurrency: 8,
+    webhookPoll: 30,
   });
   const defaults = resolveSettings(SERVE_SETTINGS, [], {});
   assert.equal(defaults.values, {
     port: 8787, host: "127.0.0.1", db: "file:formsink.db", trustProxy: 0, rateLimits: "memory", logFormat: undefined, metrics: undefined,
     idleTimeout: 30, maxConnections: 1000, eventRetentionDays: 30, allowPrivateWebhooks: false, webhookLease: 60, endpointConcurrency: 4,
+    webhookPoll: 5,
   });
 });
 

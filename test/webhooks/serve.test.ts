@@ -58,17 +58,24 @@ const missing = (receiver: Receiver, ids: readonly string[]) => {
 const test = suiteWithDir("formsink serve: webhook deliveries");
 
 for (const runtime of ["node", "bun", "deno"] as const) {
-  test(`${runtime}: each change is delivered as it commits, from the dispatcher's thread, signed so that standardwebhooks verifies it`, async ({ dir }) => {
+  test(`${runtime}: each change is delivered as it commits, woken by it, from the dispatcher's thread, signed so that standardwebhooks verifies it`, async ({ dir }) => {
     const db = `file:${dir}/serve.db`;
     const key = await newKey(db);
     const receiver = await startReceiver();
-    const server = await serve(["--db", db, "--allow-private-webhooks"], { runtime });
+    // Polling once an hour: within the test, only the changes' wakes can bring deliveries out.
+    const server = await serve(["--db", db, "--allow-private-webhooks", "--webhook-poll", "3600"], { runtime });
     try {
       const { secret } = await addWebhook(server.url, key, `${receiver.url}/hooks`);
       await createSubmission(server.url, key, 1);
       await until(() => receiver.received.length === 1, "the first delivery");
       const event = verifyDelivery(secret, receiver.received[0]!) as { type: string; data: { data: { email: string } } };
       assert.equal([event.type, event.data.data.email], ["submission.created", "lead1@example.com"]);
+      for (const n of [2, 3]) {
+        // A pause first, so that the change usually finds the thread caught up and waiting.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await createSubmission(server.url, key, n);
+        await until(() => receiver.received.length === n, `delivery ${n}, woken by its change`);
+      }
     } finally {
       const { stderr, code } = await server.stop();
       await receiver.close();
