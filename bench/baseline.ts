@@ -23,6 +23,7 @@ import { generateSubmissions } from "./support/dataset.ts";
 import { createRequest, DATA_DIR, httpDatabase, listRequests, type Measured, measure, removeDatabase, workingCopy } from "./support/http-setup.ts";
 import { canPin, formatTable, type LoadOptions, pinSelf, startServerProcess, stopServerProcess } from "./support/load.ts";
 import { reportTargets, type TargetFigure } from "./support/targets.ts";
+import { median } from "./support/timing.ts";
 
 const quick = process.argv.includes("--quick");
 const ROWS = quick ? 20_000 : 100_000;
@@ -126,12 +127,10 @@ for (const [i, { raw, formsink, plain }] of rounds.entries()) {
   );
 }
 
-/** A figure's value in each round, and their median (the middle round's). */
+/** A figure's value in each round, and their median. */
 const perRound = (value: (round: Round) => number) => {
   const values = rounds.map(value);
-  const sorted = [...values].sort((a, b) => a - b);
-  const half = Math.floor(sorted.length / 2);
-  return { values, median: sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2 };
+  return { values, median: median(values) };
 };
 const listShare = perRound(({ raw, formsink }) => rps(formsink, LIST) / rps(raw, RAW_GET));
 const createShare = perRound(({ raw, formsink }) => rps(formsink, CREATE) / rps(raw, RAW_POST));

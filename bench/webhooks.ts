@@ -44,6 +44,7 @@ import { createWebhookDispatcher } from "../src/webhooks/dispatcher.ts";
 import { readdirSync, readFileSync } from "node:fs";
 import { canPin, cpuSeconds, formatTable, pinSelf, runLoad, startServerProcess, stopServerProcess, threadCpuSeconds } from "./support/load.ts";
 import { reportTargets } from "./support/targets.ts";
+import { median } from "./support/timing.ts";
 
 const quick = process.argv.includes("--quick");
 const memory = process.argv.includes("--memory");
@@ -302,7 +303,7 @@ try {
     return [{ round, share: round.createsPerSecond / around, counted: keptPace(round) }];
   });
   const counted = pairs.filter((pair) => pair.counted);
-  const share = middle(counted.map((pair) => pair.share));
+  const share = median(counted.map((pair) => pair.share));
   // A round that fell behind does not count; so that leaving rounds out cannot carry the
   // target, most rounds with endpoints must have kept pace, and the median of all of them is
   // printed beside when some did not.
@@ -334,16 +335,16 @@ try {
       }),
     ),
   );
-  const requestNone = middle(without.map((round) => round.requestThreadUs));
-  const requestTwo = middle(pairs.map((pair) => pair.round.requestThreadUs));
+  const requestNone = median(without.map((round) => round.requestThreadUs));
+  const requestTwo = median(pairs.map((pair) => pair.round.requestThreadUs));
   console.log(
     `Medians: request thread ${us(requestNone)} per create without endpoints, ${us(requestTwo)} with two (${requestTwo >= requestNone ? "+" : ""}${us(requestTwo - requestNone)}); ` +
-      `dispatcher's thread ${us(middle(pairs.map((pair) => pair.round.dispatcherThreadUs)))} per delivery`,
+      `dispatcher's thread ${us(median(pairs.map((pair) => pair.round.dispatcherThreadUs)))} per delivery`,
   );
   const shares = counted.map((pair) => pair.share).sort((x, y) => x - y);
   const summary = `${sharePercent(share)}, the median of ${counted.length} of ${pairs.length} rounds' shares of the two around them` +
     (counted.length > 0 ? ` (${sharePercent(shares[0]!)} to ${sharePercent(shares.at(-1)!)})` : "") +
-    (counted.length < pairs.length ? `, of all ${pairs.length}: ${sharePercent(middle(pairs.map((pair) => pair.share)))}` : "") + `; best of each: ${sharePercent(bestOfEach)}`;
+    (counted.length < pairs.length ? `, of all ${pairs.length}: ${sharePercent(median(pairs.map((pair) => pair.share)))}` : "") + `; best of each: ${sharePercent(bestOfEach)}`;
   if (RATE !== undefined) {
     console.log(`Creates sent at a set rate: their share (${summary}) is not the target's figure, and the dispatcher alone is not run.`);
   } else {
@@ -353,13 +354,6 @@ try {
 } finally {
   receiver.stop();
   rmSync(dir, { recursive: true, force: true });
-}
-
-/** The median; the mean of the two middle values of an even count, NaN of none. */
-function middle(values: number[]): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  const half = Math.floor(sorted.length / 2);
-  return sorted.length === 0 ? NaN : sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
 }
 
 /** The share as judged against its target: to a tenth, so that one just under 90% does not print as 90%. */

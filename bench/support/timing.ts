@@ -22,4 +22,11 @@ export function percentile(times: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length, rank) - 1]!;
 }
 
+/** The median: the mean of the two middle values of an even count; NaN of none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  return sorted.length === 0 ? NaN : sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
+}
+
 export const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
