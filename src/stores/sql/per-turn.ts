@@ -5,6 +5,13 @@
  * another one on the database), as a read of their own would; a revoked API key is refused
  * on the very next request. Under load, the requests that arrive together share one
  * statement instead of one each.
+ *
+ * With `shareReads` (the driver's), the turn's read starts a snapshot that the reads its
+ * answers lead to (the requests' own statements, run as soon as their key is known) share,
+ * and a second callback queued right behind the read ends it. Node runs callbacks queued
+ * together for the same turn one after the other, with every promise job in between, so the
+ * snapshot holds only what those requests read before the event loop takes anything new (a
+ * request, a timer, a finished write) and nothing later reads from it.
  */
 import { nextTurn } from "../../next-turn.ts";
 
@@ -13,11 +20,22 @@ interface Waiting<V> {
   reject: (error: unknown) => void;
 }
 
-export function readPerTurn<K, V>(read: (key: K) => Promise<V>): (key: K) => Promise<V> {
+export function readPerTurn<K, V>(read: (key: K) => Promise<V>, shareReads?: () => () => void): (key: K) => Promise<V> {
   let asked: Map<K, Waiting<V>[]> | undefined;
+  let endShared: (() => void) | undefined;
+  const endSharedReads = () => {
+    const end = endShared;
+    endShared = undefined;
+    end?.();
+  };
   const readAll = () => {
     const round = asked!;
     asked = undefined;
+    try {
+      endShared = shareReads?.();
+    } catch {
+      // Not shared this turn: each read takes its own snapshot, as without shareReads.
+    }
     for (const [key, waiting] of round) {
       const answer = (value: V) => {
         for (const caller of waiting) caller.resolve(value);
@@ -38,6 +56,7 @@ export function readPerTurn<K, V>(read: (key: K) => Promise<V>): (key: K) => Pro
       if (asked === undefined) {
         asked = new Map();
         nextTurn(readAll);
+        if (shareReads) nextTurn(endSharedReads);
       }
       const waiting = asked.get(key);
       if (waiting) waiting.push({ resolve, reject });
