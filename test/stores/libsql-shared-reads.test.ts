@@ -1,8 +1,8 @@
 /**
- * The reads of one turn in one snapshot (a libSQL file's `shareReads`, started by the turn's
- * key lookup in src/stores/sql/per-turn.ts): the reads a turn's answers lead to share the
- * snapshot the key lookup took, and whatever runs after the turn (another request, a timer,
- * the next turn's callbacks) reads the database as it is then.
+ * The reads of one turn in one snapshot (a libSQL file's `shareReads`, started by the key
+ * lookup of a turn with three or more in src/stores/sql/per-turn.ts): the reads a turn's
+ * answers lead to share the snapshot the key lookup took, and whatever runs after the turn
+ * (another request, a timer, the next turn's callbacks) reads the database as it is then.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -55,10 +55,14 @@ async function setUp() {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** Three requests' key lookups in one turn; resolves with the first's record. */
+const threeLookups = (store: { findApiKey(id: string): Promise<unknown> }, keyId: string) =>
+  Promise.all([store.findApiKey(keyId), store.findApiKey(keyId), store.findApiKey(keyId)]).then(([first]) => first);
+
 test("a read the turn's key lookup leads to is in its snapshot; the next turn's reads see later commits", async () => {
   const { store, keyId, completeElsewhere, statusNow, tearDown } = await setUp();
   try {
-    const inTurn = await store.findApiKey(keyId).then(async () => {
+    const inTurn = await threeLookups(store, keyId).then(async () => {
       completeElsewhere();
       return statusNow();
     });
@@ -75,7 +79,7 @@ test("a commit before the turn's key lookup is in the turn's snapshot", async ()
   const { store, keyId, completeElsewhere, statusNow, tearDown } = await setUp();
   try {
     completeElsewhere();
-    const inTurn = await store.findApiKey(keyId).then(() => statusNow());
+    const inTurn = await threeLookups(store, keyId).then(() => statusNow());
     assert.is(inTurn, "completed");
   } finally {
     await tearDown();
@@ -85,11 +89,11 @@ test("a commit before the turn's key lookup is in the turn's snapshot", async ()
 test("reads after the turn, from a timer or a later turn's lookup, are not in its snapshot", async () => {
   const { store, keyId, completeElsewhere, statusNow, tearDown } = await setUp();
   try {
-    const [fromTimer, fromNextLookup] = await store.findApiKey(keyId).then(() => {
+    const [fromTimer, fromNextLookup] = await threeLookups(store, keyId).then(() => {
       completeElsewhere();
       return Promise.all([
         new Promise((resolve) => setTimeout(() => resolve(statusNow()), 0)),
-        store.findApiKey(keyId).then(() => statusNow()),
+        threeLookups(store, keyId).then(() => statusNow()),
       ]);
     });
     assert.is(fromTimer, "completed");
@@ -102,7 +106,7 @@ test("reads after the turn, from a timer or a later turn's lookup, are not in it
 test("within the turn's snapshot, a read batch runs in it and a statement refused inside a transaction ends it first", async () => {
   const { store, driver, keyId, completeElsewhere, statusNow, tearDown } = await setUp();
   try {
-    const [counted, afterVacuum] = await store.findApiKey(keyId).then(async () => {
+    const [counted, afterVacuum] = await threeLookups(store, keyId).then(async () => {
       completeElsewhere();
       const [rows] = await driver.batch([{ sql: "SELECT status FROM submissions WHERE id = ?", args: [SUBMISSION.submissionId] }], "read");
       await driver.execute({ sql: "VACUUM" });
@@ -115,11 +119,24 @@ test("within the turn's snapshot, a read batch runs in it and a statement refuse
   }
 });
 
+test("a turn with two key lookups shares no snapshot: each read sees what was committed before it", async () => {
+  const { store, keyId, completeElsewhere, statusNow, tearDown } = await setUp();
+  try {
+    const inTurn = await Promise.all([store.findApiKey(keyId), store.findApiKey(keyId)]).then(async () => {
+      completeElsewhere();
+      return statusNow();
+    });
+    assert.is(inTurn, "completed");
+  } finally {
+    await tearDown();
+  }
+});
+
 test("a write of the store, asked in the turn, is seen by the reads after it", async () => {
   const { store, keyId, statusNow, tearDown } = await setUp();
   try {
     const account = (await store.findApiKey(keyId))!.accountId;
-    const after = await store.findApiKey(keyId).then(async () => {
+    const after = await threeLookups(store, keyId).then(async () => {
       await store.setSubmissionStatus(account, SUBMISSION.submissionId, "completed");
       return statusNow();
     });
