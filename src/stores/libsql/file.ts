@@ -113,18 +113,18 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
     if (reader) return { rows: statement.all(args as SqlValue[]) as SqlRow[], rowsAffected: 0 };
     return { rows: [], rowsAffected: statement.run(args as SqlValue[]).changes };
   };
-  // BEGIN, COMMIT and ROLLBACK go through `exec`, never a kept statement: a kept statement that
-  // failed with SQLITE_BUSY stays "in progress" until it is run again, and every later COMMIT
-  // then fails ("SQL statements in progress"), which broke the store for good.
-  // A read transaction that reads share (shareReads), open on this connection.
+  // A read transaction that reads share (the driver's shareReads), open on this connection.
   let sharing = false;
   const endSharing = () => {
     if (!sharing) return;
     sharing = false;
     if (db.inTransaction) db.exec("COMMIT");
   };
+  // BEGIN, COMMIT and ROLLBACK go through `exec`, never a kept statement: a kept statement that
+  // failed with SQLITE_BUSY stays "in progress" until it is run again, and every later COMMIT
+  // then fails ("SQL statements in progress"), which broke the store for good.
   const transaction = (statements: readonly SqlStatement[], mode: "read" | "write"): SqlResult[] => {
-    // Already one snapshot.
+    // Reads in the shared snapshot are in one already.
     if (mode === "read" && sharing && db.inTransaction) return statements.map(run);
     if (mode === "write") options.beforeWrite?.();
     const locked = mode === "write" ? options.writeLock : undefined;

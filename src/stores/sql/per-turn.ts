@@ -6,13 +6,13 @@
  * on the very next request. Under load, the requests that arrive together share one
  * statement instead of one each.
  *
- * With `shareReads` (the driver's), the read of a turn with SHARED_FROM lookups or more starts a
- * snapshot that the reads its answers lead to (the requests' own statements, run as soon as
- * their key is known) share, and a second callback queued right behind the read ends it.
- * Node runs callbacks queued together for the same turn one after the other, with every
- * promise job in between, so the snapshot holds only what those requests read before the
- * event loop takes anything new (a request, a timer, a finished write) and nothing later
- * reads from it.
+ * With `shareReads` (the driver's), the read of a turn with SHARED_FROM lookups or more
+ * starts a snapshot that the reads its answers lead to (the requests' own statements, run as
+ * soon as their key is known) share, and a second callback queued right behind the read ends
+ * it. Node (as Bun and Deno) runs callbacks queued together for the same turn one after the
+ * other, with every promise job in between, so the snapshot holds only what those requests
+ * read before the event loop takes anything new (a request, a timer, a finished write), and
+ * nothing later reads from it.
  */
 import { nextTurn } from "../../next-turn.ts";
 
