@@ -12,7 +12,7 @@
 import type { EventType } from "../../events.ts";
 import { randomHex } from "../../hex.ts";
 import { ClaimAfterRecordingFailed, type ClaimedDelivery, type DeliveryAttempt, type WebhookChange, WebhookLimitReached, type WebhookStore } from "../../store.ts";
-import type { SqlDriver, SqlResult, SqlStatement, SqlValue } from "./driver.ts";
+import { arrayRows, type SqlDriver, type SqlResult, type SqlStatement, type SqlValue } from "./driver.ts";
 import { EVENT_JSON } from "./events.ts";
 import { nullableNumber, toDelivery, toWebhook, WEBHOOK_CHANGES } from "./records.ts";
 
@@ -146,17 +146,21 @@ const RANGES_LEASED = `UPDATE webhooks SET lease_owner = ?3, lease_until = ?4, l
   WHERE webhooks.account_id = taken.account_id AND webhooks.id = taken.id`;
 
 /**
- * The first attempts an endpoint's range lease covers, as rows of `webhook_deliveries` read:
- * its events after its place in the log through `lease_last` that it subscribes to, and that
- * have no delivery row (a retry asked meanwhile made one, which goes its own way).
+ * The events of the first attempts an endpoint's range lease covers, as a FROM and WHERE of
+ * `webhooks` and `events`: its events after its place in the log through `lease_last` that it
+ * subscribes to, and that have no delivery row (a retry asked meanwhile made one, which goes its
+ * own way).
  */
-const RANGE_DELIVERIES = `SELECT webhooks.account_id AS account_id, webhooks.id AS webhook_id, events.position AS position, ${EVENT_ID} AS event_id,
-    events.type AS event_type, 'pending' AS status, 0 AS attempts, NULL AS first_attempt_at, NULL AS last_attempt_at,
-    webhooks.lease_at AS next_attempt_at, NULL AS last_status_code, NULL AS last_error, NULL AS last_duration_ms
-  FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.position > webhooks.log_position
+const RANGE_EVENTS = `FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.position > webhooks.log_position
     AND events.position <= webhooks.lease_last
   WHERE ${MATCHES} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_deliveries.account_id = webhooks.account_id
     AND webhook_deliveries.webhook_id = webhooks.id AND webhook_deliveries.position = events.position)`;
+
+/** The first attempts an endpoint's range lease covers (RANGE_EVENTS), as rows of `webhook_deliveries` read. */
+const RANGE_DELIVERIES = `SELECT webhooks.account_id AS account_id, webhooks.id AS webhook_id, events.position AS position, ${EVENT_ID} AS event_id,
+    events.type AS event_type, 'pending' AS status, 0 AS attempts, NULL AS first_attempt_at, NULL AS last_attempt_at,
+    webhooks.lease_at AS next_attempt_at, NULL AS last_status_code, NULL AS last_error, NULL AS last_duration_ms
+  ${RANGE_EVENTS}`;
 
 /**
  * Deletes the deliveries of the events at or before the position `through` gives (for
@@ -184,18 +188,22 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
    */
   async function readClaim(leasedUntil: number, claim: string): Promise<ClaimedDelivery[]> {
     const ROWS_LEASED = "SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2";
-    const RANGES = `${RANGE_DELIVERIES} AND webhooks.lease_until = ?1 AND webhooks.lease_claim = ?2`;
+    const OF_CLAIM = "AND webhooks.lease_until = ?1 AND webhooks.lease_claim = ?2";
     const leased = [leasedUntil, claim];
+    // The deliveries name their events by position alone, and each event's id and type are read
+    // with its text, once per event: read per delivery, they made each range delivery a lookup of
+    // its event's row, which its position alone does not need (bench/webhooks.ts).
     const [deliveries, endpoints, texts] = await driver.batch(
       [
         {
-          sql: `SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM (
-                  SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM webhook_deliveries
+          sql: `SELECT account_id, webhook_id, position, attempts, first_attempt_at FROM (
+                  SELECT account_id, webhook_id, position, attempts, first_attempt_at FROM webhook_deliveries
                   WHERE lease_until = ?1 AND lease_claim = ?2
                   UNION ALL
-                  SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM (${RANGES}))
+                  SELECT webhooks.account_id, webhooks.id, events.position, 0, NULL ${RANGE_EVENTS} ${OF_CLAIM})
                 ORDER BY attempts > 0, first_attempt_at, position`,
           args: leased,
+          asArrays: true,
         },
         {
           sql: `SELECT * FROM webhooks WHERE (lease_until = ?1 AND lease_claim = ?2)
@@ -203,8 +211,8 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
           args: leased,
         },
         {
-          sql: `SELECT events.position, ${EVENT_JSON} FROM events
-                WHERE events.position IN (SELECT position FROM (${ROWS_LEASED}) UNION ALL SELECT position FROM (${RANGES}))`,
+          sql: `SELECT events.position, ${EVENT_ID}, events.type, ${EVENT_JSON} FROM events
+                WHERE events.position IN (SELECT position FROM (${ROWS_LEASED}) UNION ALL SELECT events.position ${RANGE_EVENTS} ${OF_CLAIM})`,
           args: leased,
           asArrays: true,
         },
@@ -212,18 +220,23 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       "read",
     );
     const webhooks = new Map(endpoints!.rows.map((row) => [`${String(row.account_id)}\n${String(row.id)}`, toWebhook(row)]));
-    const events = new Map((texts!.rows as unknown as [number, string][]).map(([position, text]) => [Number(position), String(text)]));
+    const events = new Map(
+      arrayRows(texts!).map(([position, id, type, text]) => [
+        Number(position),
+        { text: String(text), id: String(id), type: String(type) as EventType },
+      ]),
+    );
     const claimed: ClaimedDelivery[] = [];
-    for (const row of deliveries!.rows) {
-      const accountId = String(row.account_id);
-      const webhook = webhooks.get(`${accountId}\n${String(row.webhook_id)}`);
-      const position = Number(row.position);
+    for (const [accountIdValue, webhookId, positionValue, attempts, firstAttemptAt] of arrayRows(deliveries!)) {
+      const accountId = String(accountIdValue);
+      const webhook = webhooks.get(`${accountId}\n${String(webhookId)}`);
+      const position = Number(positionValue);
       const event = events.get(position);
       // Both are there: an endpoint's deletion and an event's pruning delete its deliveries, leased or not, in the same transaction.
       if (webhook === undefined || event === undefined) continue;
       claimed.push({
-        accountId, webhook, position, event, eventId: String(row.event_id), eventType: String(row.event_type) as EventType,
-        attempts: Number(row.attempts), firstAttemptAt: nullableNumber(row.first_attempt_at),
+        accountId, webhook, position, event: event.text, eventId: event.id, eventType: event.type,
+        attempts: Number(attempts), firstAttemptAt: nullableNumber(firstAttemptAt),
       });
     }
     return claimed;
