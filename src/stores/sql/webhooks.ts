@@ -196,8 +196,8 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
    * event's text is built once and each endpoint read once, however many of the claim's
    * deliveries share them (an event goes to every endpoint).
    *
-   * The deliveries and the events each come as one value (a JSON array; records joined by
-   * separators), not as a row each: the libSQL binding costs about a microsecond per value it
+   * The deliveries, the endpoints and the events each come as one value (a JSON array; the
+   * events' records joined by separators), not as a row each: the libSQL binding costs about a microsecond per value it
    * hands over, more than SQLite's work per delivery (bench/webhooks.ts). A delivery names its
    * endpoint by rowid and its event by position; an event's id and type come with its text.
    */
@@ -218,9 +218,10 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
           asArrays: true,
         },
         {
-          sql: `SELECT rowid AS endpoint, * FROM webhooks WHERE (lease_until = ?1 AND lease_claim = ?2)
+          sql: `SELECT json_group_array(json_object(${ENDPOINT_FIELDS})) FROM webhooks WHERE (lease_until = ?1 AND lease_claim = ?2)
                   OR (account_id, id) IN (SELECT account_id, webhook_id FROM (${ROWS_LEASED}))`,
           args: leased,
+          asArrays: true,
         },
         {
           sql: `SELECT group_concat(events.position || ${UNIT} || COALESCE(${EVENT_ID}, 'null') || ${UNIT} || events.type || ${UNIT} || COALESCE(${EVENT_JSON}, 'null'), ${RECORD})
@@ -232,7 +233,9 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       ],
       "read",
     );
-    const webhooks = new Map(endpoints!.rows.map((row) => [Number(row.endpoint), { accountId: String(row.account_id), webhook: toWebhook(row) }]));
+    const webhooks = new Map(
+      jsonList<Record<string, unknown>>(endpoints!).map((row) => [Number(row.endpoint), { accountId: String(row.account_id), webhook: toWebhook(row) }]),
+    );
     const events = new Map<number, { id: string; type: EventType; text: string }>();
     const eventRecords = arrayRows(texts!)[0]?.[0];
     for (const record of eventRecords == null ? [] : String(eventRecords).split(RECORD_SEPARATOR)) {
@@ -240,9 +243,7 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       events.set(Number(position), { id, type: type as EventType, text: record.slice(position.length + id.length + type.length + 3) });
     }
     const claimed: ClaimedDelivery[] = [];
-    const deliveryList = arrayRows(deliveries!)[0]?.[0];
-    const rows = (deliveryList == null ? [] : JSON.parse(String(deliveryList))) as [number | null, number, number, number | null][];
-    for (const [endpoint, position, attempts, firstAttemptAt] of rows) {
+    for (const [endpoint, position, attempts, firstAttemptAt] of jsonList<[number | null, number, number, number | null]>(deliveries!)) {
       const of = endpoint === null ? undefined : webhooks.get(endpoint);
       const event = events.get(position);
       // Both are there: an endpoint's deletion and an event's pruning delete its deliveries, leased or not, in the same transaction.
@@ -614,3 +615,13 @@ function rangeMovedOn(accountId: string, webhookId: string, owner: string, posit
 }
 
 const deliveryKey = (accountId: string, webhookId: string, position: number) => `${accountId}\n${webhookId}\n${position}`;
+
+/** The endpoint's fields a claim reads (as `toWebhook` takes them), and its rowid as `endpoint`, for json_object. */
+const ENDPOINT_FIELDS = ["account_id", "id", "url", "types", "popup_id", "description", "created_at", "disabled_at", "secrets", "previous_secret_expires_at",
+  "failing_since"].reduce((fields, column) => `${fields}, '${column}', ${column}`, "'endpoint', rowid");
+
+/** The list a statement read as one JSON array (json_group_array), empty when it read none. */
+function jsonList<T>(result: SqlResult): T[] {
+  const list = arrayRows(result)[0]?.[0];
+  return list == null ? [] : (JSON.parse(String(list)) as T[]);
+}
