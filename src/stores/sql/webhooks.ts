@@ -14,7 +14,7 @@ import { randomHex } from "../../hex.ts";
 import { ClaimAfterRecordingFailed, type ClaimedDelivery, type DeliveryAttempt, type WebhookChange, WebhookLimitReached, type WebhookStore } from "../../store.ts";
 import { arrayRows, type SqlDriver, type SqlResult, type SqlStatement, type SqlValue } from "./driver.ts";
 import { EVENT_JSON } from "./events.ts";
-import { nullableNumber, toDelivery, toWebhook, WEBHOOK_CHANGES } from "./records.ts";
+import { toDelivery, toWebhook, WEBHOOK_CHANGES } from "./records.ts";
 
 /** The newest position of an endpoint's account's log (0 for an empty log). */
 const NEWEST_POSITION = "COALESCE((SELECT MAX(position) FROM events WHERE events.account_id = webhooks.account_id), 0)";
@@ -49,6 +49,10 @@ const UNIT_SEPARATOR = "\x1f";
 const RECORD_SEPARATOR = "\x1e";
 const UNIT = "char(31)";
 const RECORD = "char(30)";
+
+/** The fields of an endpoint a claim reads (those `toWebhook` takes), and its rowid as `endpoint`, as json_object's arguments. */
+const ENDPOINT_FIELDS = ["account_id", "id", "url", "types", "popup_id", "description", "created_at", "disabled_at", "secrets", "previous_secret_expires_at",
+  "failing_since"].reduce((fields, column) => `${fields}, '${column}', ${column}`, "'endpoint', rowid");
 
 /** Beyond every position: what a bound is when nothing bounds it. */
 const NO_POSITION = Number.MAX_SAFE_INTEGER;
@@ -197,9 +201,10 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
    * deliveries share them (an event goes to every endpoint).
    *
    * The deliveries, the endpoints and the events each come as one value (a JSON array; the
-   * events' records joined by separators), not as a row each: the libSQL binding costs about a microsecond per value it
-   * hands over, more than SQLite's work per delivery (bench/webhooks.ts). A delivery names its
-   * endpoint by rowid and its event by position; an event's id and type come with its text.
+   * events' records joined by separators), not as a row each: the libSQL binding costs about a
+   * microsecond per value it hands over, more than SQLite's work per delivery
+   * (bench/webhooks.ts). A delivery names its endpoint by rowid and its event by position; an
+   * event's id and type come with its text.
    */
   async function readClaim(leasedUntil: number, claim: string): Promise<ClaimedDelivery[]> {
     const ROWS_LEASED = "SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2";
@@ -615,10 +620,6 @@ function rangeMovedOn(accountId: string, webhookId: string, owner: string, posit
 }
 
 const deliveryKey = (accountId: string, webhookId: string, position: number) => `${accountId}\n${webhookId}\n${position}`;
-
-/** The endpoint's fields a claim reads (as `toWebhook` takes them), and its rowid as `endpoint`, for json_object. */
-const ENDPOINT_FIELDS = ["account_id", "id", "url", "types", "popup_id", "description", "created_at", "disabled_at", "secrets", "previous_secret_expires_at",
-  "failing_since"].reduce((fields, column) => `${fields}, '${column}', ${column}`, "'endpoint', rowid");
 
 /** The list a statement read as one JSON array (json_group_array), empty when it read none. */
 function jsonList<T>(result: SqlResult): T[] {
