@@ -12,9 +12,9 @@
 import type { EventType } from "../../events.ts";
 import { randomHex } from "../../hex.ts";
 import { ClaimAfterRecordingFailed, type ClaimedDelivery, type DeliveryAttempt, type WebhookChange, WebhookLimitReached, type WebhookStore } from "../../store.ts";
-import type { SqlDriver, SqlResult, SqlStatement, SqlValue } from "./driver.ts";
+import { arrayRows, type SqlDriver, type SqlResult, type SqlStatement, type SqlValue } from "./driver.ts";
 import { EVENT_JSON } from "./events.ts";
-import { nullableNumber, toDelivery, toWebhook, WEBHOOK_CHANGES } from "./records.ts";
+import { toDelivery, toWebhook, WEBHOOK_CHANGES } from "./records.ts";
 
 /** The newest position of an endpoint's account's log (0 for an empty log). */
 const NEWEST_POSITION = "COALESCE((SELECT MAX(position) FROM events WHERE events.account_id = webhooks.account_id), 0)";
@@ -39,6 +39,20 @@ const FRONTIER = "MAX(webhooks.log_position, COALESCE(webhooks.lease_last, 0))";
  */
 const EVENT_ID = `CASE WHEN substr(events.event, 1, 7) = '{"id":"' AND substr(events.event, 44, 1) = '"' THEN substr(events.event, 8, 36)
   ELSE json_extract(CASE WHEN events.type = 'submission.created' THEN events.event || 'null}' ELSE events.event END, '$.id') END`;
+
+/**
+ * What separates an event's fields, and its records, in a claim's read of its events (one
+ * value for them all): control characters, which JSON text holds nowhere (escaped in strings,
+ * and not whitespace), nor an event's id, type or position.
+ */
+const UNIT_SEPARATOR = "\x1f";
+const RECORD_SEPARATOR = "\x1e";
+const UNIT = "char(31)";
+const RECORD = "char(30)";
+
+/** The fields of an endpoint a claim reads (those `toWebhook` takes), and its rowid as `endpoint`, as json_object's arguments. */
+const ENDPOINT_FIELDS = ["account_id", "id", "url", "types", "popup_id", "description", "created_at", "disabled_at", "secrets", "previous_secret_expires_at",
+  "failing_since"].reduce((fields, column) => `${fields}, '${column}', ${column}`, "'endpoint', rowid");
 
 /** Beyond every position: what a bound is when nothing bounds it. */
 const NO_POSITION = Number.MAX_SAFE_INTEGER;
@@ -146,17 +160,21 @@ const RANGES_LEASED = `UPDATE webhooks SET lease_owner = ?3, lease_until = ?4, l
   WHERE webhooks.account_id = taken.account_id AND webhooks.id = taken.id`;
 
 /**
- * The first attempts an endpoint's range lease covers, as rows of `webhook_deliveries` read:
- * its events after its place in the log through `lease_last` that it subscribes to, and that
- * have no delivery row (a retry asked meanwhile made one, which goes its own way).
+ * The events of the first attempts an endpoint's range lease covers, as a FROM and WHERE of
+ * `webhooks` and `events`: its events after its place in the log through `lease_last` that it
+ * subscribes to, and that have no delivery row (a retry asked meanwhile made one, which goes its
+ * own way).
  */
-const RANGE_DELIVERIES = `SELECT webhooks.account_id AS account_id, webhooks.id AS webhook_id, events.position AS position, ${EVENT_ID} AS event_id,
-    events.type AS event_type, 'pending' AS status, 0 AS attempts, NULL AS first_attempt_at, NULL AS last_attempt_at,
-    webhooks.lease_at AS next_attempt_at, NULL AS last_status_code, NULL AS last_error, NULL AS last_duration_ms
-  FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.position > webhooks.log_position
+const RANGE_EVENTS = `FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.position > webhooks.log_position
     AND events.position <= webhooks.lease_last
   WHERE ${MATCHES} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_deliveries.account_id = webhooks.account_id
     AND webhook_deliveries.webhook_id = webhooks.id AND webhook_deliveries.position = events.position)`;
+
+/** The first attempts an endpoint's range lease covers (RANGE_EVENTS), as rows of `webhook_deliveries` read. */
+const RANGE_DELIVERIES = `SELECT webhooks.account_id AS account_id, webhooks.id AS webhook_id, events.position AS position, ${EVENT_ID} AS event_id,
+    events.type AS event_type, 'pending' AS status, 0 AS attempts, NULL AS first_attempt_at, NULL AS last_attempt_at,
+    webhooks.lease_at AS next_attempt_at, NULL AS last_status_code, NULL AS last_error, NULL AS last_duration_ms
+  ${RANGE_EVENTS}`;
 
 /**
  * Deletes the deliveries of the events at or before the position `through` gives (for
@@ -181,52 +199,69 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
    * creates' too. The claim's leases keep these deliveries this dispatcher's meanwhile. Each
    * event's text is built once and each endpoint read once, however many of the claim's
    * deliveries share them (an event goes to every endpoint).
+   *
+   * The deliveries, the endpoints and the events each come as one value (a JSON array; the
+   * events' records joined by separators), not as a row each: the libSQL binding costs about a
+   * microsecond per value it hands over, more than SQLite's work per delivery
+   * (bench/webhooks.ts). A delivery names its endpoint by rowid and its event by position; an
+   * event's id and type come with its text.
    */
   async function readClaim(leasedUntil: number, claim: string): Promise<ClaimedDelivery[]> {
     const ROWS_LEASED = "SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2";
-    const RANGES = `${RANGE_DELIVERIES} AND webhooks.lease_until = ?1 AND webhooks.lease_claim = ?2`;
+    const OF_CLAIM = "AND webhooks.lease_until = ?1 AND webhooks.lease_claim = ?2";
     const leased = [leasedUntil, claim];
     const [deliveries, endpoints, texts] = await driver.batch(
       [
         {
-          sql: `SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM (
-                  SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM webhook_deliveries
-                  WHERE lease_until = ?1 AND lease_claim = ?2
+          sql: `SELECT json_group_array(json_array(endpoint, position, attempts, first_attempt_at)) FROM (
+                  SELECT (SELECT rowid FROM webhooks WHERE webhooks.account_id = webhook_deliveries.account_id AND webhooks.id = webhook_deliveries.webhook_id)
+                    AS endpoint, position, attempts, first_attempt_at
+                  FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2
                   UNION ALL
-                  SELECT account_id, webhook_id, position, event_id, event_type, attempts, first_attempt_at FROM (${RANGES}))
-                ORDER BY attempts > 0, first_attempt_at, position`,
+                  SELECT webhooks.rowid, events.position, 0, NULL ${RANGE_EVENTS} ${OF_CLAIM})`,
           args: leased,
+          asArrays: true,
         },
         {
-          sql: `SELECT * FROM webhooks WHERE (lease_until = ?1 AND lease_claim = ?2)
+          sql: `SELECT json_group_array(json_object(${ENDPOINT_FIELDS})) FROM webhooks WHERE (lease_until = ?1 AND lease_claim = ?2)
                   OR (account_id, id) IN (SELECT account_id, webhook_id FROM (${ROWS_LEASED}))`,
           args: leased,
+          asArrays: true,
         },
         {
-          sql: `SELECT events.position, ${EVENT_JSON} FROM events
-                WHERE events.position IN (SELECT position FROM (${ROWS_LEASED}) UNION ALL SELECT position FROM (${RANGES}))`,
+          sql: `SELECT group_concat(events.position || ${UNIT} || COALESCE(${EVENT_ID}, 'null') || ${UNIT} || events.type || ${UNIT} || COALESCE(${EVENT_JSON}, 'null'), ${RECORD})
+                FROM events
+                WHERE events.position IN (SELECT position FROM (${ROWS_LEASED}) UNION ALL SELECT events.position ${RANGE_EVENTS} ${OF_CLAIM})`,
           args: leased,
           asArrays: true,
         },
       ],
       "read",
     );
-    const webhooks = new Map(endpoints!.rows.map((row) => [`${String(row.account_id)}\n${String(row.id)}`, toWebhook(row)]));
-    const events = new Map((texts!.rows as unknown as [number, string][]).map(([position, text]) => [Number(position), String(text)]));
+    const webhooks = new Map(
+      jsonList<Record<string, unknown>>(endpoints!).map((row) => [Number(row.endpoint), { accountId: String(row.account_id), webhook: toWebhook(row) }]),
+    );
+    const events = new Map<number, { id: string; type: EventType; text: string }>();
+    const eventRecords = arrayRows(texts!)[0]?.[0];
+    for (const record of eventRecords == null ? [] : String(eventRecords).split(RECORD_SEPARATOR)) {
+      const [position, id, type, text] = record.split(UNIT_SEPARATOR, 4) as [string, string, string, string];
+      events.set(Number(position), { id, type: type as EventType, text: record.slice(position.length + id.length + type.length + 3) });
+    }
     const claimed: ClaimedDelivery[] = [];
-    for (const row of deliveries!.rows) {
-      const accountId = String(row.account_id);
-      const webhook = webhooks.get(`${accountId}\n${String(row.webhook_id)}`);
-      const position = Number(row.position);
+    for (const [endpoint, position, attempts, firstAttemptAt] of jsonList<[number | null, number, number, number | null]>(deliveries!)) {
+      const of = endpoint === null ? undefined : webhooks.get(endpoint);
       const event = events.get(position);
       // Both are there: an endpoint's deletion and an event's pruning delete its deliveries, leased or not, in the same transaction.
-      if (webhook === undefined || event === undefined) continue;
+      if (of === undefined || event === undefined) continue;
       claimed.push({
-        accountId, webhook, position, event, eventId: String(row.event_id), eventType: String(row.event_type) as EventType,
-        attempts: Number(row.attempts), firstAttemptAt: nullableNumber(row.first_attempt_at),
+        accountId: of.accountId, webhook: of.webhook, position, event: event.text, eventId: event.id, eventType: event.type, attempts,
+        firstAttemptAt,
       });
     }
-    return claimed;
+    // Retries after first attempts; first attempts in commit order, retries in order of first attempt.
+    return claimed.sort((a, b) =>
+      Number(a.attempts > 0) - Number(b.attempts > 0) || (a.firstAttemptAt ?? 0) - (b.firstAttemptAt ?? 0) || a.position - b.position
+    );
   }
 
   return {
@@ -585,3 +620,9 @@ function rangeMovedOn(accountId: string, webhookId: string, owner: string, posit
 }
 
 const deliveryKey = (accountId: string, webhookId: string, position: number) => `${accountId}\n${webhookId}\n${position}`;
+
+/** The list a statement read as one JSON array (json_group_array), empty when it read none. */
+function jsonList<T>(result: SqlResult): T[] {
+  const list = arrayRows(result)[0]?.[0];
+  return list == null ? [] : (JSON.parse(String(list)) as T[]);
+}
