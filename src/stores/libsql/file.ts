@@ -113,19 +113,10 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
     if (reader) return { rows: statement.all(args as SqlValue[]) as SqlRow[], rowsAffected: 0 };
     return { rows: [], rowsAffected: statement.run(args as SqlValue[]).changes };
   };
-  // A read transaction that reads share (the driver's shareReads), open on this connection.
-  let sharing = false;
-  const endSharing = () => {
-    if (!sharing) return;
-    sharing = false;
-    if (db.inTransaction) db.exec("COMMIT");
-  };
   // BEGIN, COMMIT and ROLLBACK go through `exec`, never a kept statement: a kept statement that
   // failed with SQLITE_BUSY stays "in progress" until it is run again, and every later COMMIT
   // then fails ("SQL statements in progress"), which broke the store for good.
   const transaction = (statements: readonly SqlStatement[], mode: "read" | "write"): SqlResult[] => {
-    // Reads in the shared snapshot are in one already.
-    if (mode === "read" && sharing && db.inTransaction) return statements.map(run);
     if (mode === "write") options.beforeWrite?.();
     const locked = mode === "write" ? options.writeLock : undefined;
     locked?.acquireBlocking();
@@ -145,7 +136,6 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
   };
   const isWrite = (statement: SqlStatement) => !prepare(statement.sql, statement.asArrays).reader && !OUTSIDE_TRANSACTION.test(statement.sql);
   const closeReader = () => {
-    endSharing();
     // Moves every commit from the WAL into the file and empties the WAL: after a clean stop
     // the .db alone holds all the data, so copying just it (as people do) loses nothing.
     // (libSQL does not do it when the last connection closes, as SQLite does.)
@@ -169,11 +159,6 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
   }
 
   const writes = openWriter(path, options);
-  // What SQLite refuses inside a transaction (VACUUM, a checkpoint's work) runs after the shared snapshot.
-  const runOnReader = (statement: SqlStatement) => {
-    if (sharing && !prepare(statement.sql, statement.asArrays).reader) endSharing();
-    return run(statement);
-  };
   // SQLite's count of commits made by other connections, this file's writer among them: the
   // read connection itself never writes.
   const dataVersion = db.prepare("PRAGMA data_version").raw(true);
@@ -184,18 +169,8 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
       // Telling a read from a write prepares the statement, which reads the schema: that can be
       // refused for a lock too (the other connection opening the WAL of a file just made), so
       // it is tried again with the read. A write's own waits and faults are the writer's.
-      execute: (statement) => patiently(() => (isWrite(statement) ? writes.transaction([statement]).then((results) => results[0]!) : runOnReader(statement))),
+      execute: (statement) => patiently(() => (isWrite(statement) ? writes.transaction([statement]).then((results) => results[0]!) : run(statement))),
       batch: (statements, mode) => (mode === "write" ? writes.transaction(statements) : patiently(() => transaction(statements, "read"))),
-      // bench/http.ts (get by id): each statement in a snapshot of its own takes and drops
-      // SQLite's WAL read lock (two fcntl) and reads the file's state; the gets of a turn in
-      // one snapshot skip that.
-      shareReads: () => {
-        if (!sharing && !db.inTransaction) {
-          db.exec("BEGIN DEFERRED");
-          sharing = true;
-        }
-        return endSharing;
-      },
     },
     close: async () => {
       try {

@@ -52,14 +52,6 @@ export interface SqlDriver {
    * tell at once (D1, libSQL over HTTP): the store then reads again each time.
    */
   changeVersion?(): number;
-  /**
-   * Starts one read snapshot that every read of this driver shares, until the function it
-   * returns is called: the reads then skip taking and dropping a snapshot each. The snapshot
-   * is taken by the first read after this call, so it holds every write committed before
-   * that read. Left out where reads cannot share one (D1, libSQL over HTTP, a single
-   * connection that also writes).
-   */
-  shareReads?(): () => void;
 }
 
 /** Whether the database refused a value for its length (D1's SQLITE_TOOBIG past 2 MB). */

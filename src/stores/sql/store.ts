@@ -398,7 +398,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     findApiKey: readPerTurn(keptUntilChange(driver, async (keyId: string) => {
       const { rows } = await driver.execute({ sql: "SELECT * FROM api_keys WHERE id = ?", args: [keyId], oneRow: true });
       return rows[0] && toApiKey(rows[0]);
-    }), driver.shareReads?.bind(driver)),
+    })),
     async listApiKeys(filter = {}): Promise<ApiKeyListing[]> {
       const { rows } = await driver.execute({
         sql: `SELECT api_keys.*, accounts.name AS account_name FROM api_keys JOIN accounts ON accounts.id = api_keys.account_id
