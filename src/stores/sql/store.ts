@@ -64,8 +64,14 @@ export async function openSqlStore(
   return { store: sqlStore(driver, close, identifyingFields), upgrade };
 }
 
-/** A walk the counts may not choose: their choice and the total when they chose it (`ListStatements`). */
-type WalkChoice = Required<Pick<ListStatements, "choice" | "walkCount">>;
+/**
+ * A walk the counts may not choose: their choice and the total when they chose it
+ * (`ListStatements`); without a choice, a walk already chosen and its total.
+ */
+interface WalkChoice {
+  choice: SqlStatement | undefined;
+  walkCount: SqlStatement;
+}
 
 /** A statement of a list or walk, its text kept for its shape (`statementTexts`) under the name of its part. */
 type Kept = (part: string, statement: SqlStatement) => SqlStatement;
@@ -134,7 +140,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   // throws compiled code away at a call site it has never seen run.
   const readList = async <Read extends { items: readonly unknown[]; total: number }>(
     accountId: string,
-    { shape, page, count, merge, choice, walkCount, walkChosen }: ListStatements,
+    { shape, page, count, merge, choice, walkCount, chosenWalk }: ListStatements,
     query: SubmissionQuery,
     read: (kept: Kept, page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => Promise<Read>,
   ): Promise<Read> => {
@@ -142,9 +148,9 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     const key = lateListKey(accountId, query, shape);
     if (!merged.take(key)) {
       const walkedLately = walked.take(key);
-      const walk = await read(keptFor(`${shape} ${walkedLately ? "walk chosen" : "walk"}`), page, count, {
-        choice: walkedLately ? walkChosen! : choice!,
-        walkCount: walkCount!,
+      const walk = await read(keptFor(`${shape} ${walkedLately ? "walk chosen" : "walk"}`), walkedLately ? chosenWalk!() : page, count, {
+        choice: walkedLately ? undefined : choice!(),
+        walkCount: walkedLately ? count : walkCount!,
       });
       if (!Number.isNaN(walk.total) && walkFoundPage(query, walk.items.length, walk.total)) {
         if (!walkedLately) walked.note(key);
