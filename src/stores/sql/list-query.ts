@@ -7,7 +7,7 @@ import type { SqlStatement, SqlValue } from "./driver.ts";
 import { DAY_MS, EQUALITY_COLUMNS } from "./migrations.ts";
 import type { SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
 import {
-  SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_CSV_PARTS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_JSON_AROUND_TIME_AS_STORED, SUBMISSION_LINE, SUBMISSION_LINE_AS_STORED,
+  SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_CSV_PARTS, SUBMISSION_JSON_TIME_APART, SUBMISSION_JSON_TIME_APART_AS_STORED, SUBMISSION_LINE, SUBMISSION_LINE_AS_STORED,
 } from "./submission-row.ts";
 
 const EQUALITY_FIELDS = Object.keys(EQUALITY_COLUMNS) as (keyof typeof EQUALITY_COLUMNS)[];
@@ -33,9 +33,9 @@ export interface ListStatements {
 
 /**
  * A list page and its total. The page's rows, as arrays: SUBMISSION_COLUMNS (for
- * `rowToSubmission`), or `as` "json" the submission's JSON text around its time
- * (SUBMISSION_JSON_AROUND_TIME's head), its created_at, id, and the text's tail; "json as
- * stored", the same with `data` as stored (SUBMISSION_JSON_AROUND_TIME_AS_STORED).
+ * `rowToSubmission`), or `as` "json" the submission's JSON text with its time apart
+ * (SUBMISSION_JSON_TIME_APART) and its id; "json as stored", the same with `data` as stored
+ * (SUBMISSION_JSON_TIME_APART_AS_STORED).
  *
  * When the counts choose between a walk and a merge (`pageReading`), `page` is only the walk,
  * which reads rows only when the counts choose it (`choice`), and `merge` makes the page read
@@ -100,8 +100,8 @@ export type ListRows = "rows" | "json" | "json as stored";
 
 const LIST_SELECT: Record<ListRows, string> = {
   rows: SUBMISSION_COLUMNS,
-  json: `${SUBMISSION_JSON_AROUND_TIME.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME.tail} AS tail`,
-  "json as stored": `${SUBMISSION_JSON_AROUND_TIME_AS_STORED.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.tail} AS tail`,
+  json: `${SUBMISSION_JSON_TIME_APART} AS submission, id`,
+  "json as stored": `${SUBMISSION_JSON_TIME_APART_AS_STORED} AS submission, id`,
 };
 
 /**
@@ -813,18 +813,19 @@ function rangeArgs(filter: SubmissionFilter, after?: SubmissionCursor): SqlValue
   return argsOf(filter.createdAfter ?? [], filter.createdBefore ?? [], cursorArgs(after));
 }
 
-// bench/http.ts (list): the binding converts each value of each row on its own, at a cost per value.
+// bench/http.ts (list): the binding converts each value of each row on its own, at a cost per
+// value, and each aggregate of the page cost SQLite more than the text's marks around the time.
 /**
  * A list page (`page` of `listStatements` as "json" or "json as stored", or its `merge()`) and its total as one
- * row of one statement, so one snapshot without a transaction: `total`; `heads` and `tails`,
- * the rows' texts around their time joined by char(30), which no JSON text holds raw; and the
- * rows' `times` and `ids` as JSON arrays, in the order SQLite aggregated them (see `wholePage`).
- * `choice`: the WITH clause the page and the total read (`listStatements`), put in front.
+ * row of one statement, so one snapshot without a transaction: `total`; `submissions`, the
+ * rows' texts with their times apart (SUBMISSION_JSON_TIME_APART) joined by char(30), which no
+ * JSON text holds raw; and the rows' `ids` as a JSON array, in the order SQLite aggregated them
+ * (see `wholePage`). `choice`: the WITH clause the page and the total read (`listStatements`),
+ * put in front.
  */
 export function pageWithTotal(page: SqlStatement, count: SqlStatement, choice?: SqlStatement): SqlStatement {
   return withChoice(choice, lazy(
-    () => `SELECT (${count.sql}) AS total, group_concat(head, char(30)) AS heads, group_concat(tail, char(30)) AS tails,
-          json_group_array(created_at) AS times, json_group_array(id) AS ids FROM (${page.sql})`,
+    () => `SELECT (${count.sql}) AS total, group_concat(submission, char(30)) AS submissions, json_group_array(id) AS ids FROM (${page.sql})`,
     argsOf(count.args ?? [], page.args ?? []),
     { oneRow: true },
   ));
@@ -893,16 +894,24 @@ export function dataKeysStatement(accountId: string, filter: SubmissionFilter, l
 
 // bench/store.ts (list): on one core, V8's compiling of the list path beside the lists sets their
 // slowest timings, and an array literal that spreads arrays compiles to a loop over each one's
-// iterator, for every kind of array it has met, where `concat` is one call: spreading made most
-// of what TurboFan compiled for walkPaysParts and indexWalk, and spreading the arrays `map` makes
-// threw their compiled code away at its first call (in optimized code `map` makes an array of
-// another kind than the builtin does).
+// iterator, for every kind of array it has met: spreading made most of what TurboFan compiled
+// for walkPaysParts and indexWalk, and spreading the arrays `map` makes threw their compiled code
+// away at its first call (in optimized code `map` makes an array of another kind than the
+// builtin does). One loop by index, here, is compiled once; bench/http.ts (list): `concat` of
+// the parts, which looks up each part's Symbol.isConcatSpreadable, cost about four times as much.
 /** A statement's arguments, in order: each part one value or a list of them. */
 function argsOf(...parts: readonly (SqlValue | readonly SqlValue[])[]): SqlValue[] {
-  return NO_ARGS.concat(...parts);
+  const args: SqlValue[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (!Array.isArray(part)) {
+      args.push(part as SqlValue);
+      continue;
+    }
+    for (let j = 0; j < part.length; j++) args.push(part[j]);
+  }
+  return args;
 }
-
-const NO_ARGS: readonly SqlValue[] = [];
 
 /** The filter as a WHERE condition on `table`'s columns; its arguments are `whereArgs`. */
 function whereText(filter: SubmissionFilter, table = ""): string {

@@ -28,7 +28,7 @@ import { randomHex } from "../../hex.ts";
 import { type StoredDataKeys, storedDataKeys } from "../stored-data-keys.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import {
-  arrayToSubmission, holdsLineBreak, joinAroundTime, rowToSubmission, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_JSON_AROUND_TIME_AS_STORED, SUBMISSION_ROW_COLUMN_COUNT, SUBMISSION_ROW_COLUMNS, submissionToRow,
+  arrayToSubmission, holdsLineBreak, joinTimeApart, rowToSubmission, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMNS, SUBMISSION_JSON_TIME_APART, SUBMISSION_JSON_TIME_APART_AS_STORED, SUBMISSION_ROW_COLUMN_COUNT, SUBMISSION_ROW_COLUMNS, submissionToRow,
 } from "./submission-row.ts";
 
 /** What every SQL-backed store (libSQL, D1) takes beside its connection. */
@@ -179,13 +179,13 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   const readTextsWithTotal = (order: "asc" | "desc") => async (kept: Kept, page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => {
     const row = (await driver.execute(kept("texts", pageWithTotal(page, walk?.walkCount ?? count, walk?.choice)))).rows[0]!;
     const total = totalOf(row.total);
-    if (row.heads === null || row.heads === undefined) return { items: [], total, lineBreak: false };
-    const [joinedHeads, joinedTails] = [String(row.heads), String(row.tails)];
-    const [heads, tails] = [joinedHeads.split("\x1e"), joinedTails.split("\x1e")];
-    const { times, last } = pagePlaces(row, order);
-    if (heads.length !== times.length || tails.length !== times.length) throw new Error("the database returned a page whose texts do not split into its rows");
-    const items = heads.map((head, i) => joinAroundTime(head, times[i], tails[i]));
-    return { items, total, last, lineBreak: holdsLineBreak(joinedHeads) || holdsLineBreak(joinedTails) };
+    if (row.submissions === null || row.submissions === undefined) return { items: [], total, lineBreak: false };
+    const joined = String(row.submissions);
+    const times: number[] = [];
+    const items = joined.split("\x1e").map((text) => joinTimeApart(text, times));
+    const ids = JSON.parse(String(row.ids)) as string[];
+    if (ids.length !== items.length) throw new Error("the database returned a page whose texts do not split into its rows");
+    return { items, total, last: lastInOrder(times, ids, order), lineBreak: holdsLineBreak(joined) };
   };
   // One submission's row, as `sql` selects it; undefined when the account has no such id.
   const readSubmission = async (sql: string, accountId: string, submissionId: string) => {
@@ -222,7 +222,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       let row = await readSubmission(GET_AS_JSON_AS_STORED, accountId, submissionId);
       // A row edited by hand to hold a raw line break in its data: read again, with data re-serialised.
       if (row !== undefined && holdsLineBreak(String(row[0]))) row = await readSubmission(GET_AS_JSON, accountId, submissionId);
-      return row && joinAroundTime(row[0], row[1], row[2]);
+      return row && joinTimeApart(String(row[0]));
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
       const { items, total } = await readList(accountId, listStatements(accountId, query), query, readRowsWithTotal);
@@ -567,10 +567,10 @@ async function readOrMakeHashKey(driver: SqlDriver): Promise<string> {
 // Made once: a statement's text is its key in the driver's cache of prepared statements, and a
 // string made anew for each call is hashed anew.
 const GET_AS_COLUMNS = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = ? AND id = ?`;
-/** A submission's JSON text in the parts `joinAroundTime` joins: head, created_at, tail. */
-const GET_AS_JSON = `SELECT ${SUBMISSION_JSON_AROUND_TIME.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME.tail} FROM submissions WHERE account_id = ? AND id = ?`;
-/** GET_AS_JSON with data as stored (SUBMISSION_JSON_AROUND_TIME_AS_STORED). */
-const GET_AS_JSON_AS_STORED = `SELECT ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.tail} FROM submissions WHERE account_id = ? AND id = ?`;
+/** A submission's JSON text with its time apart, as `joinTimeApart` joins it (SUBMISSION_JSON_TIME_APART). */
+const GET_AS_JSON = `SELECT ${SUBMISSION_JSON_TIME_APART} FROM submissions WHERE account_id = ? AND id = ?`;
+/** GET_AS_JSON with data as stored (SUBMISSION_JSON_TIME_APART_AS_STORED). */
+const GET_AS_JSON_AS_STORED = `SELECT ${SUBMISSION_JSON_TIME_APART_AS_STORED} FROM submissions WHERE account_id = ? AND id = ?`;
 
 const PLACEHOLDERS = Array(SUBMISSION_ROW_COLUMN_COUNT + 1).fill("?").join(", ");
 
