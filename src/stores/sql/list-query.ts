@@ -34,7 +34,7 @@ export interface ListStatements {
 /**
  * A list page and its total. The page's rows, as arrays: SUBMISSION_COLUMNS (for
  * `rowToSubmission`), or `as` "json" the submission's JSON text with its time apart
- * (SUBMISSION_JSON_TIME_APART) and its id; "json as stored", the same with `data` as stored
+ * (SUBMISSION_JSON_TIME_APART); "json as stored", the same with `data` as stored
  * (SUBMISSION_JSON_TIME_APART_AS_STORED).
  *
  * When the counts choose between a walk and a merge (`pageReading`), `page` is only the walk,
@@ -100,8 +100,8 @@ export type ListRows = "rows" | "json" | "json as stored";
 
 const LIST_SELECT: Record<ListRows, string> = {
   rows: SUBMISSION_COLUMNS,
-  json: `${SUBMISSION_JSON_TIME_APART} AS submission, id`,
-  "json as stored": `${SUBMISSION_JSON_TIME_APART_AS_STORED} AS submission, id`,
+  json: `${SUBMISSION_JSON_TIME_APART} AS submission`,
+  "json as stored": `${SUBMISSION_JSON_TIME_APART_AS_STORED} AS submission`,
 };
 
 /**
@@ -817,15 +817,15 @@ function rangeArgs(filter: SubmissionFilter, after?: SubmissionCursor): SqlValue
 // value, and each aggregate of the page cost SQLite more than the text's marks around the time.
 /**
  * A list page (`page` of `listStatements` as "json" or "json as stored", or its `merge()`) and its total as one
- * row of one statement, so one snapshot without a transaction: `total`; `submissions`, the
+ * row of one statement, so one snapshot without a transaction: `total`, and `submissions`, the
  * rows' texts with their times apart (SUBMISSION_JSON_TIME_APART) joined by char(30), which no
- * JSON text holds raw; and the rows' `ids` as a JSON array, in the order SQLite aggregated them
- * (see `wholePage`). `choice`: the WITH clause the page and the total read (`listStatements`),
- * put in front.
+ * JSON text holds raw, in the order SQLite aggregated them (see `wholePage`): each text holds
+ * its row's cursor (`submissionIdOf`). `choice`: the WITH clause the page and the total read
+ * (`listStatements`), put in front.
  */
 export function pageWithTotal(page: SqlStatement, count: SqlStatement, choice?: SqlStatement): SqlStatement {
   return withChoice(choice, lazy(
-    () => `SELECT (${count.sql}) AS total, group_concat(submission, char(30)) AS submissions, json_group_array(id) AS ids FROM (${page.sql})`,
+    () => `SELECT (${count.sql}) AS total, group_concat(submission, char(30)) AS submissions FROM (${page.sql})`,
     argsOf(count.args ?? [], page.args ?? []),
     { oneRow: true },
   ));

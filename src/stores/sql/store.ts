@@ -28,7 +28,7 @@ import { randomHex } from "../../hex.ts";
 import { type StoredDataKeys, storedDataKeys } from "../stored-data-keys.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import {
-  arrayToSubmission, holdsLineBreak, joinTimeApart, rowToSubmission, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMNS, SUBMISSION_JSON_TIME_APART, SUBMISSION_JSON_TIME_APART_AS_STORED, SUBMISSION_ROW_COLUMN_COUNT, SUBMISSION_ROW_COLUMNS, submissionToRow,
+  arrayToSubmission, holdsLineBreak, joinTimeApart, rowToSubmission, submissionIdOf, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMNS, SUBMISSION_JSON_TIME_APART, SUBMISSION_JSON_TIME_APART_AS_STORED, SUBMISSION_ROW_COLUMN_COUNT, SUBMISSION_ROW_COLUMNS, submissionToRow,
 } from "./submission-row.ts";
 
 /** What every SQL-backed store (libSQL, D1) takes beside its connection. */
@@ -181,11 +181,10 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     const total = totalOf(row.total);
     if (row.submissions === null || row.submissions === undefined) return { items: [], total, lineBreak: false };
     const joined = String(row.submissions);
+    const texts = joined.split("\x1e");
     const times: number[] = [];
-    const items = joined.split("\x1e").map((text) => joinTimeApart(text, times));
-    const ids = JSON.parse(String(row.ids)) as string[];
-    if (ids.length !== items.length) throw new Error("the database returned a page whose texts do not split into its rows");
-    return { items, total, last: lastInOrder(times, ids, order), lineBreak: holdsLineBreak(joined) };
+    const items = texts.map((text) => joinTimeApart(text, times));
+    return { items, total, last: lastInOrder(times, (i) => submissionIdOf(texts[i]!), order), lineBreak: holdsLineBreak(joined) };
   };
   // One submission's row, as `sql` selects it; undefined when the account has no such id.
   const readSubmission = async (sql: string, accountId: string, submissionId: string) => {
@@ -582,14 +581,15 @@ const INSERT_SUBMISSION = `INSERT INTO submissions (account_id, ${SUBMISSION_ROW
  */
 function pagePlaces(row: Record<string, unknown>, order: "asc" | "desc"): { times: number[]; last: SubmissionCursor } {
   const times = JSON.parse(String(row.times)) as number[];
-  return { times, last: lastInOrder(times, JSON.parse(String(row.ids)) as string[], order) };
+  const ids = JSON.parse(String(row.ids)) as string[];
+  return { times, last: lastInOrder(times, (i) => ids[i]!, order) };
 }
 
 // bench/export.ts (CSV): SQLite aggregating each row's cursor a second time cost more than reading it here.
 /** Where the last of a page of parsed SUBMISSION_ARRAYs is, the rows checked to be in the walk's order (`lastInOrder`). */
 function arrayPagePlace(rows: readonly unknown[][], order: "asc" | "desc"): SubmissionCursor {
   const { createdAt, submissionId } = SUBMISSION_ARRAY_CURSOR;
-  return lastInOrder(rows.map((row) => Number(row[createdAt])), rows.map((row) => String(row[submissionId])), order);
+  return lastInOrder(rows.map((row) => Number(row[createdAt])), (i) => String(rows[i]![submissionId]), order);
 }
 
 /**
@@ -611,21 +611,22 @@ function csvPartsPagePlace(entries: readonly unknown[], order: "asc" | "desc"): 
     if (fields.indexOf(",", fields.indexOf(",", idEnd + 1) + 1) !== fields.length - 1) return undefined;
     ids.push(fields.slice(0, idEnd));
   }
-  return lastInOrder(times, ids, order);
+  return lastInOrder(times, (i) => ids[i]!, order);
 }
 
 /**
- * Where the last of a page's rows is, given their (created_at, id) cursors; throws unless they
- * are in the walk's order, as SQL compares them: a page read as one text is in the order SQLite
- * aggregated it (list-query.ts, wholePage), and an engine that ever aggregates otherwise must
- * fail loudly, not export out of order.
+ * Where the last of a page's rows is, given their (created_at, id) cursors (the id of row `i`
+ * read by `idOf`, only where it is needed); throws unless they are in the walk's order, as SQL
+ * compares them: a page read as one text is in the order SQLite aggregated it (list-query.ts,
+ * wholePage), and an engine that ever aggregates otherwise must fail loudly, not export out of
+ * order.
  */
-function lastInOrder(times: readonly number[], ids: readonly string[], order: "asc" | "desc"): SubmissionCursor {
+function lastInOrder(times: readonly number[], idOf: (row: number) => string, order: "asc" | "desc"): SubmissionCursor {
   for (let i = 1; i < times.length; i++) {
     const [a, b] = order === "asc" ? [i - 1, i] : [i, i - 1];
     // the ids compared only where the times tie: comparing them costs more than the rest of the check
-    if (!(times[a]! < times[b]! || (times[a] === times[b] && compareByCodePoint(ids[a]!, ids[b]!) < 0))) throw new Error("the database returned a page out of order");
+    if (!(times[a]! < times[b]! || (times[a] === times[b] && compareByCodePoint(idOf(a), idOf(b)) < 0))) throw new Error("the database returned a page out of order");
   }
-  return { createdAt: times.at(-1)!, submissionId: ids.at(-1)! };
+  return { createdAt: times.at(-1)!, submissionId: idOf(times.length - 1) };
 }
 

@@ -279,14 +279,39 @@ export function holdsLineBreak(text: string | Uint8Array): boolean {
  * A submission's JSON text from its SUBMISSION_JSON_TIME_APART, the time written as
  * `formatInstant` writes it; `times`, when given, gets the time's epoch milliseconds. The marks
  * are found from the end, past which only the fields after the time stand: a row's data edited
- * by hand into text that is not JSON may hold anything, but it comes before the time.
+ * by hand into text that is not JSON may hold anything, but it comes before the time. Throws
+ * for a text without them (a page split where such data held the character that joins it).
  */
 export function joinTimeApart(text: string, times?: number[]): string {
   const end = text.lastIndexOf(TIME_MARK);
-  const start = text.lastIndexOf(TIME_MARK, end - 1);
+  const start = end <= 0 ? -1 : text.lastIndexOf(TIME_MARK, end - 1);
+  if (start === -1) throw new Error("the database returned a submission's text without its time");
   const createdAt = Number(text.slice(start + 1, end));
   times?.push(createdAt);
   return `${text.slice(0, start)}"${formatInstant(createdAt)}"${text.slice(end + 1)}`;
+}
+
+/** The first member of every submission's JSON text (FIELDS' order), up to its value: `submissionIdOf` reads the value there. */
+const ID_MEMBER = `{"${FIELDS[0]!.key}":`;
+if (FIELDS[0]!.key !== "submissionId" || FIELDS[0]!.kind !== "text" || FIELDS[0]!.optional) throw new Error("a submission's JSON text must begin with its id");
+
+// bench/http.ts (list): the ids aggregated apart cost SQLite more than this reading of the one
+// a list needs (its last row's, and the rows' whose times tie).
+/**
+ * The submission id in a JSON text SQLite wrote for a row (SUBMISSION_JSON_TIME_APART, before
+ * or after `joinTimeApart`): its first member, a JSON string, as JSON.parse reads it.
+ */
+export function submissionIdOf(text: string): string {
+  const open = ID_MEMBER.length;
+  let close = text.indexOf('"', open + 1);
+  for (;;) {
+    let backslashes = 0;
+    while (text.charCodeAt(close - 1 - backslashes) === 92) backslashes++;
+    if (backslashes % 2 === 0) break;
+    close = text.indexOf('"', close + 1);
+  }
+  const quoted = text.slice(open, close + 1);
+  return quoted.includes("\\") ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
 }
 
 interface MemberOptions {
