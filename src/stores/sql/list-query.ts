@@ -61,7 +61,7 @@ export function listStatements(accountId: string, query: SubmissionQuery, as: Li
   if (reading === "walk or merge") {
     const page = withFlags(indexWalk(accountId, query, query.order, bounds, select, CHOSEN, MAX_WALK_ROWS_READ), { asArrays: true });
     const merge = () => withFlags(mergedPage(accountId, query, query.order, bounds, select), { asArrays: true });
-    // bench/http.ts (list): most lists are read this way, and a WITH clause of a choice made already cost SQLite more than the rest of the walk's reading.
+    // bench/http.ts (list): most lists are read this way; a WITH clause of the choice made already (a constant) SQLite still materialized and read back.
     const chosenWalk = () => withFlags(indexWalk(accountId, query, query.order, bounds, select, undefined, MAX_WALK_ROWS_READ), { asArrays: true });
     const depth = bounds.offset + bounds.limit;
     if (counting === "counts") {
