@@ -66,14 +66,16 @@ texts("for thousands of queries of every shape, the kept text is the query's own
     const query = randomQuery(next);
     const what = JSON.stringify(query);
     for (const as of ["rows", "json", "json as stored"] as const) {
-      const { shape, page, count, merge, choice, walkCount } = listStatements("account", query, as);
+      const { shape, page, count, merge, choice, walkCount, chosenWalk } = listStatements("account", query, as);
       check(shape, "count", count, what);
       if (merge === undefined) check(shape, "page", page, what);
       else {
-        check(shape, "walk", withChoice(choice, page), what);
+        check(shape, "walk", withChoice(choice!(), page), what);
         check(shape, "merge", merge(), what);
-        check(shape, "walk with total", withChoice(choice, pageWithTotal(page, walkCount!)), what);
-        check(shape, "walk rows with total", rowsWithTotal(page, walkCount!, choice!), what);
+        check(shape, "walk with total", pageWithTotal(page, walkCount!, choice!()), what);
+        check(shape, "walk rows with total", rowsWithTotal(page, walkCount!, choice!()), what);
+        check(shape, "chosen walk with total", pageWithTotal(chosenWalk!(), count), what);
+        check(shape, "chosen walk rows with total", rowsWithTotal(chosenWalk!(), count), what);
       }
       if (as !== "rows") check(shape, "with total", pageWithTotal(merge?.() ?? page, count), what);
     }

@@ -40,7 +40,8 @@ async function countingStore() {
   const connection = openLibsqlFile(":memory:");
   const reads = { walks: 0, merges: 0, choices: 0 };
   const count = (sql: string) => {
-    if (sql.includes("walk_pays")) reads.walks++;
+    // a bounded walk hands out the rowids of the rows it walked
+    if (sql.includes("walked_rowid")) reads.walks++;
     else if (sql.includes("AS candidate")) reads.merges++;
     // the counts' choice reads the counts of the account (or the popup) as `f`
     if (sql.includes("walk_pays") && sql.includes("submission_counts f")) reads.choices++;

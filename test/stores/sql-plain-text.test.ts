@@ -179,6 +179,27 @@ test("a row edited or inserted by hand is quoted again: its fields are not vouch
   }),
 );
 
+test("a list page's place (where its cursor continues) is read from its last text, whatever its id holds, the times' ties ordered by id", () =>
+  withStore(async (store, connection) => {
+    // ids a hand or an import of another service's data may hold; half of them at one instant
+    const ids = AWKWARD.map((text, i) => `id ${i} ${text}`).concat(['"', "\\", '\\"', 'x\\\\"y']);
+    const submissions = ids.map((id, i) => ({ ...submission(i, "plain"), submissionId: id, createdAt: new Date(Date.UTC(2025, 0, 1) + (i % 2) * 1000).toISOString() }));
+    await store.importSubmissions(ACCOUNT, submissions);
+    // a row edited by hand (not vouched for): its id is quoted
+    await connection.driver.execute({ sql: "UPDATE submissions SET plain_text = NULL WHERE id = ?", args: [ids[1]!] });
+    const memory = createMemoryStore();
+    await memory.importSubmissions(ACCOUNT, submissions);
+    for (const order of ["asc", "desc"] as const) {
+      for (let offset = 0; offset < ids.length; offset++) {
+        for (const query of [{ order, limit: 1, offset }, { order, limit: 3, offset, status: "pending" as const, popupId: "popup" }]) {
+          const [actual, wanted] = [await listSubmissionsAsJson(store, ACCOUNT, query), await listSubmissionsAsJson(memory, ACCOUNT, query)];
+          assert.equal({ ...actual, last: actual.last }, { ...wanted, last: wanted.last }, JSON.stringify(query));
+        }
+      }
+    }
+  }),
+);
+
 test("rows a database held before migration 16 are flagged by it, and read as the memory store's", async () => {
   const dir = mkdtempSync(join(tmpdir(), "formsink-plain-"));
   const url = `file:${join(dir, "old.db")}`;

@@ -7,7 +7,7 @@ import type { SqlStatement, SqlValue } from "./driver.ts";
 import { DAY_MS, EQUALITY_COLUMNS } from "./migrations.ts";
 import type { SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
 import {
-  SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_CSV_PARTS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_JSON_AROUND_TIME_AS_STORED, SUBMISSION_LINE, SUBMISSION_LINE_AS_STORED,
+  SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_CSV_PARTS, SUBMISSION_JSON_TIME_APART, SUBMISSION_JSON_TIME_APART_AS_STORED, SUBMISSION_LINE, SUBMISSION_LINE_AS_STORED,
 } from "./submission-row.ts";
 
 const EQUALITY_FIELDS = Object.keys(EQUALITY_COLUMNS) as (keyof typeof EQUALITY_COLUMNS)[];
@@ -21,18 +21,21 @@ export interface ListStatements {
   /** When the counts choose between a walk and a merge: the page read by the merge. */
   merge?: () => SqlStatement;
   /** Beside `merge`: the counts' choice, a WITH clause that `page` and `walkCount` read (`withChoice`). */
-  choice?: SqlStatement;
+  choice?: () => SqlStatement;
   /** Beside `merge`: the total when the counts chose the walk, else NULL. */
   walkCount?: SqlStatement;
-  /** Beside `merge`: `choice` as a walk already chosen, without reading the counts, for a list whose walk found its page lately (`readLately`). */
-  walkChosen?: SqlStatement;
+  /**
+   * Beside `merge`: the walk as already chosen, which reads no counts (its total is `count`),
+   * for a list whose walk found its page lately (`readLately`).
+   */
+  chosenWalk?: () => SqlStatement;
 }
 
 /**
  * A list page and its total. The page's rows, as arrays: SUBMISSION_COLUMNS (for
- * `rowToSubmission`), or `as` "json" the submission's JSON text around its time
- * (SUBMISSION_JSON_AROUND_TIME's head), its created_at, id, and the text's tail; "json as
- * stored", the same with `data` as stored (SUBMISSION_JSON_AROUND_TIME_AS_STORED).
+ * `rowToSubmission`), or `as` "json" the submission's JSON text with its time apart
+ * (SUBMISSION_JSON_TIME_APART); "json as stored", the same with `data` as stored
+ * (SUBMISSION_JSON_TIME_APART_AS_STORED).
  *
  * When the counts choose between a walk and a merge (`pageReading`), `page` is only the walk,
  * which reads rows only when the counts choose it (`choice`), and `merge` makes the page read
@@ -58,28 +61,35 @@ export function listStatements(accountId: string, query: SubmissionQuery, as: Li
   if (reading === "walk or merge") {
     const page = withFlags(indexWalk(accountId, query, query.order, bounds, select, CHOSEN, MAX_WALK_ROWS_READ), { asArrays: true });
     const merge = () => withFlags(mergedPage(accountId, query, query.order, bounds, select), { asArrays: true });
+    // bench/http.ts (list): most lists are read this way; a WITH clause of the choice made already (a constant) SQLite still materialized and read back.
+    const chosenWalk = () => withFlags(indexWalk(accountId, query, query.order, bounds, select, undefined, MAX_WALK_ROWS_READ), { asArrays: true });
+    const depth = bounds.offset + bounds.limit;
     if (counting === "counts") {
       // Undated, the total is a sum of the very counts the choice reads: one read of them for both (bench/http.ts, list).
-      const paysWithTotal = walkPaysWithTotal(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
       return {
         shape,
         page,
         count,
         merge,
-        choice: lazy(() => `WITH walk_pays (pays, total) AS MATERIALIZED (${paysWithTotal.sql})`, paysWithTotal.args),
-        walkCount: lazy(() => "SELECT CASE WHEN pays THEN total END AS total FROM walk_pays", [], { oneRow: true }),
-        walkChosen: lazy(() => `WITH walk_pays (pays, total) AS MATERIALIZED (SELECT 1, (${count.sql}))`, count.args ?? []),
+        choice: () => {
+          const paysWithTotal = walkPaysWithTotal(accountId, query, depth, MAX_WALK_ROWS);
+          return lazy(() => `WITH walk_pays (pays, total) AS MATERIALIZED (${paysWithTotal.sql})`, paysWithTotal.args);
+        },
+        walkCount: UNDATED_WALK_COUNT,
+        chosenWalk,
       };
     }
-    const pays = walkPays(accountId, query, bounds.offset + bounds.limit, MAX_WALK_ROWS);
     return {
       shape,
       page,
       count,
       merge,
-      choice: lazy(() => `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql})`, pays.args),
+      choice: () => {
+        const pays = walkPays(accountId, query, depth, MAX_WALK_ROWS);
+        return lazy(() => `WITH walk_pays (pays) AS MATERIALIZED (SELECT ${pays.sql})`, pays.args);
+      },
       walkCount: lazy(() => `SELECT CASE WHEN ${CHOSEN.sql} THEN (${count.sql}) END AS total`, count.args ?? [], { oneRow: true }),
-      walkChosen: WALK_CHOSEN,
+      chosenWalk,
     };
   }
   return { shape, page: withFlags(pageStatement(accountId, query, query.order, bounds, select, reading), { asArrays: true }), count };
@@ -90,8 +100,8 @@ export type ListRows = "rows" | "json" | "json as stored";
 
 const LIST_SELECT: Record<ListRows, string> = {
   rows: SUBMISSION_COLUMNS,
-  json: `${SUBMISSION_JSON_AROUND_TIME.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME.tail} AS tail`,
-  "json as stored": `${SUBMISSION_JSON_AROUND_TIME_AS_STORED.head} AS head, created_at, id, ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.tail} AS tail`,
+  json: `${SUBMISSION_JSON_TIME_APART} AS submission`,
+  "json as stored": `${SUBMISSION_JSON_TIME_APART_AS_STORED} AS submission`,
 };
 
 /**
@@ -141,7 +151,7 @@ const MAX_KEPT_TEXTS = 512;
  * that way at once: a store keeps one for the lists whose page the merge read
  * (`ListStatements`' `merge`: the counts did not choose the walk, or it did not find the page),
  * read by the merge without the walk's statement before it, and one for the lists whose walk
- * found the page, read by the walk without the counts' choice (`walkChosen`). Either gives the
+ * found the page, read by the walk without the counts' choice (`chosenWalk`). Either gives the
  * same page and total whichever way the counts would choose: the merge reads any page, and a
  * walk that does not find its page (it reads a bounded number of rows) is followed by the
  * merge; the choice is only what a list costs. A list is read that way READ_REUSES times, then
@@ -225,12 +235,8 @@ function withFlags(statement: SqlStatement, flags: { asArrays?: true; oneRow?: t
 
 /** The counts' choice of a walk, as the WITH clause of `listStatements`' `choice` holds it. */
 const CHOSEN = { sql: "(SELECT pays FROM walk_pays)", args: [] };
-/**
- * A dated list's `walkChosen` (`listStatements`): a LazyStatement as every other `choice` is, so
- * that `withChoice` meets one kind of object (bench/correlated.ts: a plain object here, first
- * met when a list's walk was chosen lately, threw the compiled list path away).
- */
-const WALK_CHOSEN = lazy(() => "WITH walk_pays (pays) AS MATERIALIZED (SELECT 1)", []);
+/** An undated list's `walkCount` (`listStatements`): the total its choice summed, when it chose the walk. */
+const UNDATED_WALK_COUNT = lazy(() => "SELECT CASE WHEN pays THEN total END AS total FROM walk_pays", [], { oneRow: true });
 
 /** `statement` with the WITH clause `choice` (of `listStatements`) in front, when given. */
 export function withChoice(choice: SqlStatement | undefined, statement: SqlStatement): SqlStatement {
@@ -489,7 +495,7 @@ function cursorArgs(after: SubmissionCursor | undefined): (string | number)[] {
 /**
  * A page read by walking the list's index (`walkIndex`), the other filters' columns read from
  * the table, when `pays` holds (`walk_pays` of the statement that holds it, or `walkPays`
- * itself): at most `maxRead` of its rows when given, so that matches the undated counts placed
+ * itself; always without it): at most `maxRead` of its rows when given, so that matches the undated counts placed
  * evenly but which cluster in time (a popup whose older leads are all completed, listed oldest
  * first) cost a bounded walk before the merge reads the page.
  */
@@ -499,7 +505,7 @@ function indexWalk(
   order: "asc" | "desc",
   page: PageBounds,
   select: string,
-  pays: { readonly sql: string; args: readonly SqlValue[] },
+  pays: { readonly sql: string; args: readonly SqlValue[] } | undefined,
   maxRead?: number,
 ): SqlStatement {
   const direction = order === "asc" ? "ASC" : "DESC";
@@ -508,7 +514,7 @@ function indexWalk(
     return lazy(
       () => `SELECT ${select} FROM submissions INDEXED BY ${index} WHERE ${whereText(filter)}${cursorText(order, page.after)}
             ORDER BY created_at ${direction}, id ${direction} LIMIT ${onlyIf(pays, "?")} OFFSET ?`,
-      argsOf(whereArgs(accountId, filter), cursorArgs(page.after), pays.args, page.limit, page.offset),
+      argsOf(whereArgs(accountId, filter), cursorArgs(page.after), pays?.args ?? [], page.limit, page.offset),
     );
   }
   const others = equalityFields(filter).filter((other) => other !== field);
@@ -524,7 +530,7 @@ function indexWalk(
           CROSS JOIN submissions ON submissions.rowid = walked_rowid
           WHERE ${others.map((other) => `walked_${EQUALITY_COLUMNS[other]} = ?`).join(" AND ")} LIMIT ? OFFSET ?`,
     argsOf(
-      accountId, field === undefined ? [] : filter[field]!, rangeArgs(filter, page.after), pays.args, maxRead,
+      accountId, field === undefined ? [] : filter[field]!, rangeArgs(filter, page.after), pays?.args ?? [], maxRead,
       others.map((other) => filter[other]!), page.limit, page.offset,
     ),
   );
@@ -807,28 +813,30 @@ function rangeArgs(filter: SubmissionFilter, after?: SubmissionCursor): SqlValue
   return argsOf(filter.createdAfter ?? [], filter.createdBefore ?? [], cursorArgs(after));
 }
 
-// bench/http.ts (list): the binding converts each value of each row on its own, at a cost per value.
+// bench/http.ts (list): the binding converts each value of each row on its own, at a cost per
+// value, and each aggregate of the page cost SQLite more than the text's marks around the time.
 /**
  * A list page (`page` of `listStatements` as "json" or "json as stored", or its `merge()`) and its total as one
- * row of one statement, so one snapshot without a transaction: `total`; `heads` and `tails`,
- * the rows' texts around their time joined by char(30), which no JSON text holds raw; and the
- * rows' `times` and `ids` as JSON arrays, in the order SQLite aggregated them (see `wholePage`).
- * `choice`: the WITH clause the page and the total read (`listStatements`), put in front.
+ * row of one statement, so one snapshot without a transaction: `total`, and `submissions`, the
+ * rows' texts with their times apart (SUBMISSION_JSON_TIME_APART) joined by char(30), which no
+ * JSON text holds raw, in the order SQLite aggregated them (see `wholePage`): each text holds
+ * its row's cursor (`submissionIdOf`). `choice`: the WITH clause the page and the total read
+ * (`listStatements`), put in front.
  */
 export function pageWithTotal(page: SqlStatement, count: SqlStatement, choice?: SqlStatement): SqlStatement {
   return withChoice(choice, lazy(
-    () => `SELECT (${count.sql}) AS total, group_concat(head, char(30)) AS heads, group_concat(tail, char(30)) AS tails,
-          json_group_array(created_at) AS times, json_group_array(id) AS ids FROM (${page.sql})`,
+    () => `SELECT (${count.sql}) AS total, group_concat(submission, char(30)) AS submissions FROM (${page.sql})`,
     argsOf(count.args ?? [], page.args ?? []),
     { oneRow: true },
   ));
 }
 
 /**
- * A walk of a list (`page` of `listStatements` with a `merge`) read as rows, each with the
- * total when the counts chose the walk (`walkCount`) as a last column; `choice` put in front.
+ * A walk of a list (`page` of `listStatements` with a `merge`, or its `chosenWalk`) read as rows,
+ * each with the total when the counts chose the walk (`walkCount`, or `count` beside
+ * `chosenWalk`) as a last column; `choice`, when given, put in front.
  */
-export function rowsWithTotal(page: SqlStatement, walkCount: SqlStatement, choice: SqlStatement): SqlStatement {
+export function rowsWithTotal(page: SqlStatement, walkCount: SqlStatement, choice?: SqlStatement): SqlStatement {
   return withChoice(choice, lazy(
     () => `SELECT *, (${walkCount.sql}) AS total FROM (${page.sql})`,
     argsOf(walkCount.args ?? [], page.args ?? []),
@@ -886,16 +894,24 @@ export function dataKeysStatement(accountId: string, filter: SubmissionFilter, l
 
 // bench/store.ts (list): on one core, V8's compiling of the list path beside the lists sets their
 // slowest timings, and an array literal that spreads arrays compiles to a loop over each one's
-// iterator, for every kind of array it has met, where `concat` is one call: spreading made most
-// of what TurboFan compiled for walkPaysParts and indexWalk, and spreading the arrays `map` makes
-// threw their compiled code away at its first call (in optimized code `map` makes an array of
-// another kind than the builtin does).
+// iterator, for every kind of array it has met: spreading made most of what TurboFan compiled
+// for walkPaysParts and indexWalk, and spreading the arrays `map` makes threw their compiled code
+// away at its first call (in optimized code `map` makes an array of another kind than the
+// builtin does). One loop by index, here, is compiled once; bench/http.ts (list): `concat` of
+// the parts, which looks up each part's Symbol.isConcatSpreadable, cost about four times as much.
 /** A statement's arguments, in order: each part one value or a list of them. */
 function argsOf(...parts: readonly (SqlValue | readonly SqlValue[])[]): SqlValue[] {
-  return NO_ARGS.concat(...parts);
+  const args: SqlValue[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (!Array.isArray(part)) {
+      args.push(part as SqlValue);
+      continue;
+    }
+    for (let j = 0; j < part.length; j++) args.push(part[j]);
+  }
+  return args;
 }
-
-const NO_ARGS: readonly SqlValue[] = [];
 
 /** The filter as a WHERE condition on `table`'s columns; its arguments are `whereArgs`. */
 function whereText(filter: SubmissionFilter, table = ""): string {

@@ -28,7 +28,7 @@ import { randomHex } from "../../hex.ts";
 import { type StoredDataKeys, storedDataKeys } from "../stored-data-keys.ts";
 import { compareByCodePoint } from "../../text-order.ts";
 import {
-  arrayToSubmission, holdsLineBreak, joinAroundTime, rowToSubmission, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMNS, SUBMISSION_JSON_AROUND_TIME, SUBMISSION_JSON_AROUND_TIME_AS_STORED, SUBMISSION_ROW_COLUMN_COUNT, SUBMISSION_ROW_COLUMNS, submissionToRow,
+  arrayToSubmission, holdsLineBreak, joinTimeApart, rowToSubmission, submissionIdOf, SUBMISSION_ARRAY_CURSOR, SUBMISSION_COLUMNS, SUBMISSION_JSON_TIME_APART, SUBMISSION_JSON_TIME_APART_AS_STORED, SUBMISSION_ROW_COLUMN_COUNT, SUBMISSION_ROW_COLUMNS, submissionToRow,
 } from "./submission-row.ts";
 
 /** What every SQL-backed store (libSQL, D1) takes beside its connection. */
@@ -64,8 +64,14 @@ export async function openSqlStore(
   return { store: sqlStore(driver, close, identifyingFields), upgrade };
 }
 
-/** A walk the counts may not choose: their choice and the total when they chose it (`ListStatements`). */
-type WalkChoice = Required<Pick<ListStatements, "choice" | "walkCount">>;
+/**
+ * A walk the counts may not choose: their choice and the total when they chose it
+ * (`ListStatements`); without a choice, a walk already chosen and its total.
+ */
+interface WalkChoice {
+  choice: SqlStatement | undefined;
+  walkCount: SqlStatement;
+}
 
 /** A statement of a list or walk, its text kept for its shape (`statementTexts`) under the name of its part. */
 type Kept = (part: string, statement: SqlStatement) => SqlStatement;
@@ -134,7 +140,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   // throws compiled code away at a call site it has never seen run.
   const readList = async <Read extends { items: readonly unknown[]; total: number }>(
     accountId: string,
-    { shape, page, count, merge, choice, walkCount, walkChosen }: ListStatements,
+    { shape, page, count, merge, choice, walkCount, chosenWalk }: ListStatements,
     query: SubmissionQuery,
     read: (kept: Kept, page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => Promise<Read>,
   ): Promise<Read> => {
@@ -142,9 +148,9 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
     const key = lateListKey(accountId, query, shape);
     if (!merged.take(key)) {
       const walkedLately = walked.take(key);
-      const walk = await read(keptFor(`${shape} ${walkedLately ? "walk chosen" : "walk"}`), page, count, {
-        choice: walkedLately ? walkChosen! : choice!,
-        walkCount: walkCount!,
+      const walk = await read(keptFor(`${shape} ${walkedLately ? "walk chosen" : "walk"}`), walkedLately ? chosenWalk!() : page, count, {
+        choice: walkedLately ? undefined : choice!(),
+        walkCount: walkedLately ? count : walkCount!,
       });
       if (!Number.isNaN(walk.total) && walkFoundPage(query, walk.items.length, walk.total)) {
         if (!walkedLately) walked.note(key);
@@ -173,13 +179,12 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
   const readTextsWithTotal = (order: "asc" | "desc") => async (kept: Kept, page: SqlStatement, count: SqlStatement, walk?: WalkChoice) => {
     const row = (await driver.execute(kept("texts", pageWithTotal(page, walk?.walkCount ?? count, walk?.choice)))).rows[0]!;
     const total = totalOf(row.total);
-    if (row.heads === null || row.heads === undefined) return { items: [], total, lineBreak: false };
-    const [joinedHeads, joinedTails] = [String(row.heads), String(row.tails)];
-    const [heads, tails] = [joinedHeads.split("\x1e"), joinedTails.split("\x1e")];
-    const { times, last } = pagePlaces(row, order);
-    if (heads.length !== times.length || tails.length !== times.length) throw new Error("the database returned a page whose texts do not split into its rows");
-    const items = heads.map((head, i) => joinAroundTime(head, times[i], tails[i]));
-    return { items, total, last, lineBreak: holdsLineBreak(joinedHeads) || holdsLineBreak(joinedTails) };
+    if (row.submissions === null || row.submissions === undefined) return { items: [], total, lineBreak: false };
+    const joined = String(row.submissions);
+    const texts = joined.split("\x1e");
+    const times: number[] = [];
+    const items = texts.map((text) => joinTimeApart(text, times));
+    return { items, total, last: lastInOrder(times, (i) => submissionIdOf(texts[i]!), order), lineBreak: holdsLineBreak(joined) };
   };
   // One submission's row, as `sql` selects it; undefined when the account has no such id.
   const readSubmission = async (sql: string, accountId: string, submissionId: string) => {
@@ -216,7 +221,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       let row = await readSubmission(GET_AS_JSON_AS_STORED, accountId, submissionId);
       // A row edited by hand to hold a raw line break in its data: read again, with data re-serialised.
       if (row !== undefined && holdsLineBreak(String(row[0]))) row = await readSubmission(GET_AS_JSON, accountId, submissionId);
-      return row && joinAroundTime(row[0], row[1], row[2]);
+      return row && joinTimeApart(String(row[0]));
     },
     async listSubmissions(accountId, query: SubmissionQuery): Promise<SubmissionPage> {
       const { items, total } = await readList(accountId, listStatements(accountId, query), query, readRowsWithTotal);
@@ -561,10 +566,10 @@ async function readOrMakeHashKey(driver: SqlDriver): Promise<string> {
 // Made once: a statement's text is its key in the driver's cache of prepared statements, and a
 // string made anew for each call is hashed anew.
 const GET_AS_COLUMNS = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = ? AND id = ?`;
-/** A submission's JSON text in the parts `joinAroundTime` joins: head, created_at, tail. */
-const GET_AS_JSON = `SELECT ${SUBMISSION_JSON_AROUND_TIME.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME.tail} FROM submissions WHERE account_id = ? AND id = ?`;
-/** GET_AS_JSON with data as stored (SUBMISSION_JSON_AROUND_TIME_AS_STORED). */
-const GET_AS_JSON_AS_STORED = `SELECT ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.head}, created_at, ${SUBMISSION_JSON_AROUND_TIME_AS_STORED.tail} FROM submissions WHERE account_id = ? AND id = ?`;
+/** A submission's JSON text with its time apart, as `joinTimeApart` joins it (SUBMISSION_JSON_TIME_APART). */
+const GET_AS_JSON = `SELECT ${SUBMISSION_JSON_TIME_APART} FROM submissions WHERE account_id = ? AND id = ?`;
+/** GET_AS_JSON with data as stored (SUBMISSION_JSON_TIME_APART_AS_STORED). */
+const GET_AS_JSON_AS_STORED = `SELECT ${SUBMISSION_JSON_TIME_APART_AS_STORED} FROM submissions WHERE account_id = ? AND id = ?`;
 
 const PLACEHOLDERS = Array(SUBMISSION_ROW_COLUMN_COUNT + 1).fill("?").join(", ");
 
@@ -576,14 +581,15 @@ const INSERT_SUBMISSION = `INSERT INTO submissions (account_id, ${SUBMISSION_ROW
  */
 function pagePlaces(row: Record<string, unknown>, order: "asc" | "desc"): { times: number[]; last: SubmissionCursor } {
   const times = JSON.parse(String(row.times)) as number[];
-  return { times, last: lastInOrder(times, JSON.parse(String(row.ids)) as string[], order) };
+  const ids = JSON.parse(String(row.ids)) as string[];
+  return { times, last: lastInOrder(times, (i) => ids[i]!, order) };
 }
 
 // bench/export.ts (CSV): SQLite aggregating each row's cursor a second time cost more than reading it here.
 /** Where the last of a page of parsed SUBMISSION_ARRAYs is, the rows checked to be in the walk's order (`lastInOrder`). */
 function arrayPagePlace(rows: readonly unknown[][], order: "asc" | "desc"): SubmissionCursor {
   const { createdAt, submissionId } = SUBMISSION_ARRAY_CURSOR;
-  return lastInOrder(rows.map((row) => Number(row[createdAt])), rows.map((row) => String(row[submissionId])), order);
+  return lastInOrder(rows.map((row) => Number(row[createdAt])), (i) => String(rows[i]![submissionId]), order);
 }
 
 /**
@@ -605,21 +611,22 @@ function csvPartsPagePlace(entries: readonly unknown[], order: "asc" | "desc"): 
     if (fields.indexOf(",", fields.indexOf(",", idEnd + 1) + 1) !== fields.length - 1) return undefined;
     ids.push(fields.slice(0, idEnd));
   }
-  return lastInOrder(times, ids, order);
+  return lastInOrder(times, (i) => ids[i]!, order);
 }
 
 /**
- * Where the last of a page's rows is, given their (created_at, id) cursors; throws unless they
- * are in the walk's order, as SQL compares them: a page read as one text is in the order SQLite
- * aggregated it (list-query.ts, wholePage), and an engine that ever aggregates otherwise must
- * fail loudly, not export out of order.
+ * Where the last of a page's rows is, given their (created_at, id) cursors (the id of row `i`
+ * read by `idOf`, only where it is needed); throws unless they are in the walk's order, as SQL
+ * compares them: a page read as one text is in the order SQLite aggregated it (list-query.ts,
+ * wholePage), and an engine that ever aggregates otherwise must fail loudly, not export out of
+ * order.
  */
-function lastInOrder(times: readonly number[], ids: readonly string[], order: "asc" | "desc"): SubmissionCursor {
+function lastInOrder(times: readonly number[], idOf: (row: number) => string, order: "asc" | "desc"): SubmissionCursor {
   for (let i = 1; i < times.length; i++) {
     const [a, b] = order === "asc" ? [i - 1, i] : [i, i - 1];
     // the ids compared only where the times tie: comparing them costs more than the rest of the check
-    if (!(times[a]! < times[b]! || (times[a] === times[b] && compareByCodePoint(ids[a]!, ids[b]!) < 0))) throw new Error("the database returned a page out of order");
+    if (!(times[a]! < times[b]! || (times[a] === times[b] && compareByCodePoint(idOf(a), idOf(b)) < 0))) throw new Error("the database returned a page out of order");
   }
-  return { createdAt: times.at(-1)!, submissionId: ids.at(-1)! };
+  return { createdAt: times.at(-1)!, submissionId: idOf(times.length - 1) };
 }
 

@@ -228,41 +228,43 @@ function members(from: number, to: number, columnOf: (column: string) => string,
   return { format, values };
 }
 
-// bench/http.ts (list and get): formatting the time in SQLite costs more than in JavaScript, which keeps the date from row to row.
+/** What stands on each side of the time in SUBMISSION_JSON_TIME_APART: a control character, which JSON text never holds raw. */
+const TIME_MARK = "\x1f";
+
+// bench/http.ts (list and get): formatting the time in SQLite costs more than in JavaScript,
+// which keeps the date from row to row; and each value the binding hands over costs it more than
+// SQLite's writing the time's marks into the text.
 /**
- * SUBMISSION_LINE's JSON text in two texts around the value of `createdAt`, which `joinAroundTime` writes
- * from the row's `created_at` (as `rowToSubmission` does): `head` ends with `"createdAt":`,
- * `tail` holds the fields after it and the closing brace.
+ * SUBMISSION_LINE's JSON text with the value of `createdAt` left for `joinTimeApart` to write from
+ * the row's `created_at` (as `rowToSubmission` does): in its place, the epoch milliseconds
+ * between two TIME_MARKs.
  */
-export const SUBMISSION_JSON_AROUND_TIME = jsonAroundTime();
+export const SUBMISSION_JSON_TIME_APART = jsonTimeApart();
 
 // bench/http.ts (list): looking for line breaks in every row's data cost SQLite more than JavaScript's look at the page's text.
 /**
- * SUBMISSION_JSON_AROUND_TIME with `data` as stored, not looked at for raw line breaks: the
+ * SUBMISSION_JSON_TIME_APART with `data` as stored, not looked at for raw line breaks: the
  * reader looks for them in the texts it got (`holdsLineBreak`) and, when a row edited by hand
- * holds one, reads SUBMISSION_JSON_AROUND_TIME instead.
+ * holds one, reads SUBMISSION_JSON_TIME_APART instead.
  */
-export const SUBMISSION_JSON_AROUND_TIME_AS_STORED = jsonAroundTime({ dataAsStored: true });
+export const SUBMISSION_JSON_TIME_APART_AS_STORED = jsonTimeApart({ dataAsStored: true });
 
 // bench/http.ts (list and get): json_quote of the text fields cost SQLite more than any other value of the texts.
-/** Each of the two texts in a CASE on the row's PLAIN_TEXT_COLUMN (`plainOrQuoted`), as SUBMISSION_ARRAY. */
-function jsonAroundTime(options: MemberOptions = {}): { head: string; tail: string } {
+/** The text in a CASE on the row's PLAIN_TEXT_COLUMN (`plainOrQuoted`), as SUBMISSION_ARRAY. */
+function jsonTimeApart(options: MemberOptions = {}): string {
   const time = FIELDS.findIndex((field) => field.kind === "time");
-  const { key, optional } = FIELDS[time]!;
+  const { key, column, optional } = FIELDS[time]!;
   if (optional) throw new Error("the time written outside SQLite must be present in every row");
-  const part = (from: number, to: number, around: (format: string) => string) =>
-    plainOrQuoted((column) => column, () => true, (plainOptions) => {
-      const { format, values } = members(from, to, (column) => column, { ...options, ...plainOptions });
-      return jsonText({ format: around(format), values });
-    });
-  return {
-    head: part(0, time, (format) => `{${format}${time === 0 ? "" : ","}"${key}":`),
-    tail: part(time + 1, FIELDS.length, (format) => `${format}}`),
-  };
+  return plainOrQuoted((name) => name, () => true, (plainOptions) => {
+    const before = members(0, time, (name) => name, { ...options, ...plainOptions });
+    const after = members(time + 1, FIELDS.length, (name) => name, { ...options, ...plainOptions });
+    const format = `{${before.format}${time === 0 ? "" : ","}"${key}":${TIME_MARK}%d${TIME_MARK}${after.format}}`;
+    return jsonText({ format, values: [...before.values, column, ...after.values] });
+  });
 }
 
 /**
- * True when a text written with a row's data as stored (SUBMISSION_JSON_AROUND_TIME_AS_STORED,
+ * True when a text written with a row's data as stored (SUBMISSION_JSON_TIME_APART_AS_STORED,
  * a page of the change log: several joined, as text or as its UTF-8 bytes) holds a raw line
  * break: only a row's data as stored can, edited by hand, and JSON.stringify's text of it holds
  * none. Bytes are searched by `indexOf` of a number, which on a Node Buffer (the libSQL
@@ -273,9 +275,43 @@ export function holdsLineBreak(text: string | Uint8Array): boolean {
   return text.indexOf(10) !== -1 || text.indexOf(13) !== -1;
 }
 
-/** A submission's JSON text from the row's `head`, `created_at` and `tail` (SUBMISSION_JSON_AROUND_TIME). */
-export function joinAroundTime(head: unknown, createdAt: unknown, tail: unknown): string {
-  return `${String(head)}"${formatInstant(Number(createdAt))}"${String(tail)}`;
+/**
+ * A submission's JSON text from its SUBMISSION_JSON_TIME_APART, the time written as
+ * `formatInstant` writes it; `times`, when given, gets the time's epoch milliseconds. The marks
+ * are found from the end, past which only the fields after the time stand: a row's data edited
+ * by hand into text that is not JSON may hold anything, but it comes before the time. Throws
+ * for a text without them (a page split where such data held the character that joins it).
+ */
+export function joinTimeApart(text: string, times?: number[]): string {
+  const end = text.lastIndexOf(TIME_MARK);
+  const start = end <= 0 ? -1 : text.lastIndexOf(TIME_MARK, end - 1);
+  if (start === -1) throw new Error("the database returned a submission's text without its time");
+  const createdAt = Number(text.slice(start + 1, end));
+  times?.push(createdAt);
+  return `${text.slice(0, start)}"${formatInstant(createdAt)}"${text.slice(end + 1)}`;
+}
+
+/** The first member of every submission's JSON text (FIELDS' order), up to its value: `submissionIdOf` reads the value there. */
+const ID_MEMBER = `{"${FIELDS[0]!.key}":`;
+if (FIELDS[0]!.key !== "submissionId" || FIELDS[0]!.kind !== "text" || FIELDS[0]!.optional) throw new Error("a submission's JSON text must begin with its id");
+
+// bench/http.ts (list): the ids aggregated apart cost SQLite more than this reading of the one
+// a list needs (its last row's, and the rows' whose times tie).
+/**
+ * The submission id in a JSON text SQLite wrote for a row (SUBMISSION_JSON_TIME_APART, before
+ * or after `joinTimeApart`): its first member, a JSON string, as JSON.parse reads it.
+ */
+export function submissionIdOf(text: string): string {
+  const open = ID_MEMBER.length;
+  let close = text.indexOf('"', open + 1);
+  for (;;) {
+    let backslashes = 0;
+    while (text.charCodeAt(close - 1 - backslashes) === 92) backslashes++;
+    if (backslashes % 2 === 0) break;
+    close = text.indexOf('"', close + 1);
+  }
+  const quoted = text.slice(open, close + 1);
+  return quoted.includes("\\") ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
 }
 
 interface MemberOptions {
