@@ -293,6 +293,18 @@ migrations.before.each((context) => {
 });
 migrations.after.each(({ dir }) => rmSync(dir, { recursive: true, force: true }));
 
+/** Brings an empty database to schema version `version`, as the formsink of that version did. */
+async function migrateTo(client: Client, version: number): Promise<void> {
+  await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+  await client.batch(
+    MIGRATIONS.slice(0, version).flatMap((statements, i) => [
+      { sql: "INSERT INTO formsink_migrations VALUES (?, 'then')", args: [i + 1] },
+      ...statements.map((sql) => ({ sql, args: [] })),
+    ]),
+    "write",
+  );
+}
+
 async function versions(url: string): Promise<number[]> {
   const client = createClient({ url });
   try {
@@ -528,11 +540,7 @@ migrations("migration 19: an update moves a row's counts per value and day only 
   // a database at schema version 18 holding 40 rows over 4 days, two popups, every third row completed
   const client = createClient({ url });
   try {
-    await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
-    await client.batch(
-      MIGRATIONS.slice(0, 18).flatMap((statements, i) => [{ sql: "INSERT INTO formsink_migrations VALUES (?, 'then')", args: [i + 1] }, ...statements.map((sql) => ({ sql, args: [] }))]),
-      "write",
-    );
+    await migrateTo(client, 18);
     await client.execute(`WITH RECURSIVE n (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 39)
       INSERT INTO submissions (account_id, id, popup_id, domain, device, user_agent, status, created_at, data, plain_text)
       SELECT 'acct', printf('id-%02d', i), 'popup_' || (i % 2), 'example.com', 'mobile', '', CASE WHEN i % 3 = 0 THEN 'completed' ELSE 'pending' END,
@@ -586,11 +594,7 @@ migrations("migration 20 numbers the endpoints and keeps every delivery, lease a
   const eventId = (position: number) => `evt_${position.toString(16).padStart(32, "0")}`;
   const client = createClient({ url });
   try {
-    await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
-    await client.batch(
-      MIGRATIONS.slice(0, 19).flatMap((statements, i) => [{ sql: "INSERT INTO formsink_migrations VALUES (?, 'then')", args: [i + 1] }, ...statements.map((sql) => ({ sql, args: [] }))]),
-      "write",
-    );
+    await migrateTo(client, 19);
     for (const [position, account] of [[1, "acct"], [2, "acct"], [3, "acct"], [4, "acct"], [5, "other"]] as const) {
       await client.execute({
         sql: `INSERT INTO events (position, account_id, type, at, popup_id, submission_id, event) VALUES (?, ?, 'submission.deleted', ?, 'popup', ?, ?)`,
