@@ -603,7 +603,6 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   ],
 ];
 
-
 /** Adds a row (of `row`: NEW or OLD) to migration 18's counts of its (domain, device, status) and day. */
 function allPopupsDayAdded(row: string): string {
   return `INSERT INTO submission_day_counts_all_popups (account_id, domain, device, status, day, n)
