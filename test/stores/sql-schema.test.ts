@@ -294,6 +294,18 @@ migrations.before.each((context) => {
 });
 migrations.after.each(({ dir }) => rmSync(dir, { recursive: true, force: true }));
 
+/** Brings an empty database to schema version `version`, as the formsink of that version did. */
+async function migrateTo(client: Client, version: number): Promise<void> {
+  await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+  await client.batch(
+    MIGRATIONS.slice(0, version).flatMap((statements, i) => [
+      { sql: "INSERT INTO formsink_migrations VALUES (?, 'then')", args: [i + 1] },
+      ...statements.map((sql) => ({ sql, args: [] })),
+    ]),
+    "write",
+  );
+}
+
 async function versions(url: string): Promise<number[]> {
   const client = createClient({ url });
   try {
@@ -529,11 +541,7 @@ migrations("migration 19: an update moves a row's counts per value and day only 
   // a database at schema version 18 holding 40 rows over 4 days, two popups, every third row completed
   const client = createClient({ url });
   try {
-    await client.execute("CREATE TABLE formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
-    await client.batch(
-      MIGRATIONS.slice(0, 18).flatMap((statements, i) => [{ sql: "INSERT INTO formsink_migrations VALUES (?, 'then')", args: [i + 1] }, ...statements.map((sql) => ({ sql, args: [] }))]),
-      "write",
-    );
+    await migrateTo(client, 18);
     await client.execute(`WITH RECURSIVE n (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 39)
       INSERT INTO submissions (account_id, id, popup_id, domain, device, user_agent, status, created_at, data, plain_text)
       SELECT 'acct', printf('id-%02d', i), 'popup_' || (i % 2), 'example.com', 'mobile', '', CASE WHEN i % 3 = 0 THEN 'completed' ELSE 'pending' END,
@@ -575,6 +583,71 @@ migrations("migration 19: an update moves a row's counts per value and day only 
       `SELECT account_id, '${column}' AS field, ${dayOf("created_at")} AS day, ${column} AS value, COUNT(*) AS n FROM submissions GROUP BY 1, 2, 3, 4`).join(" UNION ALL ") + " ORDER BY 1, 2, 3, 4");
     assert.equal(kept.rows.map((row) => Object.values(row)), counted.rows.map((row) => Object.values(row)));
     assert.ok(kept.rows.length > 20);
+  } finally {
+    db.close();
+  }
+});
+
+migrations("migration 20 numbers the endpoints and keeps every delivery, lease and place in the log; a number is never given again", async ({ url }) => {
+  // a database at schema version 19: an enabled endpoint holding a range lease with a delivered and
+  // a failed-and-due first attempt before it, and a disabled endpoint of another account
+  const now = Date.now();
+  const eventId = (position: number) => `evt_${position.toString(16).padStart(32, "0")}`;
+  const client = createClient({ url });
+  try {
+    await migrateTo(client, 19);
+    for (const [position, account] of [[1, "acct"], [2, "acct"], [3, "acct"], [4, "acct"], [5, "other"]] as const) {
+      await client.execute({
+        sql: `INSERT INTO events (position, account_id, type, at, popup_id, submission_id, event) VALUES (?, ?, 'submission.deleted', ?, 'popup', ?, ?)`,
+        args: [position, account, now, `id-${position}`, JSON.stringify({
+          id: eventId(position), type: "submission.deleted", timestamp: new Date(now).toISOString(), data: { submissionId: `id-${position}`, popupId: "popup", reason: "api" },
+        })],
+      });
+    }
+    const webhook = `INSERT INTO webhooks (account_id, id, url, types, popup_id, description, created_at, disabled_at, secrets, previous_secret_expires_at,
+      failing_since, log_position, lease_owner, lease_until, lease_claim, lease_last, lease_at) VALUES (?, ?, 'https://hooks.example.com/', NULL, NULL, NULL,
+      '2026-01-01T00:00:00.000Z', ?, '["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]', NULL, NULL, ?, ?, ?, ?, ?, ?)`;
+    await client.execute({ sql: webhook, args: ["other", "wh_b", "2026-02-01T00:00:00.000Z", 5, null, null, null, null, null] });
+    await client.execute({ sql: webhook, args: ["acct", "wh_a", null, 2, "o", now + 60_000, "c", 3, now] });
+    const delivery = `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, first_attempt_at, last_attempt_at,
+      next_attempt_at, last_status_code, last_error, last_duration_ms) VALUES (?, ?, ?, ?, 'submission.deleted', ?, ?, ?, ?, ?, ?, ?, 5)`;
+    await client.execute({ sql: delivery, args: ["acct", "wh_a", 1, eventId(1), "succeeded", 1, now, now, null, 204, null] });
+    await client.execute({ sql: delivery, args: ["acct", "wh_a", 2, eventId(2), "pending", 1, now, now, now - 1, 500, "HTTP 500"] });
+    await client.execute({ sql: delivery, args: ["other", "wh_b", 5, eventId(5), "failed", 3, now, now, null, 410, "HTTP 410"] });
+  } finally {
+    client.close();
+  }
+  const store = await createLibsqlStore({ url });
+  try {
+    assert.equal(await versions(url), MIGRATIONS.map((_, i) => i + 1));
+    const listed = async (accountId: string, webhookId: string) =>
+      (await store.listDeliveries(accountId, webhookId, { limit: 10 })).deliveries.map((d) => [d.eventId, d.status, d.attempts, d.lastStatusCode, d.nextAttemptAt]);
+    // the range's first attempt (event 3) listed as pending, event 4 not yet taken in
+    const at = (time: number) => new Date(time).toISOString();
+    assert.equal(await listed("acct", "wh_a"), [[eventId(3), "pending", 0, null, at(now)], [eventId(2), "pending", 1, 500, at(now - 1)], [eventId(1), "succeeded", 1, 204, null]]);
+    assert.equal(await listed("other", "wh_b"), [[eventId(5), "failed", 3, 410, null]]);
+    assert.is((await store.getWebhook("other", "wh_b"))?.disabledAt, "2026-02-01T00:00:00.000Z");
+    // the range is still leased by its owner: another claims only the due retry
+    const claimed = await store.claimDeliveries({ now, limit: 10, leaseMs: 60_000, owner: "o2" });
+    assert.equal(claimed.map((d) => [d.accountId, d.webhook.webhookId, d.eventId, d.attempts]), [["acct", "wh_a", eventId(2), 1]]);
+    const attempt = { accountId: "acct", webhookId: "wh_a", owner: "o", at: now, durationMs: 1, statusCode: 200, error: null, status: "succeeded" as const, nextAttemptAt: null };
+    assert.equal(await store.recordDeliveryAttempts!([{ ...attempt, position: 3 }, { ...attempt, position: 2 }]), [true, false], "the lease holder's outcomes alone");
+    assert.ok(await store.retryDelivery("acct", "wh_a", eventId(1), now));
+    assert.equal(await listed("acct", "wh_a"), [[eventId(3), "succeeded", 1, 200, null], [eventId(2), "pending", 1, 500, at(now - 1)], [eventId(1), "pending", 1, 204, at(now)]]);
+    // the newest endpoint deleted and another added: its number is new, and it has no deliveries
+    assert.ok(await store.deleteWebhook("acct", "wh_a"));
+    await store.insertWebhook("acct", {
+      webhookId: "wh_c", url: "https://hooks.example.com/", types: null, popupId: null, description: null, createdAt: new Date(now).toISOString(), disabledAt: null,
+      secrets: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], previousSecretExpiresAt: null, failingSince: null,
+    });
+    assert.equal(await listed("acct", "wh_c"), []);
+  } finally {
+    await store.close();
+  }
+  const db = createClient({ url });
+  try {
+    const { rows } = await db.execute("SELECT id, endpoint FROM webhooks ORDER BY endpoint");
+    assert.equal(rows.map((row) => [row.id, Number(row.endpoint)]), [["wh_b", 1], ["wh_c", 3]]);
   } finally {
     db.close();
   }

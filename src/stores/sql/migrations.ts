@@ -27,6 +27,14 @@ const TUPLE_COUNTS_ADDED = `INSERT INTO submission_counts (account_id, popup_id,
         VALUES (NEW.account_id, ${dayOf("NEW.created_at")}, NEW.popup_id, NEW.domain, NEW.device, NEW.status, 1)
         ON CONFLICT DO UPDATE SET n = n + 1`;
 
+/** The columns migration 20 copies into the numbered `webhooks` (all but the number). */
+const WEBHOOK_COLUMNS = "account_id, id, url, types, popup_id, description, created_at, disabled_at, secrets, previous_secret_expires_at, " +
+  "failing_since, log_position, lease_owner, lease_until, lease_claim, lease_last, lease_at";
+
+/** The columns migration 20 copies into the numbered `webhook_deliveries` (all but the endpoint's). */
+const DELIVERY_COLUMNS = "position, event_id, event_type, status, attempts, first_attempt_at, last_attempt_at, next_attempt_at, " +
+  "last_status_code, last_error, last_duration_ms, lease_owner, lease_until, lease_claim";
+
 export const MIGRATIONS: readonly (readonly string[])[] = [
   // 1: accounts, keys, submissions
   [
@@ -528,6 +536,70 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       ${valueDayTaken("OLD", column)};
       ${valueDayAdded("NEW", column)};
     END`),
+  ],
+  // 20: a delivery names its endpoint by a number (`webhooks.endpoint`) instead of the account's
+  // and the endpoint's ids. Every first attempt's outcome inserts a row and an entry in the unique
+  // index by endpoint and position inside the dispatcher's write transaction (the write lock the
+  // creates' group commits wait for): each endpoint's entries go in the middle of that index,
+  // where SQLite rebalances neighbouring pages each time one fills, and short entries fill them
+  // far less often. The account is the endpoint's. AUTOINCREMENT: a number is never given to a
+  // second endpoint, so nothing written for a deleted endpoint can become another's.
+  [
+    `CREATE TABLE webhooks_numbered (
+      endpoint INTEGER PRIMARY KEY AUTOINCREMENT,
+      account_id TEXT NOT NULL,
+      id TEXT NOT NULL,
+      url TEXT NOT NULL,
+      types TEXT,                    -- JSON array of event types; NULL for every type
+      popup_id TEXT,
+      description TEXT,
+      created_at TEXT NOT NULL,
+      disabled_at TEXT,
+      secrets TEXT NOT NULL,         -- JSON array, newest first
+      previous_secret_expires_at INTEGER,
+      failing_since INTEGER,
+      log_position INTEGER NOT NULL,
+      lease_owner TEXT,
+      lease_until INTEGER,
+      lease_claim TEXT,
+      lease_last INTEGER,
+      lease_at INTEGER,
+      UNIQUE (account_id, id)
+    )`,
+    `INSERT INTO webhooks_numbered (endpoint, ${WEBHOOK_COLUMNS}) SELECT rowid, ${WEBHOOK_COLUMNS} FROM webhooks ORDER BY rowid`,
+    `CREATE TABLE webhook_deliveries_numbered (
+      endpoint INTEGER NOT NULL,     -- webhooks.endpoint
+      position INTEGER NOT NULL,
+      event_id TEXT NOT NULL,
+      event_type TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed')),
+      attempts INTEGER NOT NULL,
+      first_attempt_at INTEGER,      -- epoch milliseconds, as every time below
+      last_attempt_at INTEGER,
+      next_attempt_at INTEGER,       -- while pending
+      last_status_code INTEGER,
+      last_error TEXT,
+      last_duration_ms INTEGER,
+      lease_owner TEXT,
+      lease_until INTEGER,
+      lease_claim TEXT,              -- the claim that took the lease: how a claim reads back what it took
+      UNIQUE (endpoint, position)
+    )`,
+    `INSERT INTO webhook_deliveries_numbered (endpoint, ${DELIVERY_COLUMNS})
+      SELECT webhooks_numbered.endpoint, ${DELIVERY_COLUMNS.split(", ").map((column) => `webhook_deliveries.${column}`).join(", ")}
+      FROM webhook_deliveries JOIN webhooks_numbered ON webhooks_numbered.account_id = webhook_deliveries.account_id
+        AND webhooks_numbered.id = webhook_deliveries.webhook_id
+      ORDER BY webhook_deliveries.rowid`,
+    `DROP TABLE webhook_deliveries`,
+    `DROP TABLE webhooks`,
+    `ALTER TABLE webhooks_numbered RENAME TO webhooks`,
+    `ALTER TABLE webhook_deliveries_numbered RENAME TO webhook_deliveries`,
+    // As migrations 8 and 17 made them, by endpoint number.
+    `CREATE INDEX webhook_deliveries_unattempted ON webhook_deliveries (endpoint, position) WHERE status = 'pending' AND attempts = 0`,
+    `CREATE INDEX webhook_deliveries_unattempted_by_time ON webhook_deliveries (next_attempt_at) WHERE status = 'pending' AND attempts = 0`,
+    `CREATE INDEX webhook_deliveries_retries ON webhook_deliveries (next_attempt_at) WHERE status = 'pending' AND attempts > 0`,
+    `CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (lease_until) WHERE lease_until IS NOT NULL`,
+    `CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id)`,
   ],
 ];
 

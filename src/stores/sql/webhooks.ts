@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints and their outbox in SQL (`WebhookStore`, migrations 8 and 13). The outbox is
+ * Webhook endpoints and their outbox in SQL (`WebhookStore`, migrations 8, 13 and 20). The outbox is
  * the change log plus delivery state: a create writes nothing here. An endpoint's first attempts
  * are leased as a range of its log (the endpoint's own lease, up to `lease_last`), and a delivery
  * row is written once, with the outcome of its first attempt: the dispatcher's writes, which take
@@ -50,9 +50,9 @@ const RECORD_SEPARATOR = "\x1e";
 const UNIT = "char(31)";
 const RECORD = "char(30)";
 
-/** The fields of an endpoint a claim reads (those `toWebhook` takes), and its rowid as `endpoint`, as json_object's arguments. */
-const ENDPOINT_FIELDS = ["account_id", "id", "url", "types", "popup_id", "description", "created_at", "disabled_at", "secrets", "previous_secret_expires_at",
-  "failing_since"].reduce((fields, column) => `${fields}, '${column}', ${column}`, "'endpoint', rowid");
+/** The fields of an endpoint a claim reads (those `toWebhook` takes, and its number), as json_object's arguments. */
+const ENDPOINT_FIELDS = ["endpoint", "account_id", "id", "url", "types", "popup_id", "description", "created_at", "disabled_at", "secrets",
+  "previous_secret_expires_at", "failing_since"].map((column) => `'${column}', ${column}`).join(", ");
 
 /** Beyond every position: what a bound is when nothing bounds it. */
 const NO_POSITION = Number.MAX_SAFE_INTEGER;
@@ -62,20 +62,20 @@ const NO_POSITION = Number.MAX_SAFE_INTEGER;
  * that is leased or not yet due at `?1`, which holds back the ones after it. Read from the
  * leases and the not-yet-due, both few: never the backlog.
  */
-const HELD_BACK = `SELECT account_id, webhook_id, MIN(position) AS stop FROM (
-    SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE status = 'pending' AND attempts = 0 AND lease_until > ?1
+const HELD_BACK = `SELECT endpoint, MIN(position) AS stop FROM (
+    SELECT endpoint, position FROM webhook_deliveries WHERE status = 'pending' AND attempts = 0 AND lease_until > ?1
     UNION ALL
-    SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE status = 'pending' AND attempts = 0 AND next_attempt_at > ?1)
-  GROUP BY account_id, webhook_id`;
+    SELECT endpoint, position FROM webhook_deliveries WHERE status = 'pending' AND attempts = 0 AND next_attempt_at > ?1)
+  GROUP BY endpoint`;
 
 /**
  * Of each enabled endpoint, the position its run of first attempts stays below: where it is
  * held back, or past its `?2`-th never-attempted delivery (a claim takes at most `?2`),
  * whichever comes first. One bound, so that reading the run is one short range of the index.
  */
-const RUNS = `SELECT webhooks.account_id AS account_id, webhooks.id AS webhook_id, MIN(
-    COALESCE((SELECT stop FROM held_back WHERE held_back.account_id = webhooks.account_id AND held_back.webhook_id = webhooks.id), ${NO_POSITION}),
-    COALESCE((SELECT position + 1 FROM webhook_deliveries WHERE account_id = webhooks.account_id AND webhook_id = webhooks.id
+const RUNS = `SELECT webhooks.endpoint AS endpoint, MIN(
+    COALESCE((SELECT stop FROM held_back WHERE held_back.endpoint = webhooks.endpoint), ${NO_POSITION}),
+    COALESCE((SELECT position + 1 FROM webhook_deliveries WHERE endpoint = webhooks.endpoint
                 AND status = 'pending' AND attempts = 0 ORDER BY position LIMIT 1 OFFSET ?2 - 1), ${NO_POSITION})) AS bound
   FROM webhooks WHERE disabled_at IS NULL AND ${UNLEASED}`;
 
@@ -92,7 +92,7 @@ const CLAIMABLE = `WITH held_back AS (${HELD_BACK}), runs AS MATERIALIZED (${RUN
     SELECT * FROM (
       SELECT webhook_deliveries.rowid AS id, 0 AS kind, 0 AS since, webhook_deliveries.position AS position
       FROM runs CROSS JOIN webhook_deliveries
-        ON webhook_deliveries.account_id = runs.account_id AND webhook_deliveries.webhook_id = runs.webhook_id
+        ON webhook_deliveries.endpoint = runs.endpoint
         AND webhook_deliveries.status = 'pending' AND webhook_deliveries.attempts = 0
         AND webhook_deliveries.position < runs.bound
       ORDER BY webhook_deliveries.position LIMIT ?2)
@@ -100,8 +100,7 @@ const CLAIMABLE = `WITH held_back AS (${HELD_BACK}), runs AS MATERIALIZED (${RUN
     SELECT * FROM (
       SELECT rowid AS id, 1 AS kind, first_attempt_at AS since, position FROM webhook_deliveries
       WHERE status = 'pending' AND attempts > 0 AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1)
-        AND EXISTS (SELECT 1 FROM webhooks WHERE webhooks.account_id = webhook_deliveries.account_id
-                    AND webhooks.id = webhook_deliveries.webhook_id AND webhooks.disabled_at IS NULL)
+        AND EXISTS (SELECT 1 FROM webhooks WHERE webhooks.endpoint = webhook_deliveries.endpoint AND webhooks.disabled_at IS NULL)
       ORDER BY first_attempt_at, position LIMIT ?2))
   ORDER BY kind, since, position LIMIT ?2`;
 
@@ -117,8 +116,7 @@ const CLAIMABLE = `WITH held_back AS (${HELD_BACK}), runs AS MATERIALIZED (${RUN
  */
 const CLAIMABLE_NOW = `EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL AND ${UNLEASED} AND log_position < ${NEWEST_POSITION})
   OR EXISTS (SELECT 1 FROM webhooks CROSS JOIN webhook_deliveries ON webhook_deliveries.rowid = (
-      SELECT rowid FROM webhook_deliveries WHERE account_id = webhooks.account_id AND webhook_id = webhooks.id AND status = 'pending' AND attempts = 0
-      ORDER BY position LIMIT 1)
+      SELECT rowid FROM webhook_deliveries WHERE endpoint = webhooks.endpoint AND status = 'pending' AND attempts = 0 ORDER BY position LIMIT 1)
     WHERE webhooks.disabled_at IS NULL AND ${UNLEASED} AND webhook_deliveries.next_attempt_at <= ?1
       AND (webhook_deliveries.lease_until IS NULL OR webhook_deliveries.lease_until <= ?1))
   OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND attempts > 0 AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1))`;
@@ -144,20 +142,19 @@ const NOTHING_TO_TAKE = `UPDATE webhooks SET log_position = ${NEWEST_POSITION}, 
 const RANGES_LEASED = `UPDATE webhooks SET lease_owner = ?3, lease_until = ?4, lease_claim = ?5, lease_at = ?1, lease_last = taken.last
   FROM (
     WITH open AS MATERIALIZED (
-      SELECT account_id, id, log_position, types, popup_id,
+      SELECT endpoint, account_id, log_position, types, popup_id,
         COALESCE((SELECT position FROM events WHERE events.account_id = webhooks.account_id AND events.position > webhooks.log_position AND ${MATCHES}
           ORDER BY position LIMIT 1 OFFSET ?2 - 1), ${NO_POSITION}) AS bound
       FROM webhooks WHERE disabled_at IS NULL AND ${UNLEASED} AND log_position < ${NEWEST_POSITION}
-        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE account_id = webhooks.account_id AND webhook_id = webhooks.id
-                        AND status = 'pending' AND attempts = 0))
-    SELECT account_id, id, MAX(position) AS last FROM (
-      SELECT open.account_id AS account_id, open.id AS id, events.position AS position
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE endpoint = webhooks.endpoint AND status = 'pending' AND attempts = 0))
+    SELECT endpoint, MAX(position) AS last FROM (
+      SELECT open.endpoint AS endpoint, events.position AS position
       FROM open CROSS JOIN events ON events.account_id = open.account_id AND events.position > open.log_position AND events.position <= open.bound
       WHERE ${matches("open")}
-      ORDER BY events.position, open.account_id, open.id
+      ORDER BY events.position, open.endpoint
       LIMIT ?2 - (SELECT COUNT(*) FROM webhook_deliveries WHERE lease_until = ?4 AND lease_claim = ?5))
-    GROUP BY account_id, id) AS taken
-  WHERE webhooks.account_id = taken.account_id AND webhooks.id = taken.id`;
+    GROUP BY endpoint) AS taken
+  WHERE webhooks.endpoint = taken.endpoint`;
 
 /**
  * The events of the first attempts an endpoint's range lease covers, as a FROM and WHERE of
@@ -167,11 +164,11 @@ const RANGES_LEASED = `UPDATE webhooks SET lease_owner = ?3, lease_until = ?4, l
  */
 const RANGE_EVENTS = `FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.position > webhooks.log_position
     AND events.position <= webhooks.lease_last
-  WHERE ${MATCHES} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_deliveries.account_id = webhooks.account_id
-    AND webhook_deliveries.webhook_id = webhooks.id AND webhook_deliveries.position = events.position)`;
+  WHERE ${MATCHES} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_deliveries.endpoint = webhooks.endpoint
+    AND webhook_deliveries.position = events.position)`;
 
 /** The first attempts an endpoint's range lease covers (RANGE_EVENTS), as rows of `webhook_deliveries` read. */
-const RANGE_DELIVERIES = `SELECT webhooks.account_id AS account_id, webhooks.id AS webhook_id, events.position AS position, ${EVENT_ID} AS event_id,
+const RANGE_DELIVERIES = `SELECT webhooks.endpoint AS endpoint, events.position AS position, ${EVENT_ID} AS event_id,
     events.type AS event_type, 'pending' AS status, 0 AS attempts, NULL AS first_attempt_at, NULL AS last_attempt_at,
     webhooks.lease_at AS next_attempt_at, NULL AS last_status_code, NULL AS last_error, NULL AS last_duration_ms
   ${RANGE_EVENTS}`;
@@ -184,8 +181,7 @@ const RANGE_DELIVERIES = `SELECT webhooks.account_id AS account_id, webhooks.id 
 export function deliveriesOfPrunedEvents(through: string): string {
   return `DELETE FROM webhook_deliveries WHERE rowid IN (
     SELECT webhook_deliveries.rowid FROM webhooks CROSS JOIN webhook_deliveries
-      ON webhook_deliveries.account_id = webhooks.account_id AND webhook_deliveries.webhook_id = webhooks.id
-      AND webhook_deliveries.position <= ${through})`;
+      ON webhook_deliveries.endpoint = webhooks.endpoint AND webhook_deliveries.position <= ${through})`;
 }
 
 /**
@@ -203,28 +199,26 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
    * The deliveries, the endpoints and the events each come as one value (a JSON array; the
    * events' records joined by separators), not as a row each: the libSQL binding costs about a
    * microsecond per value it hands over, more than SQLite's work per delivery
-   * (bench/webhooks.ts). A delivery names its endpoint by rowid and its event by position; an
+   * (bench/webhooks.ts). A delivery names its endpoint by number and its event by position; an
    * event's id and type come with its text.
    */
   async function readClaim(leasedUntil: number, claim: string): Promise<ClaimedDelivery[]> {
-    const ROWS_LEASED = "SELECT account_id, webhook_id, position FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2";
+    const ROWS_LEASED = "SELECT endpoint, position FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2";
     const OF_CLAIM = "AND webhooks.lease_until = ?1 AND webhooks.lease_claim = ?2";
     const leased = [leasedUntil, claim];
     const [deliveries, endpoints, texts] = await driver.batch(
       [
         {
           sql: `SELECT json_group_array(json_array(endpoint, position, attempts, first_attempt_at)) FROM (
-                  SELECT (SELECT rowid FROM webhooks WHERE webhooks.account_id = webhook_deliveries.account_id AND webhooks.id = webhook_deliveries.webhook_id)
-                    AS endpoint, position, attempts, first_attempt_at
-                  FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2
+                  SELECT endpoint, position, attempts, first_attempt_at FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2
                   UNION ALL
-                  SELECT webhooks.rowid, events.position, 0, NULL ${RANGE_EVENTS} ${OF_CLAIM})`,
+                  SELECT webhooks.endpoint, events.position, 0, NULL ${RANGE_EVENTS} ${OF_CLAIM})`,
           args: leased,
           asArrays: true,
         },
         {
           sql: `SELECT json_group_array(json_object(${ENDPOINT_FIELDS})) FROM webhooks WHERE (lease_until = ?1 AND lease_claim = ?2)
-                  OR (account_id, id) IN (SELECT account_id, webhook_id FROM (${ROWS_LEASED}))`,
+                  OR endpoint IN (SELECT endpoint FROM (${ROWS_LEASED}))`,
           args: leased,
           asArrays: true,
         },
@@ -248,8 +242,8 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       events.set(Number(position), { id, type: type as EventType, text: record.slice(position.length + id.length + type.length + 3) });
     }
     const claimed: ClaimedDelivery[] = [];
-    for (const [endpoint, position, attempts, firstAttemptAt] of jsonList<[number | null, number, number, number | null]>(deliveries!)) {
-      const of = endpoint === null ? undefined : webhooks.get(endpoint);
+    for (const [endpoint, position, attempts, firstAttemptAt] of jsonList<[number, number, number, number | null]>(deliveries!)) {
+      const of = webhooks.get(endpoint);
       const event = events.get(position);
       // Both are there: an endpoint's deletion and an event's pruning delete its deliveries, leased or not, in the same transaction.
       if (of === undefined || event === undefined) continue;
@@ -312,7 +306,7 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
     async deleteWebhook(accountId, webhookId) {
       const [, deleted] = await driver.batch(
         [
-          { sql: "DELETE FROM webhook_deliveries WHERE account_id = ? AND webhook_id = ?", args: [accountId, webhookId] },
+          { sql: `DELETE FROM webhook_deliveries WHERE endpoint = (${endpointNumber()})`, args: [accountId, webhookId] },
           // RETURNING, not rowsAffected: D1 counts the rows of triggers too.
           { sql: "DELETE FROM webhooks WHERE account_id = ? AND id = ? RETURNING 1 AS deleted", args: [accountId, webhookId] },
         ],
@@ -355,7 +349,7 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
         sql: `SELECT * FROM (
                 SELECT position, event_id, event_type, status, attempts, last_attempt_at, next_attempt_at, last_status_code, last_error,
                   last_duration_ms
-                FROM webhook_deliveries WHERE account_id = ?1 AND webhook_id = ?2 AND position < ?3 ${statusFilter}
+                FROM webhook_deliveries WHERE endpoint = (${endpointNumber()}) AND position < ?3 ${statusFilter}
                 UNION ALL
                 SELECT position, event_id, event_type, status, attempts, last_attempt_at, next_attempt_at, last_status_code, last_error,
                   last_duration_ms
@@ -374,16 +368,16 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       const [updated, inserted] = await driver.batch(
         [
           {
-            sql: `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, ${LEASE_RELEASED}
-                  WHERE account_id = ? AND webhook_id = ? AND event_id = ? RETURNING 1 AS retried`,
+            sql: `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?1, ${LEASE_RELEASED}
+                  WHERE endpoint = (${endpointNumber("?2", "?3")}) AND event_id = ?4 RETURNING 1 AS retried`,
             args: [now, accountId, webhookId, eventId],
           },
           {
-            sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, next_attempt_at)
-                  SELECT account_id, webhook_id, position, event_id, event_type, 'pending', 0, ?1 FROM (${RANGE_DELIVERIES}
+            sql: `INSERT INTO webhook_deliveries (endpoint, position, event_id, event_type, status, attempts, next_attempt_at)
+                  SELECT endpoint, position, event_id, event_type, 'pending', 0, ?1 FROM (${RANGE_DELIVERIES}
                     AND webhooks.account_id = ?2 AND webhooks.id = ?3 AND webhooks.lease_owner IS NOT NULL)
                   WHERE event_id = ?4
-                  ON CONFLICT (account_id, webhook_id, position) DO NOTHING
+                  ON CONFLICT (endpoint, position) DO NOTHING
                   RETURNING 1 AS retried`,
             args: [now, accountId, webhookId, eventId],
           },
@@ -404,11 +398,11 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       const [replayed, coming] = await driver.batch(
         [
           {
-            sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, next_attempt_at)
-                  SELECT webhooks.account_id, webhooks.id, events.position, ${EVENT_ID}, events.type, 'pending', 0, ?
+            sql: `INSERT INTO webhook_deliveries (endpoint, position, event_id, event_type, status, attempts, next_attempt_at)
+                  SELECT webhooks.endpoint, events.position, ${EVENT_ID}, events.type, 'pending', 0, ?
                   FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.position <= ${upTo}
                   WHERE webhooks.account_id = ? AND webhooks.id = ? AND events.at >= ? AND ${MATCHES}
-                  ON CONFLICT (account_id, webhook_id, position) DO UPDATE SET status = 'pending', next_attempt_at = excluded.next_attempt_at, ${LEASE_RELEASED}
+                  ON CONFLICT (endpoint, position) DO UPDATE SET status = 'pending', next_attempt_at = excluded.next_attempt_at, ${LEASE_RELEASED}
                   RETURNING 1 AS replayed`,
             args: [now, accountId, webhookId, since],
           },
@@ -426,6 +420,9 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
 }
 
 const LEASE_RELEASED = "lease_owner = NULL, lease_until = NULL, lease_claim = NULL";
+
+/** The number of the endpoint whose account and id are the arguments `account` and `id`: what its delivery rows name it by. */
+const endpointNumber = (account = "?1", id = "?2") => `SELECT endpoint FROM webhooks WHERE account_id = ${account} AND id = ${id}`;
 
 /**
  * The statements of a claim at `now` (CLAIMABLE's and RANGES_LEASED's arguments): endpoints with
@@ -575,14 +572,14 @@ function attemptsRecorded(attempts: readonly DeliveryAttempt[], answer: Answer):
       "",
     ];
   return {
-    sql: `INSERT INTO webhook_deliveries (account_id, webhook_id, position, event_id, event_type, status, attempts, first_attempt_at,
+    sql: `INSERT INTO webhook_deliveries (endpoint, position, event_id, event_type, status, attempts, first_attempt_at,
             last_attempt_at, next_attempt_at, last_status_code, last_error, last_duration_ms)
-          SELECT made.account_id, made.webhook_id, ${position}, ${EVENT_ID}, events.type, made.status, 1, made.at, made.at,
+          SELECT webhooks.endpoint, ${position}, ${EVENT_ID}, events.type, made.status, 1, made.at, made.at,
             made.next_attempt_at, made.status_code, made.error, made.duration_ms
           FROM (SELECT ?1 AS account_id, ?2 AS webhook_id, ${fields} FROM json_each(?4) LIMIT -1) AS made
             ${from}
           WHERE ${where}
-          ON CONFLICT (account_id, webhook_id, position) DO UPDATE SET
+          ON CONFLICT (endpoint, position) DO UPDATE SET
             status = excluded.status, attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, excluded.first_attempt_at),
             last_attempt_at = excluded.last_attempt_at, next_attempt_at = excluded.next_attempt_at, last_status_code = excluded.last_status_code,
             last_error = excluded.last_error, last_duration_ms = excluded.last_duration_ms, ${LEASE_RELEASED}
@@ -613,8 +610,8 @@ function rangeMovedOn(accountId: string, webhookId: string, owner: string, posit
           WHERE account_id = ?1 AND id = ?2 AND lease_owner = ?3 AND ?5 > log_position
             AND NOT EXISTS (SELECT 1 FROM events WHERE events.account_id = webhooks.account_id
               AND events.position > webhooks.log_position AND events.position < ${first} AND ${MATCHES}
-              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_deliveries.account_id = webhooks.account_id
-                              AND webhook_deliveries.webhook_id = webhooks.id AND webhook_deliveries.position = events.position))`,
+              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_deliveries.endpoint = webhooks.endpoint
+                              AND webhook_deliveries.position = events.position))`,
     args: [accountId, webhookId, owner, JSON.stringify(positions), Math.max(...positions)],
   };
 }
