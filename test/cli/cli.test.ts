@@ -1,6 +1,6 @@
 // The `formsink` command as a user runs it: a real process, a real database file, real signals.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suite } from "uvu";
@@ -26,6 +26,26 @@ cli("in a checkout, `npx formsink` runs the built command (as the README's quick
   const result = await collect(spawn("npx", ["--no-install", "formsink", "--help"]));
   assert.is(result.code, 0, result.stderr);
   assert.match(result.stdout, /^formsink - form submissions/);
+});
+
+cli("`npx formsink` before the first build says to build, and runs the command once built (npx keeps what it linked the first time)", async ({ dir }) => {
+  // A checkout as the package sees it: its package.json's name and command, and the files not built.
+  const checkout = join(dir, "checkout");
+  const { name, version, type, bin } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+  mkdirSync(checkout);
+  writeFileSync(join(checkout, "package.json"), JSON.stringify({ name, version, type, bin }));
+  cpSync(new URL("../../bin", import.meta.url), join(checkout, "bin"), { recursive: true });
+  const npx = () => collect(spawn("npx", ["formsink", "--help"], { cwd: checkout, env: { ...process.env, npm_config_cache: join(dir, "npm-cache") } }));
+
+  const before = await npx();
+  assert.is(before.code, 1, before.stderr);
+  assert.match(before.stderr, /not built[^\n]*npm run build/);
+
+  mkdirSync(join(checkout, "dist", "cli"), { recursive: true });
+  writeFileSync(join(checkout, "dist", "cli", "bin.js"), 'console.log("the built command:", ...process.argv.slice(2));\n');
+  const after = await npx();
+  assert.is(after.code, 0, after.stderr);
+  assert.is(after.stdout, "the built command: --help\n");
 });
 
 cli("--help works on every command and exits 0", async () => {

@@ -34,8 +34,8 @@ pkg.before(async (context) => {
 pkg.after(({ project }) => rmSync(project, { recursive: true, force: true }));
 
 pkg("the tarball holds the built package and nothing else: no sources, tests, fixtures or databases", ({ files }) => {
-  assert.ok(files.includes("dist/src/index.js") && files.includes("dist/src/index.d.ts") && files.includes("dist/cli/bin.js"));
-  const unexpected = files.filter((file) => !/^(dist\/.+\.(js|d\.ts)|dist\/cli\/arktype\.cjs|package\.json|README\.md|LICENSE)$/.test(file));
+  assert.ok(files.includes("dist/src/index.js") && files.includes("dist/src/index.d.ts") && files.includes("dist/cli/bin.js") && files.includes("bin/formsink.js"));
+  const unexpected = files.filter((file) => !/^(dist\/.+\.(js|d\.ts)|dist\/cli\/arktype\.cjs|bin\/formsink\.js|package\.json|README\.md|LICENSE)$/.test(file));
   assert.equal(unexpected, []);
 });
 
