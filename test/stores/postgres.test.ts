@@ -481,7 +481,7 @@ harness("a database handed back is emptied to what a new migrated one holds: the
     assert.is(again.name, used.name, "the database was reused");
     await migratePostgres(migrated);
     assert.equal(await contents(reused), await contents(migrated));
-    assert.ok((await contents(reused)).includes('"email"'), "the migrations' own rows are back");
+    assert.equal([...(await reused`SELECT field FROM identifying_fields`)], [{ field: "email" }], "the migrations' own rows are back");
   } finally {
     await Promise.all([reused.end({ timeout: 1 }), migrated.end({ timeout: 1 })]);
     await again.release();
