@@ -218,9 +218,9 @@ export async function startPostgresCluster(settings: Record<string, string> = {}
 
 /**
  * Migrated databases kept for reuse. Creating a database costs a checkpoint and migrating it
- * every migration, about a third of a second, which a conformance suite would pay once per
- * test; emptying one takes a few milliseconds. Emptying deletes every row but the migrations'
- * own (triggers off, so that no trigger writes what was just deleted), puts those back and
+ * runs every migration, which a conformance suite would pay once per test; emptying one is a
+ * few deletes. Emptying deletes every row but the migrations' log (triggers off, so that no
+ * trigger writes what was just deleted), puts back the rows the migrations inserted and
  * restarts the sequences, in one transaction.
  */
 class MigratedDatabases {
