@@ -2,6 +2,10 @@
 # Runs the test suites, each in its own runtime, and prints one closing line per runtime plus a
 # total. `bash test/run.sh` runs them all; `bash test/run.sh bun deno` only those named.
 # Every suite runs even when an earlier one failed; the exit code is 1 if any failed or ran nothing.
+#
+# Two processes run at a time (TEST_JOBS sets how many), the node suite's files split between
+# two of them, so that both cores work: most of a suite's time is one process's CPU. Each
+# process's output is kept and printed whole, in the order of the suites, once its suite is done.
 set -u
 cd "$(dirname "$0")/.."
 bin=node_modules/.bin
@@ -9,41 +13,89 @@ uvu=node_modules/uvu/bin.js
 # Deno: --allow-ffi loads libSQL's native addon (which then does its own file I/O); --allow-run
 # starts the PostgreSQL tests' throwaway cluster (initdb, pg_ctl, runuser).
 deno_run=("$bin/deno" run --allow-env --allow-sys --allow-ffi --allow-net=127.0.0.1 --allow-read --allow-write --allow-run)
+# The node suite's first half: these folders of test/; the second half is every other folder.
+# Every test that uses dist/ is in the second half, with the one that rebuilds it (npm pack's
+# prepack in test/package), so that no test reads dist/ while it is being rebuilt.
+node_first='stores|core|import|layout|client|webhooks|openapi'
 
-run_suite() {
+# One process of a suite; it replaces the shell it runs in.
+run_part() {
   case $1 in
-    node) node --import tsx "$uvu" test '\.test\.ts$' -i runtimes --no-color ;;
-    bun) "$bin/bun" "$uvu" test/runtimes/bun '\.test\.ts$' --no-color ;;
-    deno) "${deno_run[@]}" "$uvu" test/runtimes/deno '\.test\.ts$' --no-color ;;
-    workerd) node --import tsx test/runtimes/workerd/run.ts ;;
+    node-1) exec node --import tsx "$uvu" test "^($node_first)/.*\\.test\\.ts\$" --no-color ;;
+    node-2) exec node --import tsx "$uvu" test '\.test\.ts$' -i runtimes -i "^($node_first)(/|\$)" --no-color ;;
+    bun) exec "$bin/bun" "$uvu" test/runtimes/bun '\.test\.ts$' --no-color ;;
+    deno) exec "${deno_run[@]}" "$uvu" test/runtimes/deno '\.test\.ts$' --no-color ;;
+    workerd) exec node --import tsx test/runtimes/workerd/run.ts ;;
     # The popup in Debian's Chromium (apt-get install chromium; .ci/run does it).
-    browser) node --import tsx "$uvu" test/e2e '\.e2e\.ts$' --no-color ;;
-    *) echo "unknown suite: $1" >&2; return 2 ;;
+    browser) exec node --import tsx "$uvu" test/e2e '\.e2e\.ts$' --no-color ;;
   esac
 }
 
-# Runs one suite, echoes its output, and prints "<name>: N passed, N failed" from uvu's
-# Total/Passed lines. Fails when the suite failed, ran no test (uvu exits 0 on "Total: 0"), or
-# passed fewer tests than it counted (uvu exits 0 when a `before` hook throws).
-summarize() {
-  local name=$1 out rc total ok
-  out=$(mktemp)
-  run_suite "$name" 2>&1 | tee "$out"; rc=${PIPESTATUS[0]}
-  total=$(sed 's/\x1b\[[0-9;]*m//g' "$out" | sed -n 's/^ *Total: *\([0-9][0-9]*\).*/\1/p' | tail -1)
-  ok=$(sed 's/\x1b\[[0-9;]*m//g' "$out" | sed -n 's/^ *Passed: *\([0-9][0-9]*\).*/\1/p' | tail -1)
-  rm -f "$out"
-  total=${total:-0}; ok=${ok:-0}
-  if [ "$total" -eq 0 ]; then echo "$name: no tests ran" >&2; rc=1; fi
-  echo "$name: $ok passed, $((total - ok)) failed"
-  passed=$((passed + ok)); failed=$((failed + total - ok))
-  [ "$rc" -eq 0 ] && [ "$total" -gt 0 ] && [ "$ok" -eq "$total" ]
+parts_of() {
+  case $1 in
+    node) echo node-1 node-2 ;;
+    bun | deno | workerd | browser) echo "$1" ;;
+    *) return 1 ;;
+  esac
 }
 
 suites=("$@")
 [ ${#suites[@]} -eq 0 ] && suites=(node bun deno workerd browser)
-status=0; passed=0; failed=0
 for name in "${suites[@]}"; do
-  summarize "$name" || status=1
+  parts_of "$name" >/dev/null || { echo "unknown suite: $name" >&2; exit 2; }
 done
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+declare -A pid_part=()
+
+# Prints "<name>: N passed, N failed" from each part's uvu Total/Passed lines, after the parts'
+# output. Fails when a part failed, ran no test (uvu exits 0 on "Total: 0"), or passed fewer
+# tests than it counted (uvu exits 0 when a `before` hook throws).
+summarize() {
+  local name=$1 part total ok all=0 allok=0 ok_status=0
+  for part in $(parts_of "$name"); do
+    cat "$out/$part.out"
+    total=$(sed 's/\x1b\[[0-9;]*m//g' "$out/$part.out" | sed -n 's/^ *Total: *\([0-9][0-9]*\).*/\1/p' | tail -1)
+    ok=$(sed 's/\x1b\[[0-9;]*m//g' "$out/$part.out" | sed -n 's/^ *Passed: *\([0-9][0-9]*\).*/\1/p' | tail -1)
+    total=${total:-0}; ok=${ok:-0}
+    if [ "$total" -eq 0 ]; then echo "$part: no tests ran" >&2; ok_status=1; fi
+    [ "$(cat "$out/$part.rc")" -eq 0 ] && [ "$ok" -eq "$total" ] || ok_status=1
+    all=$((all + total)); allok=$((allok + ok))
+  done
+  echo "$name: $allok passed, $((all - allok)) failed"
+  passed=$((passed + allok)); failed=$((failed + all - allok))
+  return "$ok_status"
+}
+
+# Waits for one running part and records its exit code.
+wait_one() {
+  local finished rc
+  wait -n -p finished; rc=$?
+  echo "$rc" >"$out/${pid_part[$finished]}.rc"
+  unset "pid_part[$finished]"
+}
+
+status=0; passed=0; failed=0; printed=0
+# Summarizes, in order, every suite not yet printed whose parts have all finished.
+print_done() {
+  local part
+  while [ "$printed" -lt ${#suites[@]} ]; do
+    for part in $(parts_of "${suites[$printed]}"); do
+      [ -e "$out/$part.rc" ] || return 0
+    done
+    summarize "${suites[$printed]}" || status=1
+    printed=$((printed + 1))
+  done
+}
+
+jobs_at_once=${TEST_JOBS:-2}
+for name in "${suites[@]}"; do
+  for part in $(parts_of "$name"); do
+    while [ ${#pid_part[@]} -ge "$jobs_at_once" ]; do wait_one; print_done; done
+    run_part "$part" >"$out/$part.out" 2>&1 &
+    pid_part[$!]=$part
+  done
+done
+while [ ${#pid_part[@]} -gt 0 ]; do wait_one; print_done; done
 [ ${#suites[@]} -gt 1 ] && echo "total: $passed passed, $failed failed"
 exit "$status"

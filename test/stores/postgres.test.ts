@@ -462,9 +462,66 @@ harness("without PostgreSQL's binaries it fails at once, naming the package to i
   }
 });
 
+harness("a database handed back is emptied to what a new migrated one holds: the migrations' rows, none of its user's, sequences restarted", async () => {
+  const cluster = await sharedCluster();
+  const used = await cluster.migratedDatabase();
+  const store = await createPostgresStore({ url: used.url, identifyingFields: ["phone"] });
+  await store.insertSubmission("acct", submission(1));
+  await createApiKey(store, { account: "acct", kind: "secret" });
+  await store.insertWebhook("acct", {
+    webhookId: "wh_one", url: "https://receiver.example/", types: null, popupId: null, description: null, createdAt: new Date().toISOString(),
+    disabledAt: null, secrets: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], previousSecretExpiresAt: null, failingSince: null,
+  });
+  await store.close();
+  await used.release();
+  const again = await cluster.migratedDatabase();
+  const fresh = await cluster.createDatabase();
+  const [reused, migrated] = [postgres(again.url, { max: 1, onnotice: () => {} }), postgres(fresh.url, { max: 1, onnotice: () => {} })];
+  try {
+    assert.is(again.name, used.name, "the database was reused");
+    await migratePostgres(migrated);
+    assert.equal(await contents(reused), await contents(migrated));
+    assert.equal([...(await reused`SELECT field FROM identifying_fields`)], [{ field: "email" }], "the migrations' own rows are back");
+  } finally {
+    await Promise.all([reused.end({ timeout: 1 }), migrated.end({ timeout: 1 })]);
+    await again.release();
+    await fresh.drop();
+  }
+});
+
+harness("a database handed back while a session still holds a transaction on it is dropped, not reused", async () => {
+  const cluster = await sharedCluster();
+  const used = await cluster.migratedDatabase();
+  const sql = postgres(used.url, { max: 1, onnotice: () => {} });
+  const reserved = await sql.reserve();
+  try {
+    await reserved`BEGIN`;
+    await reserved`INSERT INTO formsink_settings (name, value) VALUES ('left', 'behind')`;
+    await used.release();
+    const admin = postgres(cluster.url(), { max: 1, onnotice: () => {} });
+    try {
+      assert.equal([...(await admin`SELECT datname FROM pg_database WHERE datname = ${used.name}`)], []);
+    } finally {
+      await admin.end({ timeout: 1 });
+    }
+  } finally {
+    reserved.release();
+    await sql.end({ timeout: 1 }).catch(() => {});
+  }
+});
+
 harness.run();
 
 stopClusterAfterSuites();
+
+/** Every row of every table but the migrations' log, and every sequence's state, as one text. */
+async function contents(sql: postgres.Sql): Promise<string> {
+  const tables = (await sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'formsink_migrations' ORDER BY tablename`).map((row) => String(row.tablename));
+  const rows = [];
+  for (const table of tables) rows.push([table, (await sql.unsafe(`SELECT json_agg(t ORDER BY t::text)::text AS rows FROM "${table}" t`))[0]!.rows]);
+  const sequences = await sql`SELECT sequencename, last_value FROM pg_sequences WHERE schemaname = 'public' ORDER BY sequencename`;
+  return JSON.stringify({ rows, sequences: [...sequences] });
+}
 
 /** Index entries and table rows of `table` read so far, as the server has counted them. */
 async function rowsRead(sql: postgres.Sql, table: string): Promise<number> {

@@ -18,6 +18,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import type { CompleteStore } from "../../src/store.ts";
 import { createPostgresStore } from "../../src/stores/postgres/index.ts";
+import { migratePostgres } from "../../src/stores/postgres/migrations.ts";
 
 const INSTALL_HINT = "PostgreSQL is not installed: apt-get install postgresql (the tests start a throwaway cluster with its initdb and pg_ctl)";
 
@@ -32,6 +33,13 @@ export interface PostgresCluster {
   readonly socketDir: string;
   /** A new empty database and its URL; `drop` removes it (closing what is still connected). */
   createDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }>;
+  /**
+   * A database at the newest schema holding only the rows its migrations insert, as a new one
+   * migrated does, and its URL. `release`, once its user has closed every connection, empties
+   * it for a later call; a database something still works on, or that fails to empty, is
+   * dropped instead.
+   */
+  migratedDatabase(): Promise<{ name: string; url: string; release(): Promise<void> }>;
   /** Stops the server as `pg_ctl stop -m fast` does: connected sessions are cut off. */
   stopServer(): Promise<void>;
   /** Starts the stopped server again, on the same port. */
@@ -174,25 +182,29 @@ export async function startPostgresCluster(settings: Record<string, string> = {}
   const url = (database = "postgres") => `postgres://postgres@127.0.0.1:${port}/${database}`;
   const admin = postgres(url(), { max: 2, onnotice: () => {}, connect_timeout: 10, idle_timeout: 1 });
   let databases = 0;
+  const createDatabase = async () => {
+    const name = `formsink_test_${process.pid}_${++databases}`;
+    await admin.unsafe(`CREATE DATABASE ${name} STRATEGY = FILE_COPY`);
+    return {
+      name,
+      url: url(name),
+      drop: async () => {
+        await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      },
+    };
+  };
+  const emptied = new MigratedDatabases(admin, createDatabase);
   return {
     url,
     port,
     socketDir: dir,
-    async createDatabase() {
-      const name = `formsink_test_${process.pid}_${++databases}`;
-      await admin.unsafe(`CREATE DATABASE ${name} STRATEGY = FILE_COPY`);
-      return {
-        name,
-        url: url(name),
-        drop: async () => {
-          await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        },
-      };
-    },
+    createDatabase,
+    migratedDatabase: () => emptied.take(),
     stopServer,
     startServer,
     cpuSeconds: () => clusterCpuSeconds(Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0])),
     async stop() {
+      await emptied.close();
       await admin.end({ timeout: 1 });
       try {
         if (running) await stopServer();
@@ -202,6 +214,69 @@ export async function startPostgresCluster(settings: Record<string, string> = {}
       }
     },
   };
+}
+
+/**
+ * Migrated databases kept for reuse. Creating a database costs a checkpoint and migrating it
+ * runs every migration, which a conformance suite would pay once per test; emptying one is a
+ * few deletes. Emptying deletes every row but the migrations' log (triggers off, so that no
+ * trigger writes what was just deleted), puts back the rows the migrations inserted and
+ * restarts the sequences, in one transaction.
+ */
+class MigratedDatabases {
+  private readonly idle: { name: string; url: string; sql: postgres.Sql }[] = [];
+  /** The statement that empties a database, read off the first one migrated. */
+  private emptying: Promise<string> | undefined;
+
+  constructor(
+    private readonly admin: postgres.Sql,
+    private readonly create: () => Promise<{ name: string; url: string; drop(): Promise<void> }>,
+  ) {}
+
+  async take(): Promise<{ name: string; url: string; release(): Promise<void> }> {
+    const database = this.idle.pop() ?? (await this.migrateNew());
+    return { name: database.name, url: database.url, release: () => this.release(database) };
+  }
+
+  private async migrateNew(): Promise<{ name: string; url: string; sql: postgres.Sql }> {
+    const { name, url } = await this.create();
+    const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+    await migratePostgres(sql);
+    this.emptying ??= emptyingStatement(sql);
+    await this.emptying;
+    return { name, url, sql };
+  }
+
+  private async release(database: { name: string; url: string; sql: postgres.Sql }): Promise<void> {
+    try {
+      // Idle sessions hold no transaction and no lock (a pooler's server connections stay idle).
+      const [busy] = await this.admin`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${database.name} AND state <> 'idle'`;
+      if (busy!.n !== 0) throw new Error(`a session still works on ${database.name}`);
+      await database.sql.unsafe(await this.emptying!);
+      this.idle.push(database);
+    } catch {
+      await database.sql.end({ timeout: 1 });
+      await this.admin.unsafe(`DROP DATABASE IF EXISTS ${database.name} WITH (FORCE)`);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.idle.splice(0).map(({ sql }) => sql.end({ timeout: 1 })));
+  }
+}
+
+/** The statement that brings a just-migrated database's rows and sequences back to what they are now. */
+async function emptyingStatement(sql: postgres.Sql): Promise<string> {
+  const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
+  const tables = (await sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'formsink_migrations'`).map((row) => `"${row.tablename}"`);
+  const sequences = (await sql`SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'`).map((row) => `"${row.sequencename}"`);
+  const statements = ["BEGIN", "SET LOCAL session_replication_role = replica", ...tables.map((table) => `DELETE FROM ${table}`)];
+  for (const table of tables) {
+    const [{ rows }] = (await sql.unsafe(`SELECT json_agg(t)::text AS rows FROM ${table} t`)) as unknown as [{ rows: string | null }];
+    if (rows !== null) statements.push(`INSERT INTO ${table} OVERRIDING SYSTEM VALUE SELECT * FROM json_populate_recordset(NULL::${table}, ${quote(rows)})`);
+  }
+  statements.push(...sequences.map((sequence) => `ALTER SEQUENCE ${sequence} RESTART`), "COMMIT");
+  return statements.join(";\n");
 }
 
 /** The CPU seconds of `postmaster`, of the children it reaped (cutime, cstime) and of its live children. */
@@ -347,21 +422,27 @@ export async function stopSharedCluster(): Promise<void> {
 }
 
 /**
- * A PostgreSQL store on a new database of the shared cluster (through `pooler` when given);
- * closing the store drops the database.
+ * A PostgreSQL store on a database of the shared cluster as new, migrated and empty (through
+ * `pooler` when given); closing the store hands the database back, to be emptied for the next.
  */
 export async function storeOnNewDatabase(
   options: { identifyingFields?: readonly string[]; timeoutMs?: number; pooler?: Pooler } = {},
 ): Promise<CompleteStore> {
   const { pooler, ...storeOptions } = options;
-  const database = await (await sharedCluster()).createDatabase();
-  // Behind a transaction-mode pooler, a statement prepared on one server connection is not on the next.
-  const store = await createPostgresStore(pooler ? { url: pooler.url(database.name), prepare: false, ...storeOptions } : { url: database.url, ...storeOptions });
+  const database = await (await sharedCluster()).migratedDatabase();
+  let store: CompleteStore;
+  try {
+    // Behind a transaction-mode pooler, a statement prepared on one server connection is not on the next.
+    store = await createPostgresStore(pooler ? { url: pooler.url(database.name), prepare: false, ...storeOptions } : { url: database.url, ...storeOptions });
+  } catch (error) {
+    await database.release();
+    throw error;
+  }
   return {
     ...store,
     async close() {
       await store.close();
-      await database.drop();
+      await database.release();
     },
   };
 }
