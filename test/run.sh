@@ -7,6 +7,11 @@
 # two of them, so that both cores work: most of a suite's time is one process's CPU. Each
 # process's output is kept and printed whole, in the order of the suites, once its suite is done.
 set -u
+# `wait -n -p` (which of the running parts finished) came with bash 5.1.
+if [ "${BASH_VERSINFO[0]}" -lt 5 ] || { [ "${BASH_VERSINFO[0]}" -eq 5 ] && [ "${BASH_VERSINFO[1]}" -lt 1 ]; }; then
+  echo "test/run.sh needs bash 5.1 or later (this is bash $BASH_VERSION): install a newer bash" >&2
+  exit 2
+fi
 cd "$(dirname "$0")/.."
 bin=node_modules/.bin
 uvu=node_modules/uvu/bin.js
@@ -45,8 +50,10 @@ for name in "${suites[@]}"; do
   parts_of "$name" >/dev/null || { echo "unknown suite: $name" >&2; exit 2; }
 done
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 declare -A pid_part=()
+trap 'rm -rf "$out"' EXIT
+# Stopped itself, it stops the parts it started.
+trap 'kill "${!pid_part[@]}" 2>/dev/null; exit 130' INT TERM
 
 # Prints "<name>: N passed, N failed" from each part's uvu Total/Passed lines, after the parts'
 # output. Fails when a part failed, ran no test (uvu exits 0 on "Total: 0"), or passed fewer
