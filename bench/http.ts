@@ -1,8 +1,9 @@
 /**
  * HTTP through the Node adapter (issue 6, targets 1-3): list, get by id and create through
  * `formsink/node` on a libSQL file of 100,000 submissions, each as a share of a raw node:http
- * server measured in the same run (a fixed 2 KB JSON for the reads; reading and parsing a JSON
- * body, answering 201, for the create). Each server runs alone in its own process on core 0;
+ * server measured in the same run, before formsink's workloads and after them, each share of the
+ * faster of the two windows (a fixed 2 KB JSON for the reads; reading and parsing a JSON body,
+ * answering 201, for the create). Each server runs alone in its own process on core 0;
  * autocannon runs here on core 1, 10 keep-alive connections, a 5 s warm-up before each run.
  *
  *   node --import tsx bench/http.ts [--quick] [--only=list|get|create] [--metrics] [--profile=<dir>] [--threads]
@@ -80,14 +81,22 @@ const WORKLOADS = ([
 ] satisfies Workload[]).filter((w: Workload) => w.server !== "formsink" || only === undefined || w.name.includes(only));
 
 const results = new Map<string, Measured>();
-{
+const RAW_WINDOWS = ["before", "after"] as const;
+/** Each raw workload's windows, measured before formsink's and after them (RAW_WINDOWS' order). */
+const rawWindows = new Map<string, Measured[]>();
+async function measureRaw(): Promise<void> {
   const { url, child } = await startServerProcess(RAW_SERVER, ["raw node:http"], 0);
   try {
-    for (const workload of WORKLOADS.filter((w) => w.server !== "formsink")) results.set(workload.name, await measure(workload.name, workload.load, url, child.pid!, SECONDS));
+    for (const workload of WORKLOADS.filter((w) => w.server !== "formsink")) {
+      const windows = rawWindows.get(workload.name) ?? [];
+      windows.push(await measure(workload.name, workload.load, url, child.pid!, SECONDS));
+      rawWindows.set(workload.name, windows);
+    }
   } finally {
     await stopServerProcess(child);
   }
 }
+await measureRaw();
 {
   const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   const workDir = mkdtempSync(join(tmpdir(), "formsink-bench-http-"));
@@ -104,17 +113,25 @@ const results = new Map<string, Measured>();
   }
 }
 
+await measureRaw();
+// Other work on the machine only slows a window down, so the faster of a raw workload's two
+// windows is the nearer to the raw server's own speed; judging by it, a disturbed raw window
+// cannot make a share look met.
+for (const [name, windows] of rawWindows) results.set(name, windows.reduce((faster, window) => (window.requestsPerSecond > faster.requestsPerSecond ? window : faster)));
+
 const shareOfRaw = (workload: Workload) => results.get(workload.name)!.requestsPerSecond / results.get(workload.baseline)!.requestsPerSecond;
 const percent = (fraction: number) => `${(100 * fraction).toFixed(0)}%`;
 
 console.log(
   `\n${formatTable(
     ["workload", "req/s", "vs raw", "p50 ms", "p99 ms", "server CPU us/req"],
-    WORKLOADS.map((workload) => {
-      const r = results.get(workload.name)!;
-      return [workload.name, r.requestsPerSecond.toFixed(0), percent(shareOfRaw(workload)), r.p50Ms.toFixed(1), r.p99Ms.toFixed(1), r.serverMicros.toFixed(1)];
+    WORKLOADS.flatMap((workload) => {
+      const row = (name: string, r: Measured) =>
+        [name, r.requestsPerSecond.toFixed(0), percent(r.requestsPerSecond / results.get(workload.baseline)!.requestsPerSecond), r.p50Ms.toFixed(1), r.p99Ms.toFixed(1), r.serverMicros.toFixed(1)];
+      const windows = rawWindows.get(workload.name);
+      return windows ? windows.map((window, i) => row(`${workload.name}, ${RAW_WINDOWS[i]}`, window)) : [row(workload.name, results.get(workload.name)!)];
     }),
-  )}`,
+  )}\n\nEach share is of the faster of its raw workload's two windows (before and after formsink's).`,
 );
 
 if (byThread) {
