@@ -133,6 +133,7 @@ export async function startPostgresCluster(settings: Record<string, string> = {}
     .map(([name, value]) => `-c ${name}=${value}`)
     .join(" ");
 
+  exitOnStopSignals();
   let running = false;
   const removeNow = () => {
     if (running) {
@@ -381,6 +382,20 @@ logfile = ${join(dir, "pgbouncer.log")}
     },
   };
 }
+
+/**
+ * A test run stopped by a signal (Ctrl-C, or test/run.sh stopped) exits as a process does, so
+ * that its `exit` listeners stop and remove the clusters and poolers it started: by default a
+ * signal ends the process without them, and a cluster runs in a session of its own, which no
+ * signal to the run reaches.
+ */
+function exitOnStopSignals(): void {
+  if (exitingOnSignals) return;
+  exitingOnSignals = true;
+  process.once("SIGINT", () => process.exit(130));
+  process.once("SIGTERM", () => process.exit(143));
+}
+let exitingOnSignals = false;
 
 /**
  * A store operation a failed test left behind (its assertion threw first) can reject after
