@@ -52,8 +52,10 @@ done
 out=$(mktemp -d)
 declare -A pid_part=()
 trap 'rm -rf "$out"' EXIT
-# Stopped itself, it stops the parts it started.
-trap 'kill "${!pid_part[@]}" 2>/dev/null; exit 130' INT TERM
+# Stopped itself, it stops the parts it started, and exits as the signal's own exit would.
+stop_parts() { kill "${!pid_part[@]}" 2>/dev/null; exit "$1"; }
+trap 'stop_parts 130' INT
+trap 'stop_parts 143' TERM
 
 # Prints "<name>: N passed, N failed" from each part's uvu Total/Passed lines, after the parts'
 # output. Fails when a part failed, ran no test (uvu exits 0 on "Total: 0"), or passed fewer
