@@ -91,7 +91,7 @@ cli("serve --db postgres://... takes and lists submissions; its banner names the
   assert.not.ok(`${stdout}${stderr}`.includes(PASSWORD));
 });
 
-cli("serve's first-key hint on a URL with a password runs as shown, with FORMSINK_DB: the URL it shows without the password would not open the database", async ({ url }) => {
+cli("serve's first-key hint on a URL with a password says to set FORMSINK_DB (the URL shown without it would not authenticate), and runs as shown with it", async ({ url }) => {
   const child = spawn(process.execPath, [...FORMSINK, "serve", "--port", "0", "--log-format", "json", "--db", url]);
   const exited = collect(child);
   try {
