@@ -193,13 +193,21 @@ function refuseIfReplaced(path: string, opened: Stats | undefined): void {
   }
 }
 
+/** A PostgreSQL URL's scheme and user (group 1), then its password. */
+const POSTGRES_USER_AND_PASSWORD = /^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/;
+
 /**
  * The URL without its query, which may carry an `authToken`, and without a password; a local
  * file as its absolute path.
  */
 export function displayUrl(url: string): string {
   const withoutQuery = url.split("?", 1)[0]!;
-  if (isPostgresUrl(url)) return withoutQuery.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/, "$1@");
+  if (isPostgresUrl(url)) return withoutQuery.replace(POSTGRES_USER_AND_PASSWORD, "$1@");
   const path = url === withoutQuery ? localPath(url) : undefined;
   return path === undefined || path === ":memory:" ? withoutQuery : `file:${resolve(path)}`;
+}
+
+/** Whether `displayUrl` leaves part of the URL out (a password, a query), so that it no longer opens the database. */
+export function displayUrlLeavesOut(url: string): boolean {
+  return url.includes("?") || (isPostgresUrl(url) && POSTGRES_USER_AND_PASSWORD.test(url));
 }

@@ -72,7 +72,8 @@ export async function importCommand(args: string[], io: Io): Promise<number> {
   if (invalid > ERRORS_SHOWN) io.stderr(`... and ${invalid - ERRORS_SHOWN} more invalid record${invalid - ERRORS_SHOWN === 1 ? "" : "s"}`);
   if (invalid > 0 && !values["skip-invalid"]) {
     io.stderr(
-      `${count(invalid, "invalid record", "invalid records")}: nothing was imported. Fix ${invalid === 1 ? "it" : "them"}, or pass --skip-invalid to import the ${count(valid, "valid one", "valid ones")}.`,
+      `${count(invalid, "invalid record", "invalid records")}: nothing was imported. Fix ${invalid === 1 ? "it" : "them"}` +
+        (valid === 0 ? "; no record is valid." : `, or pass --skip-invalid to import the ${count(valid, "valid one", "valid ones")}.`),
     );
     return EXIT_FAILURE;
   }

@@ -11,7 +11,7 @@ import { DEFAULT_DATABASE_URL, isInMemory } from "../../src/stores/libsql/option
 import { threadWriteLock } from "../../src/stores/libsql/thread-write-lock.ts";
 import { createWebhookDispatcher, DEFAULT_ENDPOINT_CONCURRENCY, DEFAULT_LEASE_MS, DEFAULT_POLL_INTERVAL_MS, MIN_LEASE_MS } from "../../src/webhooks/dispatcher.ts";
 import { BadValue, resolveSettings, setting, settingsHelp, wholeNumber } from "../config.ts";
-import { DATABASE_SETTING, displayUrl, openDatabase } from "../database.ts";
+import { DATABASE_SETTING, displayUrl, displayUrlLeavesOut, openDatabase } from "../database.ts";
 import { createServerLog, parseLogFormat } from "../logging.ts";
 import { createServerMetrics, metricsAddress, metricsHandler } from "../metrics.ts";
 import { runtimeServer } from "../server.ts";
@@ -259,9 +259,12 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
         "keys made in code, or serve a file: URL (the default) to keep data and make keys.",
     );
   } else if (noKeys) {
-    const dbFlag = url === DEFAULT_DATABASE_URL ? "" : ` --db ${displayUrl(url)}`;
+    // The URL as shown without its password or query would not open the database: the hint
+    // then names the setting that carries it whole instead.
+    const leavesOut = displayUrlLeavesOut(url);
+    const dbFlag = url === DEFAULT_DATABASE_URL || leavesOut ? "" : ` --db ${displayUrl(url)}`;
     log.warn(
-      "No API keys yet. Create your first one (it is printed once - keep it):\n" +
+      `No API keys yet. Create your first one (it is printed once - keep it)${leavesOut ? ", with FORMSINK_DB set to this server's database URL" : ""}:\n` +
         `  ${COMMAND} keys create --account my-site${dbFlag}`,
     );
   }

@@ -227,8 +227,10 @@ async function replayCommand(args: string[], io: Io): Promise<number> {
   const parsed = parseArgs({ args, options: { ...commonOptions, since: { type: "string" } }, allowPositionals: true });
   if (parsed.values.help) return help(io);
   const [webhookId] = positionals("replay", parsed, ["WEBHOOK-ID"]);
-  const since = parseInstant(parsed.values.since ?? "");
-  if (!since) throw new UsageError("webhooks replay needs --since INSTANT, such as --since 2026-11-23T10:00:00Z");
+  const sinceText = parsed.values.since;
+  if (sinceText === undefined) throw new UsageError("webhooks replay needs --since INSTANT, such as --since 2026-11-23T10:00:00Z");
+  const since = parseInstant(sinceText);
+  if (!since) throw new UsageError(`--since must be an ISO 8601 instant such as 2026-11-23T10:00:00Z (was ${JSON.stringify(sinceText)})`);
   return withAccount("replay", parsed, io, async (store, accountId) => {
     if (!(await store.getWebhook(accountId, webhookId!))) throw noWebhook(webhookId!, parsed.values.account!);
     const replayed = await store.replayDeliveries(accountId, webhookId!, beforeBound(since), Date.now());

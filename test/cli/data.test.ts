@@ -172,6 +172,12 @@ data("import: invalid records are reported with file and line, and nothing is im
   assert.is(skipped.code, 0, skipped.stderr);
   assert.match(skipped.stderr, /Imported 2 new submissions into account "acme" \(0 already there, 3 invalid records skipped\)/);
   assert.equal((await everything(target, "acme")).map((s) => s.submissionId).sort(), [good!.submissionId, other!.submissionId].sort());
+
+  const onlyInvalid = join(dir, "invalid.ndjson");
+  writeFileSync(onlyInvalid, "{broken\n");
+  const none = await runHere(["import", "--account", "acme", onlyInvalid, "--db", target]);
+  assert.is(none.code, 1);
+  assert.match(none.stderr, /1 invalid record: nothing was imported\. Fix it; no record is valid\.\n$/, "no --skip-invalid offered to import nothing");
 });
 
 data("import: pages saved from the seed service's list, several per file and several files", async ({ dir, target }) => {

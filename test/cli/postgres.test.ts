@@ -91,6 +91,26 @@ cli("serve --db postgres://... takes and lists submissions; its banner names the
   assert.not.ok(`${stdout}${stderr}`.includes(PASSWORD));
 });
 
+cli("serve's first-key hint on a URL with a password says to set FORMSINK_DB (the URL shown without it would not authenticate), and runs as shown with it", async ({ url }) => {
+  const child = spawn(process.execPath, [...FORMSINK, "serve", "--port", "0", "--log-format", "json", "--db", url]);
+  const exited = collect(child);
+  try {
+    await waitForOutput(child, "stderr", /No API keys yet/);
+  } finally {
+    child.kill("SIGTERM");
+  }
+  const { code, stderr } = await exited;
+  assert.is(code, 0, stderr);
+  const hint = stderr.trim().split("\n").map((line) => JSON.parse(line) as { msg: string }).find((line) => line.msg.startsWith("No API keys yet"))!.msg;
+  assert.match(hint, /with FORMSINK_DB set to this server's database URL:\n/);
+  const command = /\n {2}(?:npx )?formsink (.+)$/.exec(hint)![1]!;
+  assert.equal(command, "keys create --account my-site", "no --db: the URL shown without its password would not open a database that asks for one");
+  const created = await runHere(command.split(" "), { FORMSINK_DB: url });
+  assert.is(created.code, 0, created.stderr);
+  assert.match(created.stdout, /^fs_sk_/);
+  assert.not.ok(stderr.includes(PASSWORD));
+});
+
 cli("backup and restore point to pg_dump; an unreachable server is a storage error (exit 3), named without its password", async ({ dir, url }) => {
   const backup = await runHere(["backup", "--output", join(dir, "b.db"), "--db", url]);
   assert.is(backup.code, 2);

@@ -149,8 +149,10 @@ cli("deliveries shows the log newest first, by status and page; retry and replay
   assert.equal([missing.code, /has no delivery of event evt_missing/.test(missing.stderr)], [1, true]);
   const replayed = await runHere(["webhooks", "replay", "--account", "acme", webhookId, "--since", new Date(Date.now() - 60_000).toISOString()], env);
   assert.equal([replayed.code, replayed.stdout.trim()], [0, "3"]);
-  const noSince = await runHere(["webhooks", "replay", "--account", "acme", webhookId, "--since", "yesterday"], env);
+  const noSince = await runHere(["webhooks", "replay", "--account", "acme", webhookId], env);
   assert.equal([noSince.code, /needs --since INSTANT/.test(noSince.stderr)], [2, true]);
+  const badSince = await runHere(["webhooks", "replay", "--account", "acme", webhookId, "--since", "yesterday"], env);
+  assert.equal([badSince.code, badSince.stderr.split("\n")[0]], [2, 'formsink: --since must be an ISO 8601 instant such as 2026-11-23T10:00:00Z (was "yesterday")']);
   await withStore(env, async (store) => {
     const due = await store.claimDeliveries({ now: Date.now(), limit: 10, leaseMs: 60_000, owner: "test" });
     assert.equal(due.map((d) => d.eventId).sort(), [...eventIds].sort(), "every event is due again");
