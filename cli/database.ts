@@ -85,9 +85,19 @@ const STORAGE_CODES: Record<string, string> = {
  */
 export function storageProblem(error: unknown): string | undefined {
   if (error instanceof StoreUnavailable) return error.message;
+  if (refusedByPostgres(error)) return (error as Error).message;
   const code = primaryResultCode(error);
   if (code === undefined || !(code in STORAGE_CODES)) return undefined;
   return `${STORAGE_CODES[code]} (${(error as Error).message})`;
+}
+
+/**
+ * PostgreSQL refused the connection itself (SQLSTATE class 28: a wrong password, an unknown
+ * role; 3D000: no such database): the URL's database cannot be used, as a missing file's cannot.
+ */
+function refusedByPostgres(error: unknown): boolean {
+  const { code } = (error ?? {}) as { code?: unknown };
+  return error instanceof Error && typeof code === "string" && (code.startsWith("28") || code === "3D000");
 }
 
 /**

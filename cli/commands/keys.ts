@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { apiKeyPrefix } from "../../src/auth/api-key.ts";
-import { createApiKey, revokeApiKey } from "../../src/auth/keys.ts";
+import { checkApiKeyOptions, createApiKey, revokeApiKey } from "../../src/auth/keys.ts";
 import type { ApiKeyKind } from "../../src/store.ts";
 import { DATABASE_HELP, databaseUrl, openDatabase } from "../database.ts";
 import { formatTable } from "../table.ts";
@@ -58,11 +58,15 @@ async function createKey(args: string[], io: Io): Promise<number> {
     throw new UsageError(`--kind must be secret or publishable (got "${values.kind}")`);
   }
   const kind: ApiKeyKind = values.kind;
+  const options = { account: values.account, kind, domains: values.domain };
+  try {
+    checkApiKeyOptions(options);
+  } catch (error) {
+    throw error instanceof RangeError ? new UsageError(error.message) : error;
+  }
   const store = await openDatabase(databaseUrl(values.db, io.env), io);
   try {
-    const created = await createApiKey(store, { account: values.account, kind, domains: values.domain }).catch((error) => {
-      throw error instanceof RangeError ? new UsageError(error.message) : error;
-    });
+    const created = await createApiKey(store, options);
     io.stdout(created.key);
     io.stderr(
       `Created ${kind} key ${created.prefix} for account "${values.account}".\n` +

@@ -24,6 +24,28 @@ export interface CreatedApiKey {
 const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export async function createApiKey(store: KeyStore, options: CreateApiKeyOptions): Promise<CreatedApiKey> {
+  const { kind, domains } = checkApiKeyOptions(options);
+  const account = await store.ensureAccount(options.account);
+  const generated = await generateApiKey(kind);
+  const record: ApiKeyRecord = {
+    id: generated.id,
+    accountId: account.id,
+    kind,
+    hash: generated.hash,
+    domains,
+    createdAt: new Date().toISOString(),
+    revokedAt: null,
+  };
+  await store.insertApiKey(record);
+  return { key: generated.key, prefix: generated.prefix, record };
+}
+
+/**
+ * The key's kind and its domains (trimmed, lower-cased) when `options` make a valid key; throws
+ * a RangeError saying what is wrong otherwise. `createApiKey` checks the same before it writes:
+ * the CLI checks first so that a wrong command line opens (and creates) no database.
+ */
+export function checkApiKeyOptions(options: CreateApiKeyOptions): { kind: ApiKeyKind; domains: string[] } {
   const kind = options.kind ?? "secret";
   if (!ACCOUNT_NAME.test(options.account)) {
     throw new RangeError("account name must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
@@ -40,19 +62,7 @@ export async function createApiKey(store: KeyStore, options: CreateApiKeyOptions
   if (kind === "publishable" && domains.length === 0) {
     throw new RangeError("a publishable key needs at least one domain it may be used from");
   }
-  const account = await store.ensureAccount(options.account);
-  const generated = await generateApiKey(kind);
-  const record: ApiKeyRecord = {
-    id: generated.id,
-    accountId: account.id,
-    kind,
-    hash: generated.hash,
-    domains,
-    createdAt: new Date().toISOString(),
-    revokedAt: null,
-  };
-  await store.insertApiKey(record);
-  return { key: generated.key, prefix: generated.prefix, record };
+  return { kind, domains };
 }
 
 /**

@@ -1,6 +1,6 @@
 // The `formsink` command as a user runs it: a real process, a real database file, real signals.
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suite } from "uvu";
@@ -237,6 +237,21 @@ cli("bad flags, bad values and bad database URLs exit non-zero with a clear mess
     assert.match(result.stderr, message, args.join(" "));
     assert.is(result.stdout, "", args.join(" "));
   }
+});
+
+cli("keys create with a bad account, kind or domain opens no database: none is created", async ({ dir }) => {
+  const untouched = join(dir, "untouched.db");
+  for (const args of [
+    ["--account", "a b"],
+    ["--account", "a", "--kind", "publishable"],
+    ["--account", "a", "--kind", "publishable", "--domain", "not a host"],
+    ["--account", "a", "--domain", "example.com"],
+  ]) {
+    const result = await runHere(["keys", "create", ...args, "--db", `file:${untouched}`]);
+    assert.is(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
+    assert.not.match(result.stderr, /schema/, args.join(" "));
+  }
+  assert.not.ok(existsSync(untouched), "a refused command line created the database file");
 });
 
 cli("FORMSINK_DB chooses the database when --db is absent", async ({ db }) => {

@@ -1,7 +1,8 @@
 /**
  * The command on a PostgreSQL database (a throwaway cluster, test/support/postgres.ts): `--db
  * postgres://...` and FORMSINK_DB for keys, import, export and a real `serve` process; backup
- * and restore point to PostgreSQL's own tools; an unreachable server is a storage error.
+ * and restore point to PostgreSQL's own tools; an unreachable server, an unknown role and a
+ * missing database are storage errors.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -111,7 +112,7 @@ cli("serve's first-key hint on a URL with a password says to set FORMSINK_DB (th
   assert.not.ok(stderr.includes(PASSWORD));
 });
 
-cli("backup and restore point to pg_dump; an unreachable server is a storage error (exit 3), named without its password", async ({ dir, url }) => {
+cli("backup and restore point to pg_dump; an unreachable server, an unknown role or a missing database is a storage error (exit 3), named without its password", async ({ dir, url }) => {
   const backup = await runHere(["backup", "--output", join(dir, "b.db"), "--db", url]);
   assert.is(backup.code, 2);
   assert.match(backup.stderr, /pg_dump/);
@@ -124,6 +125,15 @@ cli("backup and restore point to pg_dump; an unreachable server is a storage err
   assert.is(unreachable.code, 3, unreachable.stderr);
   assert.match(unreachable.stderr, /cannot open database postgres:\/\/postgres@127\.0\.0\.1:1\/nothing: the database is unreachable/);
   assert.not.ok(unreachable.stderr.includes(PASSWORD));
+
+  // The server answers, but refuses: a role it does not know (SQLSTATE 28000), a database it lacks (3D000).
+  const unknownRole = await runHere(["keys", "list", "--db", url.replace(`postgres:${PASSWORD}@`, `nobody:${PASSWORD}@`)]);
+  assert.is(unknownRole.code, 3, unknownRole.stderr);
+  assert.match(unknownRole.stderr, /^formsink: cannot open database postgres:\/\/nobody@127\.0\.0\.1:\d+\/formsink_test_\w+: role "nobody" does not exist\n$/);
+  const missingDatabase = await runHere(["keys", "list", "--db", url.replace(/\/formsink_test_\w+/, "/no_such_database")]);
+  assert.is(missingDatabase.code, 3, missingDatabase.stderr);
+  assert.match(missingDatabase.stderr, /: database "no_such_database" does not exist\n$/);
+  for (const run of [unknownRole, missingDatabase]) assert.not.ok(run.stderr.includes(PASSWORD));
 });
 
 cli.run();

@@ -115,6 +115,8 @@ const BAD_QUERIES: [query: string, parameter: string][] = [
   [`domain=${"d".repeat(513)}`, "domain"],
   ["device=", "device"],
   [`device=${"x".repeat(129)}`, "device"],
+  ["popupId=%FF", "popupId"],
+  ["status=pending&domain=shop%C3", "domain"],
   ["status=done", "status"],
   ["status=PENDING", "status"],
   ["status=", "status"],
@@ -499,7 +501,7 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
       "limit=1", "limit=100", "limit=007", "offset=0", `popupId=${"p".repeat(256)}`, `domain=${"d".repeat(512)}`,
       `device=${"x".repeat(128)}`, "device=x", "status=pending", "status=completed", "orderBy=created_at",
       "orderBy=created_at_desc", "createdAfter=2025-07-12T10:30:00Z", "createdBefore=2025-07-12T10:30:00.123456-05:30", "createdAfter=2025-07-12t10:30:00z",
-      "createdBefore=2016-12-31T23:59:60Z",
+      "createdBefore=2016-12-31T23:59:60Z", "popupId=%EF%BF%BD", "domain=%zz",
     ];
     for (const query of accepted) {
       const page = await listPage(f, key, query);
