@@ -660,7 +660,7 @@ migrations("migration 20 numbers the endpoints and keeps every delivery, lease a
 });
 
 migrations("migration 21 rebuilds the popup's index with each row's status: lists by popup and status find the rows an older database has, and follow a status change", async ({ url }) => {
-  // a database at schema version 20: 300 rows over 3 days, popups in turn, every third row completed
+  // a database at schema version 20: 300 rows a second apart, popups in turn, every third row completed
   const client = createClient({ url });
   try {
     await migrateTo(client, 20);
