@@ -389,11 +389,12 @@ function isDated(filter: SubmissionFilter): boolean {
 }
 
 /**
- * Rows of the walked index a walk may read for a page, where a merge costs more: a walk reads
- * a table row for each index entry, but rows are written in time order, so the next entry's
- * row is mostly on the page the last one's was, and a row read costs about what a merge pays
- * for one row of a tuple's range. What bounds it is a walk that stops short (matches that
- * cluster in time) and is then followed by the merge.
+ * Rows of the walked index a walk may read for a page, where a merge costs more: a walk that
+ * tests a column the index lacks (a domain or a device; the popup's index holds the status,
+ * migration 21) reads a table row for each index entry, but rows are written in time order, so
+ * the next entry's row is mostly on the page the last one's was, and a row read costs about
+ * what a merge pays for one row of a tuple's range. What bounds it is a walk that stops short
+ * (matches that cluster in time) and is then followed by the merge.
  */
 const MAX_WALK_ROWS = 300;
 /** Rows of the walked index a walk reads at most, where the counts said MAX_WALK_ROWS. */
@@ -494,7 +495,8 @@ function cursorArgs(after: SubmissionCursor | undefined): (string | number)[] {
 
 /**
  * A page read by walking the list's index (`walkIndex`), the other filters' columns read from
- * the table, when `pays` holds (`walk_pays` of the statement that holds it, or `walkPays`
+ * the index where it holds them (the popup's holds the status, migration 21), else from the
+ * table, when `pays` holds (`walk_pays` of the statement that holds it, or `walkPays`
  * itself; always without it): at most `maxRead` of its rows when given, so that matches the undated counts placed
  * evenly but which cluster in time (a popup whose older leads are all completed, listed oldest
  * first) cost a bounded walk before the merge reads the page.

@@ -601,6 +601,14 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (lease_until) WHERE lease_until IS NOT NULL`,
     `CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id)`,
   ],
+  // 21: the popup's index also holds each row's status, after the list order, so that a list
+  // that walks it for a status (list-query.ts's `indexWalk`) reads the status from the index
+  // and seeks the table only for the rows it keeps, not for every entry it passes. A status
+  // change rewrites the row's entry here too (in place: the order columns come first).
+  [
+    `DROP INDEX submissions_by_popup`,
+    `CREATE INDEX submissions_by_popup ON submissions (account_id, popup_id, created_at, id, status)`,
+  ],
 ];
 
 /** Adds a row (of `row`: NEW or OLD) to migration 18's counts of its (domain, device, status) and day. */
