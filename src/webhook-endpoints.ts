@@ -152,7 +152,8 @@ function checkUrlPolicy(url: string, policy: WebhookPolicy): void {
     throw new HttpError(
       400,
       `url is refused (${error.message.replace(/^refused: /, "")}): this deployment delivers webhooks only to https URLs of public addresses; ` +
-        "--allow-private-webhooks lifts that for local work",
+        // The same handler runs under formsink serve and mounted in a host app: name both switches.
+        "--allow-private-webhooks (the handler's allowPrivateWebhooks option) lifts that for local work",
     );
   }
 }

@@ -367,6 +367,39 @@ walkThrough("the README's Webhooks section: a signed delivery verified by standa
 walkThrough.run();
 
 
+// ---- custom-store.md's conformance examples pass -------------------------------------------
+
+const conformance = suite("docs: custom-store.md's conformance-suite examples run and pass");
+
+conformance("each ts block of custom-store.md that registers formsink/testing suites passes as shown, with node:test or uvu", async () => {
+  assert.ok(existsSync(join(ROOT, "dist/src/testing/index.js")), "dist/ is missing: run npm run build first");
+  const file = join(ROOT, "docs/custom-store.md");
+  const blocks = codeBlocks(file).filter((block) => block.lang === "ts" && block.code.includes('from "formsink/testing"'));
+  assert.ok(blocks.length >= 2, `only ${blocks.length} examples found`);
+  // Inside the repository, so that `formsink/...` resolves to this package (dist/) by its name.
+  const dir = join(ROOT, ".docs-run");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir);
+  try {
+    for (const block of blocks) {
+      const where = `${relative(ROOT, file)}:${block.line}`;
+      const script = join(dir, `custom-store_line${block.line}.ts`);
+      writeFileSync(script, block.code);
+      // A node:test file runs under --test, which sets the exit code when a test fails; uvu sets it itself.
+      const args = ["--import", "tsx", ...(block.code.includes('from "node:test"') ? ["--test", "--test-reporter", "dot"] : []), script];
+      const result = await run(process.execPath, args, { cwd: ROOT, timeout: 120_000, env: { ...process.env, NO_COLOR: "1" } }).then(
+        () => "",
+        (error: { stdout?: string; stderr?: string; message: string }) => `${error.stdout ?? ""}${error.stderr ?? ""}` || error.message,
+      );
+      assert.is(result, "", `${where}: the example's suites fail`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+conformance.run();
+
 // ---- links ----------------------------------------------------------------------------------
 
 const links = suite("docs: every relative link leads to a file and heading that exist");

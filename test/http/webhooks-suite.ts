@@ -181,7 +181,7 @@ export function webhooksSuite(target: string, start: StartHttpTarget, createStor
       [{ url: "/hooks" }, /url must be an absolute http or https URL/],
       [{ url: "ftp://crm.example.com/hooks" }, /url must be an absolute http or https URL/],
       [{ url: `https://crm.example.com/${"x".repeat(2048)}` }, /url must be.*2048/],
-      [{ url: "http://crm.example.com/hooks" }, /^url is refused \(only https URLs are delivered to\): .*--allow-private-webhooks/],
+      [{ url: "http://crm.example.com/hooks" }, /^url is refused \(only https URLs are delivered to\): .*--allow-private-webhooks \(the handler's allowPrivateWebhooks option\)/],
       [{ url: "https://127.0.0.1/hooks" }, /^url is refused \(127\.0\.0\.1 is a loopback address\)/],
       [{ url: "https://[::ffff:10.0.0.1]/hooks" }, /^url is refused \(.* is a private address\)/],
       [{ url: "https://169.254.169.254/latest" }, /^url is refused \(169\.254\.169\.254 is a cloud metadata address\)/],
