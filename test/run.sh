@@ -14,7 +14,7 @@ if [ "${BASH_VERSINFO[0]}" -lt 5 ] || { [ "${BASH_VERSINFO[0]}" -eq 5 ] && [ "${
   echo "test/run.sh needs bash 5.1 or later (this is bash $BASH_VERSION): install a newer bash" >&2
   exit 2
 fi
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 bin=node_modules/.bin
 uvu=node_modules/uvu/bin.js
 # Deno: --allow-ffi loads libSQL's native addon (which then does its own file I/O); --allow-run
@@ -25,7 +25,7 @@ deno_run=("$bin/deno" run --allow-env --allow-sys --allow-ffi --allow-net=127.0.
 # prepack in test/package), so that no test reads dist/ while it is being rebuilt. The folders
 # are chosen so that both halves take about as long.
 node_first='stores|core|import|layout|client|webhooks'
-# The order the parts start in, longest first.
+# The order the parts start in: the longest first. Every part of parts_of is in it.
 start_order=(node-1 node-2 workerd deno bun browser)
 
 # One process of a suite; it replaces the shell it runs in.
@@ -108,6 +108,9 @@ print_done() {
 declare -A chosen=()
 for name in "${suites[@]}"; do
   for part in $(parts_of "$name"); do chosen[$part]=1; done
+done
+for part in "${!chosen[@]}"; do
+  [[ " ${start_order[*]} " == *" $part "* ]] || { echo "test/run.sh: $part is missing from start_order" >&2; exit 2; }
 done
 jobs_at_once=${TEST_JOBS:-2}
 for part in "${start_order[@]}"; do

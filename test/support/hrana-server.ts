@@ -47,6 +47,7 @@ export interface HranaServer {
   close(): Promise<void>;
 }
 
+/** A value as the native binding binds it. */
 type Value = null | bigint | number | string | Uint8Array;
 
 export async function startHranaServer(authToken: string): Promise<HranaServer> {
@@ -125,7 +126,6 @@ export async function startHranaServer(authToken: string): Promise<HranaServer> 
         stepErrors.push({ message: String(error) });
       }
     }
-    if (db.inTransaction) db.exec("ROLLBACK");
     return { step_results: stepResults, step_errors: stepErrors };
   }
 
@@ -166,6 +166,8 @@ export async function startHranaServer(authToken: string): Promise<HranaServer> 
         results.push({ type: "error", error: { message: String(error), code: "SQLITE_ERROR" } });
       }
     }
+    // Every answer closes its stream (no baton), and a stream closed ends its transaction.
+    if (db.inTransaction) db.exec("ROLLBACK");
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ baton: null, base_url: null, results }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
