@@ -7,7 +7,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createClient, type InValue, type ResultSet, type Transaction } from "@libsql/client";
+import Database from "libsql";
 
 type HranaValue =
   | { type: "null" }
@@ -47,12 +47,19 @@ export interface HranaServer {
   close(): Promise<void>;
 }
 
+/** A value as the native binding binds it. */
+type Value = null | bigint | number | string | Uint8Array;
+
 export async function startHranaServer(authToken: string): Promise<HranaServer> {
-  const db = createClient({ url: ":memory:", intMode: "bigint" });
+  // One connection, used synchronously: each pipeline runs whole before the next starts, so a
+  // batch's BEGIN...COMMIT is a transaction of its own. Statements are prepared once per text:
+  // a conformance run sends the same few statements tens of thousands of times.
+  const db = new Database(":memory:");
+  const statements = new Map<string, Database.Statement>();
   const storedSql = new Map<number, string>();
   let served = 0;
 
-  const decode = (value: HranaValue): InValue =>
+  const decode = (value: HranaValue): Value =>
     value.type === "null" ? null
     : value.type === "integer" ? BigInt(value.value)
     : value.type === "float" ? value.value
@@ -64,17 +71,38 @@ export async function startHranaServer(authToken: string): Promise<HranaServer> 
     : typeof value === "number" ? { type: "float", value }
     : typeof value === "string" ? { type: "text", value }
     : { type: "blob", base64: Buffer.from(value as ArrayBuffer).toString("base64") };
-  const result = (rs: ResultSet) => ({
-    cols: rs.columns.map((name, i) => ({ name, decltype: rs.columnTypes[i] || null })),
-    rows: rs.rows.map((row) => rs.columns.map((_, i) => encode(row[i]))),
-    affected_row_count: rs.rowsAffected,
-    last_insert_rowid: rs.lastInsertRowid === undefined ? null : String(rs.lastInsertRowid),
-  });
   const sqlOf = (stmt: HranaStatement) => stmt.sql ?? storedSql.get(stmt.sql_id ?? -1) ?? "";
-  const run = (stmt: HranaStatement, tx?: Transaction) =>
-    (tx ?? db).execute({ sql: sqlOf(stmt), args: (stmt.args ?? []).map(decode) });
+  const prepared = (sql: string): Database.Statement => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = db.prepare(sql).safeIntegers(true);
+      if (statement.reader) statement.raw(true);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+  const run = (stmt: HranaStatement) => {
+    try {
+      const statement = prepared(sqlOf(stmt));
+      const args = (stmt.args ?? []).map(decode);
+      // SQLite tells neither the rows changed nor the row id of a statement that returns rows.
+      if (statement.reader) {
+        return {
+          cols: statement.columns().map((column) => ({ name: column.name, decltype: column.type || null })),
+          rows: (statement.all(args) as unknown[][]).map((row) => row.map(encode)),
+          affected_row_count: 0,
+          last_insert_rowid: null,
+        };
+      }
+      const { changes, lastInsertRowid } = statement.run(args);
+      return { cols: [], rows: [], affected_row_count: changes, last_insert_rowid: String(lastInsertRowid) };
+    } catch (error) {
+      // SQLite's result code before its message, as libSQL's clients report an error.
+      throw new Error(`${(error as { code?: string }).code}: ${(error as Error).message}`);
+    }
+  };
 
-  async function runBatch(steps: BatchStep[]) {
+  function runBatch(steps: BatchStep[]) {
     const stepResults: unknown[] = [];
     const stepErrors: unknown[] = [];
     const holds = (c: Condition): boolean =>
@@ -83,48 +111,30 @@ export async function startHranaServer(authToken: string): Promise<HranaServer> 
       : c.type === "not" ? !holds(c.cond)
       : c.type === "and" ? c.conds.every(holds)
       : c.type === "or" ? c.conds.some(holds)
-      : tx === undefined;
-    // The native client pools connections, so BEGIN/COMMIT steps map onto its transaction API.
-    let tx: Transaction | undefined;
-    const empty = { cols: [], rows: [], affected_row_count: 0, last_insert_rowid: null };
+      : !db.inTransaction;
     for (const step of steps) {
       if (step.condition && !holds(step.condition)) {
         stepResults.push(null);
         stepErrors.push(null);
         continue;
       }
-      const sql = sqlOf(step.stmt);
       try {
-        if (/^\s*BEGIN/i.test(sql)) {
-          tx = await db.transaction(/DEFERRED/i.test(sql) ? "deferred" : /READ/i.test(sql) ? "read" : "write");
-          stepResults.push(empty);
-        } else if (/^\s*COMMIT/i.test(sql)) {
-          await tx?.commit();
-          tx = undefined;
-          stepResults.push(empty);
-        } else if (/^\s*ROLLBACK/i.test(sql)) {
-          await tx?.rollback();
-          tx = undefined;
-          stepResults.push(empty);
-        } else {
-          stepResults.push(result(await run(step.stmt, tx)));
-        }
+        stepResults.push(run(step.stmt));
         stepErrors.push(null);
       } catch (error) {
         stepResults.push(null);
         stepErrors.push({ message: String(error) });
       }
     }
-    if (tx) await tx.rollback();
     return { step_results: stepResults, step_errors: stepErrors };
   }
 
-  async function answer(request: PipelineRequest) {
+  function answer(request: PipelineRequest) {
     switch (request.type) {
       case "execute":
-        return { type: "execute", result: result(await run(request.stmt)) };
+        return { type: "execute", result: run(request.stmt) };
       case "batch":
-        return { type: "batch", result: await runBatch(request.batch.steps) };
+        return { type: "batch", result: runBatch(request.batch.steps) };
       case "store_sql":
         storedSql.set(request.sql_id, request.sql);
         return { type: "store_sql" };
@@ -151,11 +161,13 @@ export async function startHranaServer(authToken: string): Promise<HranaServer> 
     const results = [];
     for (const request of (JSON.parse(body) as { requests: PipelineRequest[] }).requests) {
       try {
-        results.push({ type: "ok", response: await answer(request) });
+        results.push({ type: "ok", response: answer(request) });
       } catch (error) {
         results.push({ type: "error", error: { message: String(error), code: "SQLITE_ERROR" } });
       }
     }
+    // Every answer closes its stream (no baton), and a stream closed ends its transaction.
+    if (db.inTransaction) db.exec("ROLLBACK");
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ baton: null, base_url: null, results }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

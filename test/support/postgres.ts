@@ -462,13 +462,23 @@ export async function storeOnNewDatabase(
   };
 }
 
+/** Files of this process that called `stopClusterAfterSuites`, and how many of their last suites have run. */
+let clusterFiles = 0;
+let clusterFilesDone = 0;
+
 /**
  * Registers the suite that runs after a file's PostgreSQL suites: it checks the shared cluster
- * still takes new databases, then stops and removes it.
+ * still takes new databases; after the last such file of the process it stops and removes the
+ * cluster. uvu imports every file of a run before it runs any suite, so every file that uses
+ * the cluster has registered by then, and the files of one process share one cluster (and its
+ * migrated databases) instead of each starting its own.
  */
 export function stopClusterAfterSuites(): void {
+  clusterFiles++;
   const last = suite("PostgreSQL: the test cluster");
-  last.after(stopSharedCluster);
+  last.after(async () => {
+    if (++clusterFilesDone === clusterFiles) await stopSharedCluster();
+  });
   last("still takes new databases after every suite", async () => {
     const database = await (await sharedCluster()).createDatabase();
     const sql = postgres(database.url, { max: 1, onnotice: () => {} });
