@@ -34,13 +34,22 @@ function parseUrlencoded(bytes: Uint8Array): FormFields {
   return fields;
 }
 
-// Not URLSearchParams: it turns bad escapes and bytes that are not UTF-8 into U+FFFD, and the
-// contract is to store text as it was sent or refuse it.
 function decodeFormComponent(text: string, index: number): string {
+  const decoded = decodeUrlencoded(text);
+  if (decoded === undefined) throw new HttpError(400, `Form field ${index + 1} is not valid URL-encoded UTF-8`);
+  return decoded;
+}
+
+/**
+ * A name or value of `application/x-www-form-urlencoded` text (a form body, a URL's query), or
+ * undefined when its escapes are not UTF-8. Not URLSearchParams: it turns bad escapes and bytes
+ * that are not UTF-8 into U+FFFD, and the contract is to keep text as it was sent or refuse it.
+ */
+export function decodeUrlencoded(text: string): string | undefined {
   try {
     return decodeURIComponent(text.replaceAll("+", " "));
   } catch {
-    throw new HttpError(400, `Form field ${index + 1} is not valid URL-encoded UTF-8`);
+    return undefined;
   }
 }
 

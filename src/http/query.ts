@@ -1,4 +1,5 @@
 import { HttpError } from "./errors.ts";
+import { decodeUrlencoded } from "./form.ts";
 
 /**
  * The known query parameters of a URL as single strings. A known parameter given twice is
@@ -24,16 +25,8 @@ function refuseBadEscapes(url: URL, name: string): void {
   for (const pair of url.search.slice(1).split("&")) {
     const equals = pair.indexOf("=");
     const [rawName, rawValue] = equals === -1 ? [pair, ""] : [pair.slice(0, equals), pair.slice(equals + 1)];
-    if (decodedOrUndefined(rawName) === name && decodedOrUndefined(rawValue) === undefined) {
+    if (decodeUrlencoded(rawName) === name && decodeUrlencoded(rawValue) === undefined) {
       throw new HttpError(400, `Query parameter ${name} is not valid URL-encoded UTF-8`);
     }
-  }
-}
-
-function decodedOrUndefined(component: string): string | undefined {
-  try {
-    return decodeURIComponent(component.replaceAll("+", " "));
-  } catch {
-    return undefined;
   }
 }
