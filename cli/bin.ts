@@ -4,4 +4,9 @@
 // Deno run it too, serving with their own servers.
 import { main } from "./main.ts";
 
+// The database holds personal data and webhook secrets, and backups and exports copy them:
+// nothing formsink writes is readable by other users of the machine (SQLite gives the -wal and
+// -shm files the database's mode). What the group may read stays the operator's umask's.
+process.umask(process.umask(0o077) | 0o007);
+
 process.exitCode = await main(process.argv.slice(2));

@@ -1,5 +1,5 @@
 import { DatabaseError, storageProblem } from "./database.ts";
-import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_STORAGE, EXIT_USAGE, type Io, UsageError, VERSION } from "./usage.ts";
+import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_STDOUT_CLOSED, EXIT_STORAGE, EXIT_USAGE, type Io, StdoutClosed, UsageError, VERSION } from "./usage.ts";
 
 const HELP = `formsink - form submissions from website popups
 
@@ -60,6 +60,8 @@ export async function main(args: string[], io: Io = processIo()): Promise<number
       io.stderr(`formsink: ${error.message}\nRun "formsink ${command ? `${name} ` : ""}--help" for usage.`);
       return EXIT_USAGE;
     }
+    // Not a failure to explain: the reader took what it wanted (`| head`); stop quietly.
+    if (error instanceof StdoutClosed) return EXIT_STDOUT_CLOSED;
     if (error instanceof DatabaseError || error instanceof CommandError) {
       io.stderr(`formsink: ${error.message}`);
       return error instanceof DatabaseError && error.storage ? EXIT_STORAGE : EXIT_FAILURE;
@@ -75,13 +77,22 @@ export async function main(args: string[], io: Io = processIo()): Promise<number
 }
 
 function processIo(): Io {
+  // A reader that stops early closes the pipe, and Node reports EPIPE as an 'error' event on
+  // stdout, which unhandled ends the process with a stack trace. Lines written after that are
+  // dropped; raw output (an export) stops the command (`StdoutClosed`).
+  let stdoutClosed = false;
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    stdoutClosed = true;
+  });
   return {
-    stdout: (line) => process.stdout.write(`${line}\n`),
+    stdout: (line) => void (stdoutClosed || process.stdout.write(`${line}\n`)),
     stderr: (line) => process.stderr.write(`${line}\n`),
     env: process.env,
     writeStdout: (chunk) =>
       new Promise((resolve, reject) => {
-        process.stdout.write(chunk, (error) => (error ? reject(error) : resolve()));
+        if (stdoutClosed) return reject(new StdoutClosed());
+        process.stdout.write(chunk, (error) => (error ? reject(stdoutClosed || (error as NodeJS.ErrnoException).code === "EPIPE" ? new StdoutClosed() : error) : resolve()));
       }),
     stderrTerminal: process.stderr.isTTY
       ? { write: (text) => void process.stderr.write(text), get columns() { return process.stderr.columns || 80; } }

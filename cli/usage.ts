@@ -31,6 +31,18 @@ export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 /** The database cannot be used: its directory or file cannot be written, it is corrupt, the disk is full. */
 export const EXIT_STORAGE = 3;
+/**
+ * Whoever read stdout stopped reading (`formsink export | head`): what a shell reports for a
+ * Unix tool that SIGPIPE ended (128 + 13), so a pipeline under `set -o pipefail` sees it the same.
+ */
+export const EXIT_STDOUT_CLOSED = 141;
+
+/** Raised by `Io.writeStdout` once the reader of stdout has closed it. */
+export class StdoutClosed extends Error {
+  constructor() {
+    super("stdout was closed by its reader");
+  }
+}
 
 /** The version of this formsink, from package.json (bundled into dist/cli/bin.js and the binary). */
 export const VERSION: string = packageJson.version;

@@ -1,9 +1,9 @@
 // After `tsc -p tsconfig.build.json`, four things tsc does not do:
 // - it rewrites `./x.ts` imports to `./x.js` in the emitted JavaScript but not in the .d.ts
 //   files, and a runtime that resolves types literally (Deno) finds no `./x.ts` in dist/;
-// - the `formsink` bin is one bundled file: loading the ~180 modules it is made of one by one
-//   took about 50 ms of the ~340 ms from `formsink serve` to its first answer (bench/README.md,
-//   cold start); libsql (native), @libsql/client (only for remote databases) and postgres (only for
+// - the `formsink` bin is one bundled file: Node loading the modules it is made of one by one
+//   would add to the time from `formsink serve` to its first answer (bench/cold-start.ts);
+//   libsql (native), @libsql/client (only for remote databases) and postgres (only for
 //   PostgreSQL) stay outside, and arktype is a file beside it (`arktypeBesideTheBin`). The webhook
 //   deliveries' thread (cli/webhook-worker.ts) is bundled the same way beside it, as the file
 //   `serve` starts the thread from;

@@ -20,11 +20,11 @@ interface VerifiedKey {
  * Authenticates against the keys in the store. The key's record is asked of the store on every
  * request, which answers as the database stands at that moment, so a revocation - by this
  * process or another one on the same database (`formsink keys revoke`) - takes effect on the
- * very next request. What is done once per key is the SHA-256
- * of the key text (Web Crypto's digest costs ~30 µs a call in Node, more than the rest of a
- * request): a key text that matched its record's hash before is compared, in constant time,
- * with the text remembered for that key id instead. Only keys that matched are remembered, so
- * wrong or unknown keys cannot fill the memory, and they pay the hash as before.
+ * very next request. What is done once per key is the SHA-256 of the key text (a Web Crypto
+ * digest call costs Node more than the rest of a request): a key text that matched its record's
+ * hash before is compared, in constant time, with the text remembered for that key id instead.
+ * Only keys that matched are remembered, so wrong or unknown keys cannot fill the memory, and
+ * they pay the hash as before.
  */
 export function authenticateWithStore(store: KeyStore | SubmissionStore): Authenticate {
   if (!isKeyStore(store)) {

@@ -17,9 +17,9 @@ export const DEFAULT_EXPORT_PAGE_SIZE = 1000;
 /**
  * Output a page aims at. Small enough that a page's strings stay in V8's young generation
  * (objects up to 128 KiB), whose frequent scavenges also free the byte chunks already written
- * out; with 1 MB pages those were left to a full GC and the server grew by up to 75 MB during a
- * 1M-row export (bench/export.ts). Pages also shrink below the page size when rows are large
- * (data up to the body limit each).
+ * out; pages larger than that are left to a full GC, and the server grows by tens of megabytes
+ * during a large export (bench/export.ts measures the growth). Pages also shrink below the
+ * page size when rows are large (data up to the body limit each).
  */
 const PAGE_TEXT_TARGET = 96 * 1024;
 // bench/export.ts (NDJSON): each page costs a statement, a pull of the stream and a socket write

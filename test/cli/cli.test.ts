@@ -1,6 +1,6 @@
 // The `formsink` command as a user runs it: a real process, a real database file, real signals.
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suite } from "uvu";
@@ -138,6 +138,19 @@ cli("a database from a newer formsink is refused at start naming both schema ver
   } finally {
     check.close();
   }
+});
+
+cli("a real process: the database, its WAL, a backup and an export are not readable by other users", async ({ dir, db }) => {
+  const path = db.slice("file:".length);
+  assert.is((await run(["keys", "create", "--account", "acme", "--db", db])).code, 0);
+  const backup = join(dir, "backup.db");
+  assert.is((await run(["backup", "--output", backup, "--db", db])).code, 0);
+  const exported = join(dir, "acme.csv");
+  assert.is((await run(["export", "--account", "acme", "--output", exported, "--db", db])).code, 0);
+  for (const file of [path, `${path}-wal`, backup, exported].filter((file) => existsSync(file))) {
+    assert.is(statSync(file).mode & 0o007, 0, `${file} has no permission for others`);
+  }
+  assert.ok(existsSync(backup) && existsSync(exported));
 });
 
 cli("--version and -v print the package version", async () => {

@@ -119,6 +119,19 @@ data("a real process: export streams to stdout, filters apply, the progress bar 
   assert.equal(await everything(target, "copy"), (await everything(source, "acme")).filter((s) => s.status === "completed"));
 });
 
+data("a reader that stops early (export | head) ends the export quietly, as a Unix tool ended by SIGPIPE", async ({ source }) => {
+  await seed(source);
+  for (const format of ["csv", "ndjson"]) {
+    const child = spawn(process.execPath, [...FORMSINK, "export", "--account", "acme", "--format", format, "--db", source]);
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    assert.is(stderr, "", `${format}: nothing on stderr`);
+    assert.is(code, 141, format);
+  }
+});
+
 data("a progress bar is drawn on a terminal, and ends at 100%", async ({ dir, source, target }) => {
   const rows = await seed(source);
   const file = join(dir, "out.csv");

@@ -2,7 +2,7 @@
  * Embedded libSQL (a file or `:memory:`) through the `libsql` binding directly, which
  * `@libsql/client` itself runs on: each statement prepared once and kept. Through
  * `@libsql/client` every call prepares its statement again and builds each row with
- * `Object.defineProperty`, which cost more than the queries themselves (bench/README.md).
+ * `Object.defineProperty`, which costs more than a list's queries themselves.
  *
  * A file has two connections. Reads run on one through synchronous calls: a page is a few index
  * lookups, cheaper than any hand-off. Writes run on the other, whose BEGIN and COMMIT are the
