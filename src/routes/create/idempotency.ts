@@ -21,6 +21,17 @@ export function idempotencyKeyOf(request: RequestHead): string | undefined {
   return key;
 }
 
+/**
+ * The Idempotency-Key as the store keeps it: per API key, not only per account. A publishable
+ * key is in every page of a site, so anyone may send it; sharing the account's keys with it
+ * would let anyone replay a server's create that had the same body (and learn its id, time and
+ * user agent), or claim the keys a server will use so that its creates get 422. The client's key
+ * holds no space (IDEMPOTENCY_KEY), so the text splits back into the two at its first one.
+ */
+export function keyedIdempotencyKey(idempotencyKey: string, keyName: string): string {
+  return `${idempotencyKey} ${keyName}`;
+}
+
 /** What a retry must repeat: the SHA-256 of the media type and the body bytes. */
 export async function requestFingerprint(body: CreateBody): Promise<string> {
   const type = new TextEncoder().encode(`${body.mediaType}\n`);
