@@ -1066,6 +1066,18 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
     }
   });
 
+  t("log: a key sent in the path by mistake is left out of the entry's path", async () => {
+    const { key } = await f.account();
+    const publishable = (await f.site(["shop.example.com"])).publishableKey;
+    for (const [path, logged] of [
+      [`/api/submission/${key}`, "/api/submission/[API key]"],
+      [`/api/no-such/x${publishable}.json`, "/api/no-such/x[API key].json"],
+    ]) {
+      assert.is((await f.call("GET", path!, { key })).status, 404);
+      assert.is(f.log.findLast((entry): entry is RequestLogEntry => entry.type === "request")!.path, logged);
+    }
+  });
+
   // Runs last: every entry of every request above.
   t("log: no entry ever holds an API key, a query string or a body", () => {
     assert.ok(f.log.length > 50, "the suite logged its requests");
