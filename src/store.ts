@@ -711,7 +711,7 @@ export interface CsvPartsPage {
 
 /** What a store keeps about a create made with an Idempotency-Key. */
 export interface IdempotencyRecord {
-  /** The client's Idempotency-Key header, unique within an account. */
+  /** The client's Idempotency-Key header with the name of the API key that sent it (`keyedIdempotencyKey`), unique within an account. */
   key: string;
   /** What a retry must repeat to get the first answer: a hash of the request body. */
   fingerprint: string;

@@ -29,6 +29,17 @@ export async function generateApiKey(kind: ApiKeyKind): Promise<NewApiKey> {
   return { key, id, prefix, hash: await hashApiKey(key) };
 }
 
+/** A key's text, or the start of one, anywhere in other text. */
+const KEY_IN_TEXT = /fs_(?:sk|pk)_[0-9A-Za-z]{12}_[0-9A-Za-z]+/g;
+
+/**
+ * `text` with every key in it replaced by `[API key]`: for what is logged of a request, whose
+ * path holds a key when a client puts one there by mistake (keys in the query are refused).
+ */
+export function withoutApiKeys(text: string): string {
+  return text.includes("fs_") ? text.replace(KEY_IN_TEXT, "[API key]") : text;
+}
+
 /** Kind and id of a well-formed key text, or undefined. */
 export function parseApiKey(text: string): { kind: ApiKeyKind; id: string } | undefined {
   const match = KEY_TEXT.exec(text);

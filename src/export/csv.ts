@@ -1,6 +1,9 @@
 /**
  * CSV as formsink writes and reads it (RFC 4180): comma-separated, CRLF line ends, a field
- * quoted when it holds a comma, quote, CR or LF, quotes doubled inside. UTF-8, no byte order mark.
+ * quoted when it holds a comma, semicolon, quote, CR or LF, quotes doubled inside. UTF-8, no byte
+ * order mark. The semicolon is quoted for the spreadsheets that split on it (Excel where the
+ * list separator is `;`, as in much of Europe): unquoted, `x;=1+1` would be two cells there,
+ * the second a formula that the guard below never saw at the start of a cell.
  *
  * A submission is one row: its top-level fields, then one `data.<key>` column per data key.
  * Cells are written so that reading them back gives exactly what was written:
@@ -42,13 +45,13 @@ export const DATA_COLUMN_PREFIX = "data.";
 // With the fullwidth ＝ ＋ － ＠, which some spreadsheets take for their ASCII twins.
 const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 /** Most cells: nothing to neutralise, nothing to quote. One test lets them through as they are. */
-const PLAIN_CELL = /^(?![=+\-@\t\r'\uFF1D\uFF0B\uFF0D\uFF20])[^",\r\n]*$/;
+const PLAIN_CELL = /^(?![=+\-@\t\r'\uFF1D\uFF0B\uFF0D\uFF20])[^",;\r\n]*$/;
 /** Strings that might read as JSON or a number: the rest are plain text without a closer look. */
 const MAYBE_NOT_TEXT = /^(?:$|[-\d"[{tfn])/;
 const PLAIN_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 /** Data cells that are JSON rather than plain text. */
 const JSON_CELL = /^(?:["[{]|true$|false$|null$)/;
-const NEEDS_QUOTES = /[",\r\n]/;
+const NEEDS_QUOTES = /[",;\r\n]/;
 
 /** The header row for these data keys. */
 export function csvHeader(dataKeys: readonly string[]): string {
@@ -98,12 +101,12 @@ export function csvRecordFromParts(
 /**
  * The cells of `${submissionId},${popupId},${domain},` holding none of a comma, a quote or a line
  * break: the text as it is, unless the popup or the domain starts with a character the formula
- * guard may take.
+ * guard may take or holds a semicolon.
  */
 function fieldCells(fields: string): string {
   const popupAt = fields.indexOf(",") + 1;
   const domainAt = fields.indexOf(",", popupAt) + 1;
-  if (startsUnguarded(fields.charCodeAt(popupAt)) && startsUnguarded(fields.charCodeAt(domainAt))) return fields;
+  if (startsUnguarded(fields.charCodeAt(popupAt)) && startsUnguarded(fields.charCodeAt(domainAt)) && !fields.includes(";")) return fields;
   const [submissionId, popupId, domain] = fields.split(",");
   return `${submissionId},${cell(popupId!)},${cell(domain!)},`;
 }
@@ -168,9 +171,9 @@ function dataTextCell(text: string): string {
   return holdsQuoted(text) ? `"${guarded.replaceAll('"', '""')}"` : guarded;
 }
 
-/** NEEDS_QUOTES: four searches for one character cost less than the regular expression. */
+/** NEEDS_QUOTES: five searches for one character cost less than the regular expression. */
 function holdsQuoted(text: string): boolean {
-  return text.includes(",") || text.includes('"') || text.includes("\n") || text.includes("\r");
+  return text.includes(",") || text.includes(";") || text.includes('"') || text.includes("\n") || text.includes("\r");
 }
 
 /** The ASCII characters that `starts` takes for a string's start, marked: read from the regular expressions, so the two cannot drift apart. */

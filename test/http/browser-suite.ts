@@ -541,6 +541,24 @@ function idempotencySuite(target: string, start: StartHttpTarget, createStore: C
     assert.is(await totalOf(f, site.key), 1);
   });
 
+  t("idempotency: keys are per API key: a publishable key, which anyone may use, neither gets a secret key's answer nor claims its keys", async () => {
+    const f = fixture();
+    const site = await f.site(DOMAINS);
+    const body = { json: { popupId: "p", data: { email: "a@example.com" } } };
+    const first = created(await post(f, withKey(site.key, body, "order-1")));
+    const fromPageReply = await post(f, withKey(site.publishableKey, fromPage(SHOP, body), "order-1"));
+    assert.is(fromPageReply.headers.get("idempotent-replayed"), null);
+    assert.is.not(created(fromPageReply).submissionId, first.submissionId);
+    // a key claimed from a page first does not make the server's request with it a 422
+    created(await post(f, withKey(site.publishableKey, fromPage(SHOP, { json: { popupId: "p", data: { n: 1 } } }), "order-2")));
+    created(await post(f, withKey(site.key, { json: { popupId: "p", data: { n: 2 } } }, "order-2")));
+    // each key's own retry is still answered from its first request
+    const retried = await post(f, withKey(site.key, body, "order-1"));
+    assert.is(retried.headers.get("idempotent-replayed"), "true");
+    assert.is(created(retried).submissionId, first.submissionId);
+    assert.is(await totalOf(f, site.key), 4);
+  });
+
   t("idempotency: keys are per account; concurrent retries store one; a malformed key is 400", async () => {
     const f = fixture();
     const one = await f.site(DOMAINS);

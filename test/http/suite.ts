@@ -936,6 +936,23 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
     }
   });
 
+  t("export: a cell holding a semicolon is quoted, so a spreadsheet that splits on semicolons starts no cell inside it", async () => {
+    const { key } = await f.account();
+    // Excel where the list separator is ";" would read `x;=1+1;` unquoted as the cells x, =1+1 and the rest
+    const hostile = "x;=cmd|' /C calc'!A0;";
+    await create(key, { popupId: hostile, domain: "a;=1+1", userAgent: hostile, data: { [`k;=1`]: hostile, plain: "no semicolon" } });
+    const text = (await exportOf(key, "")).text;
+    const [header, record] = text.split("\r\n");
+    assert.is(header, 'submissionId,popupId,domain,userAgent,device,status,createdAt,"data.k;=1",data.plain');
+    const quoted = `"${hostile}"`;
+    assert.ok(record!.includes(`,${quoted},"a;=1+1",${quoted},`), record);
+    assert.ok(record!.endsWith(`,${quoted},no semicolon`), record);
+    // and every cell reads back as it was written
+    const table = await collect(readCsvRows(oneChunk(text)));
+    const cells = (table[1] as { cells: string[] }).cells;
+    assert.equal([cells[1], cells[2], cells[3], cells[7]], [hostile, "a;=1+1", hostile, hostile]);
+  });
+
   t("export: query values outside their constraint are 400 naming the parameter; limit and offset are ignored", async () => {
     const { key, rows } = await seededAccount(f);
     const bad: [string, string][] = [
@@ -1046,6 +1063,18 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
       assert.is(entry.requestId, reply.headers.get("x-request-id"));
       assert.type(entry.durationMs, "number");
       assert.ok(entry.durationMs >= 0 && Number.isFinite(entry.durationMs));
+    }
+  });
+
+  t("log: a key sent in the path by mistake is left out of the entry's path", async () => {
+    const { key } = await f.account();
+    const publishable = (await f.site(["shop.example.com"])).publishableKey;
+    for (const [path, logged] of [
+      [`/api/submission/${key}`, "/api/submission/[API key]"],
+      [`/api/no-such/x${publishable}.json`, "/api/no-such/x[API key].json"],
+    ]) {
+      assert.is((await f.call("GET", path!, { key })).status, 404);
+      assert.is(f.log.findLast((entry): entry is RequestLogEntry => entry.type === "request")!.path, logged);
     }
   });
 

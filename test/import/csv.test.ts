@@ -42,7 +42,7 @@ writing("a data string's cell, whatever its first character: its text (or JSON),
   for (const first of firsts) {
     for (const text of [first, `${first}x`, `${first}1`, `${first}a,b`, `${first}"q"`, `${first}\n`]) {
       const written = neutralise(encodeDataValue(text));
-      const expected = /[",\r\n]/.test(written) ? `"${written.replaceAll('"', '""')}"` : written;
+      const expected = /[",;\r\n]/.test(written) ? `"${written.replaceAll('"', '""')}"` : written;
       const row = csvRecord({ ...base, data: { a: text } }, ["a"]);
       assert.ok(row.endsWith(`,${expected}\r\n`), JSON.stringify([text, row]));
       assert.is(decodeDataValue(unneutralise(expected.startsWith('"') ? expected.slice(1, -1).replaceAll('""', '"') : expected)), text);
@@ -55,7 +55,7 @@ writing("a record from a store's CSV parts is csvRecord's, whatever the popup's 
   const firsts = [...Array.from({ length: 0x80 }, (_, unit) => String.fromCharCode(unit)), "＝", "＋", "－", "＠", "é", "\u{1F600}"];
   // what the parts may not hold: a comma, a quote, a line break
   for (const first of firsts.filter((char) => !/[,"\r\n]/.test(char))) {
-    for (const [popupId, domain] of [[`${first}x`, "example.com"], ["popup", `${first}1`], [first, first], ["", ""]]) {
+    for (const [popupId, domain] of [[`${first}x`, "example.com"], ["popup", `${first}1`], [first, first], ["", ""], [`a;${first}`, `b;${first}`]]) {
       const submission = { ...base, popupId: popupId!, domain: domain! };
       const fields = `${submission.submissionId},${popupId},${domain},`;
       const record = csvRecordFromParts(fields, submission.userAgent, `${submission.device},${submission.status},`, Date.parse(submission.createdAt), submission.data, ["a", "b", "c"]);
@@ -71,6 +71,15 @@ writing("data keys named like an object's built-in members are columns like any 
   const own = JSON.parse('{"__proto__":"p","constructor":"c","toString":1,"valueOf":null,"hasOwnProperty":[1],"yes":true,"no":false}') as Record<string, never>;
   const row = csvRecord({ ...awkwardSubmissions()[0]!, data: own }, keys);
   assert.ok(row.endsWith(`,p,c,1,null,[1],true,false\r\n`), row);
+});
+
+writing("a cell holding a semicolon is quoted: a spreadsheet splitting on semicolons would start a cell inside it", () => {
+  const hostile = "x;=1+1;";
+  const submission = { ...awkwardSubmissions()[0]!, popupId: hostile, domain: "d;", userAgent: "Mozilla/5.0 (X11; Linux)", data: { a: hostile, b: ";" } };
+  const row = csvRecord(submission, ["a", "b"]);
+  assert.ok(row.startsWith(`${submission.submissionId},"x;=1+1;","d;","Mozilla/5.0 (X11; Linux)",`), row);
+  assert.ok(row.endsWith(`,"x;=1+1;",";"\r\n`), row);
+  assert.is(csvHeader(["a;b"]), 'submissionId,popupId,domain,userAgent,device,status,createdAt,"data.a;b"\r\n');
 });
 
 writing("formula injection: the fullwidth ＝ ＋ － ＠ that some spreadsheets take for = + - @ are neutralised too, and read back", () => {

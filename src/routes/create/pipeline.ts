@@ -13,12 +13,12 @@ import { formatInstant } from "../../instant.ts";
 import type { ApiRequest, RequestHead } from "../../http/request.ts";
 import type { CreateSubmissionBody } from "../../schemas.ts";
 import { MAX_FIELD_LENGTHS, type Submission } from "../../submission.ts";
-import { checkKey } from "../access.ts";
+import { type Caller, checkKey } from "../access.ts";
 import type { RequestContext } from "../context.ts";
 import { answerCreated, type Created } from "./answer.ts";
 import { type CreateBody, isFormPost, readCreateBody } from "./body.ts";
 import { readCreateFields } from "./fields.ts";
-import { IDEMPOTENCY_TTL_MS, idempotencyKeyOf, requestFingerprint, reusedKey } from "./idempotency.ts";
+import { IDEMPOTENCY_TTL_MS, idempotencyKeyOf, keyedIdempotencyKey, requestFingerprint, reusedKey } from "./idempotency.ts";
 import { countCreate } from "./rate-limit.ts";
 
 export async function createSubmission(request: ApiRequest, context: RequestContext): Promise<Answer> {
@@ -32,7 +32,7 @@ export async function createSubmission(request: ApiRequest, context: RequestCont
     const body = formBody ?? (await readCreateBody(request, context.limits));
     const checked = await check(body, request, context, caller.principal);
     const submission = build(checked.fields, request, context);
-    const created = await store(submission, body, checked.idempotencyKey, context, caller.principal);
+    const created = await store(submission, body, checked.idempotencyKey, context, caller);
     const answer = answerCreated(created, request, {
       principal: caller.principal, basePath: context.basePath, isForm: body.form !== undefined, redirect: checked.redirect,
     });
@@ -115,7 +115,7 @@ async function store(
   body: CreateBody,
   idempotencyKey: string | undefined,
   context: RequestContext,
-  principal: Principal,
+  { principal, keyName }: Caller,
 ): Promise<Created> {
   // A bot filled the hidden field: it gets the answer a person would, and nothing is kept.
   if (body.honeypot) return { submission, replayed: false };
@@ -128,7 +128,7 @@ async function store(
   const outcome = await context.store.insertSubmissionOnce(
     principal.accountId,
     submission,
-    { key: idempotencyKey, fingerprint, expiresAt: now + IDEMPOTENCY_TTL_MS },
+    { key: keyedIdempotencyKey(idempotencyKey, keyName), fingerprint, expiresAt: now + IDEMPOTENCY_TTL_MS },
     now,
   );
   if (outcome.inserted) return { submission, replayed: false };
