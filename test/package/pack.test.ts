@@ -18,7 +18,13 @@ const ENTRY_POINTS = ["formsink", "formsink/memory", "formsink/libsql", "formsin
 const pkg = suite<{ project: string; files: string[] }>("npm package");
 
 function run(command: string, args: string[], cwd: string): string {
-  return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  try {
+    return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (error) {
+    // tsc reports its errors on stdout: the failure should show them
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${(error as Error).message}\n${stdout ?? ""}${stderr ?? ""}`);
+  }
 }
 
 pkg.before(async (context) => {
@@ -72,7 +78,7 @@ console.log(response.status, JSON.stringify(await response.json()));`,
 pkg("the types of every entry point resolve (strict TypeScript), and the TypeScript runs", ({ project }) => {
   writeFileSync(
     join(project, "use.ts"),
-    `import { createSubmissionsHandler, createApiKey, type CompleteStore, type Submission } from "formsink";
+    `import { createSubmissionsHandler, createApiKey, type CompleteStore, type ConnectionInfo, type Submission } from "formsink";
 import { createMemoryStore } from "formsink/memory";
 import { createLibsqlStore } from "formsink/libsql";
 import { createD1Store } from "formsink/d1";
@@ -83,7 +89,7 @@ import type { BunServer } from "formsink/bun";
 import type { DenoServer } from "formsink/deno";
 
 const store: CompleteStore = createMemoryStore();
-const handler: (request: Request) => Promise<Response> = createSubmissionsHandler(store, { basePath: "/forms" });
+const handler: (request: Request, connection?: ConnectionInfo) => Promise<Response> = createSubmissionsHandler(store, { basePath: "/forms" });
 export function neverCalled(): void {
   // @ts-expect-error basePath is a string: fails to compile if the types resolved to any
   createSubmissionsHandler(store, { basePath: 5 });
@@ -91,7 +97,9 @@ export function neverCalled(): void {
 const unused = [createLibsqlStore, createD1Store, createPostgresStore, serve, createRequestListener, createWorker] as const;
 type Servers = BunServer["url"] | DenoServer["url"];
 const { key } = await createApiKey(store, { account: "ts" });
-const response = await handler(new Request("http://x/forms/api/submission", { headers: { "x-api-key": key } }));
+// what host frameworks give (Hono's getConnInfo(c).remote.address), under exactOptionalPropertyTypes
+const peer: string | undefined = process.env.FORMSINK_UNSET_PEER;
+const response = await handler(new Request("http://x/forms/api/submission", { headers: { "x-api-key": key } }), { clientAddress: peer });
 const page = (await response.json()) as { items: Submission[]; total: number };
 const url: Servers = "http://x";
 console.log(response.status, page.total, unused.length, url);`,
@@ -100,7 +108,7 @@ console.log(response.status, page.total, unused.length, url);`,
     join(project, "tsconfig.json"),
     JSON.stringify({
       compilerOptions: {
-        target: "es2023", module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true,
+        target: "es2023", module: "nodenext", moduleResolution: "nodenext", strict: true, exactOptionalPropertyTypes: true, noEmit: true,
         skipLibCheck: true, types: ["node"], typeRoots: [join(ROOT, "node_modules/@types")],
       },
       files: ["use.ts"],
