@@ -3,12 +3,14 @@
  * dev tools, every entry point imported from JavaScript (plain Node), from TypeScript (type-
  * checked and run), and from Deno; the `formsink` bin run without tsx.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
+import { startHranaServer } from "../support/hrana-server.ts";
 import { collect, waitForOutput } from "../support/process.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -132,6 +134,31 @@ await server.close();`,
   run(join(BIN, "deno"), ["check", "--quiet", "deno-use.ts"], project);
   const output = run(join(BIN, "deno"), ["run", "--allow-net=127.0.0.1", "--allow-env", "--allow-read", "deno-use.ts"], project);
   assert.is(output.trim(), "401 API key is required");
+});
+
+pkg("sandboxed Deno (docs/runtimes.md): with --allow-net alone and the worker condition, a remote libSQL database serves", async ({ project }) => {
+  writeFileSync(
+    join(project, "deno-remote.ts"),
+    `import { createClient } from "@libsql/client/web";
+import { createSubmissionsHandler } from "formsink";
+import { serve } from "formsink/deno";
+import { createLibsqlStore } from "formsink/libsql";
+const store = await createLibsqlStore({ client: createClient({ url: Deno.args[0]!, authToken: "token" }) });
+const server = await serve(createSubmissionsHandler(store), { port: 0 });
+const response = await fetch(\`\${server.url}/api/health\`);
+console.log(response.status, JSON.stringify(await response.json()));
+await server.close();
+await store.close();`,
+  );
+  const remote = await startHranaServer("token");
+  try {
+    // Not execFileSync: the remote database answers from this process.
+    const { stdout } = await promisify(execFile)(join(BIN, "deno"), ["run", "--allow-net=127.0.0.1", "--conditions", "worker", "deno-remote.ts", remote.url], { cwd: project });
+    assert.is(stdout.trim(), '200 {"status":"ok"}');
+    assert.ok(remote.requests() > 0, "the store is the remote one");
+  } finally {
+    await remote.close();
+  }
 });
 
 pkg("the formsink bin and serve's webhook thread are one file each that loads only Node's modules and libsql (and its promise API) as it starts, arktype a file beside them", ({ project, files }) => {
