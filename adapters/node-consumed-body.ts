@@ -1,12 +1,10 @@
 /**
  * A request body another middleware already read (Express's `express.json()`, any body parser
- * mounted before formsink) cannot be read again: waiting for it would hang. The listener answers
- * such a request at once, and says once in the log how to mount formsink instead.
+ * mounted before formsink) cannot be read again: waiting for it would hang. The handler answers
+ * such a request at once (`bodyReadByHost`), and the listener says once in the log how to mount
+ * formsink instead.
  */
 import type { IncomingMessage } from "node:http";
-
-export const CONSUMED_BODY_MESSAGE =
-  "The request body was already read by the host app (a body parser such as express.json() runs before formsink); mount formsink before any body parser";
 
 /**
  * Whether the body of `req` was read, wholly or in part, before formsink saw it. Node's own

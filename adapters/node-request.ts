@@ -7,8 +7,9 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { finished } from "node:stream";
-import { bodyCutShort } from "../src/http/errors.ts";
+import { bodyCutShort, bodyReadByHost } from "../src/http/errors.ts";
 import type { ApiRequest } from "../src/http/request.ts";
+import { bodyAlreadyRead } from "./node-consumed-body.ts";
 
 export interface RequestTarget {
   method: string;
@@ -41,8 +42,9 @@ class NodeApiRequest implements ApiRequest {
   }
 
   readBody(maxBytes: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
-    // A body a host app read first never gets here: the listener answers it (node-consumed-body.ts).
     if (this.#bodyRead) return Promise.reject(new TypeError("The request body was already read"));
+    // A body a host app read first (node-consumed-body.ts) would never end.
+    if (bodyAlreadyRead(this.#req)) return Promise.reject(bodyReadByHost());
     this.#bodyRead = true;
     return this.method === "GET" || this.method === "HEAD" ? Promise.resolve(new Uint8Array(0)) : readWhole(this.#req, maxBytes);
   }

@@ -8,9 +8,9 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { SubmissionsHandler } from "../src/handler.ts";
 import type { Answer } from "../src/http/answer.ts";
-import { INTERNAL_ERROR_MESSAGE } from "../src/http/errors.ts";
+import { bodyReadByHost, INTERNAL_ERROR_MESSAGE, toErrorAnswer } from "../src/http/errors.ts";
 import { PLAIN_PATH_CHARACTERS, parsedOrigin } from "../src/http/plain-path.ts";
-import { bodyAlreadyRead, CONSUMED_BODY_MESSAGE, consumedBodyError, originalUrl } from "./node-consumed-body.ts";
+import { bodyAlreadyRead, consumedBodyError, originalUrl } from "./node-consumed-body.ts";
 import { apiRequest, fetchRequest, type RequestTarget } from "./node-request.ts";
 import {
   DEFAULT_HOSTNAME, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_PORT, type FetchHandler, reportError, type RunningServer,
@@ -177,20 +177,28 @@ export function createRequestListener(handler: NodeHandler, hooks: ListenerHooks
     let answer: Answer | Response;
     if (!("url" in target)) {
       answer = target;
-    } else if (bodyAlreadyRead(req)) {
-      if (!consumedBodyReported) onError(consumedBodyError(req));
-      consumedBodyReported = true;
-      answer = jsonError(500, CONSUMED_BODY_MESSAGE);
     } else {
+      const readBefore = bodyAlreadyRead(req);
+      if (readBefore && !consumedBodyReported) {
+        consumedBodyReported = true;
+        onError(consumedBodyError(req));
+      }
       // The socket's peer: the client, or the nearest proxy (see the `clientAddress` option).
       const connection = { clientAddress: req.socket.remoteAddress };
-      try {
-        answer = answering
-          ? await answering(apiRequest(req, target), connection)
-          : await handler(fetchRequest(req, res, target), connection);
-      } catch (error) {
-        onError(error);
-        answer = jsonError(500, INTERNAL_ERROR_MESSAGE);
+      // formsink's handler answers a body read before it (bodyReadByHost) as every other answer,
+      // with its request id and CORS headers; a Fetch Request would wait for a body that never
+      // comes, so any other handler's request gets the same answer from here.
+      if (readBefore && !answering) {
+        answer = toErrorAnswer(bodyReadByHost());
+      } else {
+        try {
+          answer = answering
+            ? await answering(apiRequest(req, target), connection)
+            : await handler(fetchRequest(req, res, target), connection);
+        } catch (error) {
+          onError(error);
+          answer = jsonError(500, INTERNAL_ERROR_MESSAGE);
+        }
       }
     }
     // A body still arriving when the answer goes out is drained, up to a limit (most requests

@@ -9,7 +9,7 @@ import { type ApiRequest, fromFetchRequest } from "./http/request.ts";
 import { plainPathOf } from "./http/plain-path.ts";
 import { requestIdOf } from "./http/request-id.ts";
 import { createSubmissionIdGenerator } from "./id.ts";
-import { DEFAULT_HEALTH_TIMEOUT_MS, DEFAULT_LIMITS, type Limits, mayHaveChanged, type SubmissionsHandlerOptions } from "./options.ts";
+import { DEFAULT_HEALTH_TIMEOUT_MS, handlerLimits, type Limits, mayHaveChanged, type SubmissionsHandlerOptions } from "./options.ts";
 import { type ConnectionInfo, connectionAddress } from "./rate-limit/client-address.ts";
 import { rateLimitSettings } from "./rate-limit/settings.ts";
 import { unknownAddressWarning } from "./rate-limit/unknown-address.ts";
@@ -427,7 +427,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
   const authenticate: Authenticate = options.authenticate ?? authenticateWithStore(store);
   const settings: HandlerSettings = {
     store,
-    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    limits: handlerLimits(options.limits),
     rateLimits: rateLimitSettings(options.rateLimit),
     authenticate,
     basePath,

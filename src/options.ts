@@ -15,6 +15,23 @@ export const DEFAULT_LIMITS: Limits = {
   maxDataDepth: 4,
 };
 
+/**
+ * The handler's limits: each given one checked, each left out or given as `undefined` (a host
+ * app's own setting left unset) the default, never no limit at all.
+ */
+export function handlerLimits(given: Partial<Limits> = {}): Limits {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const name of Object.keys(DEFAULT_LIMITS) as (keyof Limits)[]) {
+    const value: unknown = given[name];
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+      throw new TypeError(`limits.${name} must be a whole number of at least 1 (got ${String(value)})`);
+    }
+    limits[name] = value;
+  }
+  return limits;
+}
+
 export const DEFAULT_HEALTH_TIMEOUT_MS = 2000;
 
 /** One line of the request log: never the key, the query string or the body. */

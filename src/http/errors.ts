@@ -30,6 +30,18 @@ export function bodyCutShort(): HttpError {
   return new HttpError(400, "The request body ended before it was complete");
 }
 
+export const CONSUMED_BODY_MESSAGE =
+  "The request body was already read by the host app (a body parser such as express.json() runs before formsink); mount formsink before any body parser";
+
+/**
+ * A body the host app read before the handler got it (a body parser, Hono's `c.req.json()`)
+ * cannot be read again. The host app's wiring is at fault, not the client, so a 500; its
+ * message names the fix, as an unexpected error's would not.
+ */
+export function bodyReadByHost(): HttpError {
+  return new HttpError(500, CONSUMED_BODY_MESSAGE);
+}
+
 export const INTERNAL_ERROR_MESSAGE = "Internal server error";
 
 /**

@@ -4,7 +4,7 @@
  * `Request`. Nothing else of a request is read, so an adapter that never makes Fetch objects
  * (formsink/node) answers without their cost.
  */
-import { bodyCutShort } from "./errors.ts";
+import { bodyCutShort, bodyReadByHost } from "./errors.ts";
 
 /** Method, URL and headers: what hooks such as `authenticate` and `clientAddress` are given. */
 export interface RequestHead {
@@ -32,7 +32,8 @@ export interface ApiRequest extends RequestHead {
   /**
    * The whole body (empty when there is none). Resolves undefined as soon as the body passes
    * `maxBytes`, without waiting for the rest; the adapter drops the rest, so the answer still
-   * reaches a client that is sending. Rejects with a TypeError when the body was read before.
+   * reaches a client that is sending. Rejects with `bodyReadByHost()` when the body was read
+   * before the handler got it.
    */
   readBody(maxBytes: number): Promise<Uint8Array<ArrayBuffer> | undefined>;
 }
@@ -48,7 +49,7 @@ export function fromFetchRequest(request: Request): ApiRequest {
 }
 
 async function readStream(request: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
-  if (request.bodyUsed) throw new TypeError("The request body was already read");
+  if (request.bodyUsed) throw bodyReadByHost();
   if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

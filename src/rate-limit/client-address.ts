@@ -8,8 +8,12 @@ import type { RequestHead } from "../http/request.ts";
 
 /** What an adapter knows about the connection a request came in on. */
 export interface ConnectionInfo {
-  /** The peer's IP address (IPv4, or IPv6 without brackets). */
-  clientAddress?: string;
+  /**
+   * The peer's IP address (IPv4, or IPv6 without brackets). `undefined` is allowed as well as
+   * leaving it out: what host frameworks give (`req.socket.remoteAddress`, Hono's `getConnInfo`)
+   * may be undefined.
+   */
+  clientAddress?: string | undefined;
 }
 
 /**

@@ -161,6 +161,7 @@ examples("Workers: the worker and D1 binding of wrangler.jsonc, in workerd", asy
     main: string;
     compatibility_date: string;
     d1_databases: { binding: string; database_id: string }[];
+    triggers: { crons: string[] };
   };
   const mf = new Miniflare({
     modules: true,
@@ -172,6 +173,10 @@ examples("Workers: the worker and D1 binding of wrangler.jsonc, in workerd", asy
     const url = await mf.ready;
     const { key } = await createApiKey(await createD1Store(await mf.getD1Database("DB")), { account: "example" });
     await expectEmptyList(new URL("/api/submission", url).href, key);
+    // the cron trigger docs/webhooks.md asks for reaches the worker's scheduled handler
+    assert.ok(config.triggers.crons.length > 0, "a cron trigger");
+    const ran = await (await mf.getWorker()).scheduled({ cron: config.triggers.crons[0]! });
+    assert.is(ran.outcome, "ok");
   } finally {
     await mf.dispose();
   }

@@ -1,20 +1,21 @@
 /**
- * formsink/node's listener mounted in Express 5 as host apps do: under a prefix with
- * `app.use`, and wrongly behind a body parser, which must get a clear answer at once, not a
- * request that never ends.
+ * formsink mounted as host apps do: formsink/node's listener in Express 5 under a prefix with
+ * `app.use`, and the Fetch handler in Hono; and wrongly behind something that read the body
+ * first, which must get a clear answer at once, not a request that never ends.
  */
 import type { AddressInfo } from "node:net";
 import express from "express";
+import { Hono } from "hono";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { CONSUMED_BODY_MESSAGE } from "../../adapters/node-consumed-body.ts";
 import { createRequestListener } from "../../adapters/node.ts";
 import { createApiKey } from "../../src/auth/keys.ts";
 import { createSubmissionsHandler } from "../../src/handler.ts";
+import { CONSUMED_BODY_MESSAGE } from "../../src/http/errors.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import { within } from "../support/within.ts";
 
-const t = suite("host apps: Express 5");
+const t = suite("host apps: Express 5, Hono");
 
 async function expressApp(mount: (app: express.Express, listener: ReturnType<typeof createRequestListener>) => void) {
   const store = createMemoryStore();
@@ -68,6 +69,11 @@ t("behind express.json() or express.urlencoded(): a create is answered at once w
         `a ${type} create behind a body parser`,
       );
       assert.is(response.status, 500);
+      // the handler's answer, with what every answer on the create route carries: a browser
+      // page can read the message, and a report can quote the request id
+      assert.ok(response.headers.get("x-request-id"), "x-request-id");
+      assert.is(response.headers.get("access-control-allow-origin"), "*");
+      assert.is(response.headers.get("cache-control"), "no-store");
       assert.equal(await response.json(), { message: CONSUMED_BODY_MESSAGE });
     }
     assert.is(app.logged.length, 1, "one log line per listener, not one per request");
@@ -77,6 +83,28 @@ t("behind express.json() or express.urlencoded(): a create is answered at once w
   } finally {
     await app.close();
   }
+});
+
+t("Hono: a route that read the body before calling the handler gets the 500 that names the fix; the routes beside it work", async () => {
+  const store = createMemoryStore();
+  const { key } = await createApiKey(store, { account: "hono" });
+  const forms = createSubmissionsHandler(store, { basePath: "/forms" });
+  const app = new Hono();
+  app.get("/", (c) => c.text("the host app"));
+  app.post("/forms/*", async (c, next) => {
+    await c.req.json(); // the mistake: Hono's parsers read the Request's body
+    await next();
+  });
+  app.all("/forms/*", (c) => forms(c.req.raw, { clientAddress: "203.0.113.9" }));
+  const response = await app.request("/forms/api/submission", {
+    method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify({ popupId: "p", data: {} }),
+  });
+  assert.is(response.status, 500);
+  assert.equal(await response.json(), { message: CONSUMED_BODY_MESSAGE });
+  assert.ok(response.headers.get("x-request-id"), "x-request-id");
+  assert.is(response.headers.get("access-control-allow-origin"), "*");
+  assert.is((await app.request("/")).status, 200);
+  assert.is((await app.request("/forms/api/submission", { headers: { "x-api-key": key } })).status, 200);
 });
 
 t.run();

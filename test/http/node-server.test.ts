@@ -7,7 +7,7 @@ import { Agent, createServer, type IncomingHttpHeaders, type IncomingMessage, re
 import { type AddressInfo, connect, type Socket } from "node:net";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { CONSUMED_BODY_MESSAGE } from "../../adapters/node-consumed-body.ts";
+import { CONSUMED_BODY_MESSAGE } from "../../src/http/errors.ts";
 import { createRequestListener, createWebhookTransport, type NodeHandler, serve } from "../../adapters/node.ts";
 import { createApiKey } from "../../src/auth/keys.ts";
 import { createSubmissionsHandler, type SubmissionsHandler } from "../../src/handler.ts";

@@ -3,12 +3,14 @@
  * dev tools, every entry point imported from JavaScript (plain Node), from TypeScript (type-
  * checked and run), and from Deno; the `formsink` bin run without tsx.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
+import { startHranaServer } from "../support/hrana-server.ts";
 import { collect, waitForOutput } from "../support/process.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -18,7 +20,13 @@ const ENTRY_POINTS = ["formsink", "formsink/memory", "formsink/libsql", "formsin
 const pkg = suite<{ project: string; files: string[] }>("npm package");
 
 function run(command: string, args: string[], cwd: string): string {
-  return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  try {
+    return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (error) {
+    // tsc reports its errors on stdout: the failure should show them
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${(error as Error).message}\n${stdout ?? ""}${stderr ?? ""}`);
+  }
 }
 
 pkg.before(async (context) => {
@@ -72,7 +80,7 @@ console.log(response.status, JSON.stringify(await response.json()));`,
 pkg("the types of every entry point resolve (strict TypeScript), and the TypeScript runs", ({ project }) => {
   writeFileSync(
     join(project, "use.ts"),
-    `import { createSubmissionsHandler, createApiKey, type CompleteStore, type Submission } from "formsink";
+    `import { createSubmissionsHandler, createApiKey, type CompleteStore, type ConnectionInfo, type Submission } from "formsink";
 import { createMemoryStore } from "formsink/memory";
 import { createLibsqlStore } from "formsink/libsql";
 import { createD1Store } from "formsink/d1";
@@ -83,7 +91,7 @@ import type { BunServer } from "formsink/bun";
 import type { DenoServer } from "formsink/deno";
 
 const store: CompleteStore = createMemoryStore();
-const handler: (request: Request) => Promise<Response> = createSubmissionsHandler(store, { basePath: "/forms" });
+const handler: (request: Request, connection?: ConnectionInfo) => Promise<Response> = createSubmissionsHandler(store, { basePath: "/forms" });
 export function neverCalled(): void {
   // @ts-expect-error basePath is a string: fails to compile if the types resolved to any
   createSubmissionsHandler(store, { basePath: 5 });
@@ -91,7 +99,9 @@ export function neverCalled(): void {
 const unused = [createLibsqlStore, createD1Store, createPostgresStore, serve, createRequestListener, createWorker] as const;
 type Servers = BunServer["url"] | DenoServer["url"];
 const { key } = await createApiKey(store, { account: "ts" });
-const response = await handler(new Request("http://x/forms/api/submission", { headers: { "x-api-key": key } }));
+// what host frameworks give (Hono's getConnInfo(c).remote.address), under exactOptionalPropertyTypes
+const peer: string | undefined = process.env.FORMSINK_UNSET_PEER;
+const response = await handler(new Request("http://x/forms/api/submission", { headers: { "x-api-key": key } }), { clientAddress: peer });
 const page = (await response.json()) as { items: Submission[]; total: number };
 const url: Servers = "http://x";
 console.log(response.status, page.total, unused.length, url);`,
@@ -100,7 +110,7 @@ console.log(response.status, page.total, unused.length, url);`,
     join(project, "tsconfig.json"),
     JSON.stringify({
       compilerOptions: {
-        target: "es2023", module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true,
+        target: "es2023", module: "nodenext", moduleResolution: "nodenext", strict: true, exactOptionalPropertyTypes: true, noEmit: true,
         skipLibCheck: true, types: ["node"], typeRoots: [join(ROOT, "node_modules/@types")],
       },
       files: ["use.ts"],
@@ -124,6 +134,31 @@ await server.close();`,
   run(join(BIN, "deno"), ["check", "--quiet", "deno-use.ts"], project);
   const output = run(join(BIN, "deno"), ["run", "--allow-net=127.0.0.1", "--allow-env", "--allow-read", "deno-use.ts"], project);
   assert.is(output.trim(), "401 API key is required");
+});
+
+pkg("sandboxed Deno (docs/runtimes.md): with --allow-net alone and the worker condition, a remote libSQL database serves", async ({ project }) => {
+  writeFileSync(
+    join(project, "deno-remote.ts"),
+    `import { createClient } from "@libsql/client/web";
+import { createSubmissionsHandler } from "formsink";
+import { serve } from "formsink/deno";
+import { createLibsqlStore } from "formsink/libsql";
+const store = await createLibsqlStore({ client: createClient({ url: Deno.args[0]!, authToken: "token" }) });
+const server = await serve(createSubmissionsHandler(store), { port: 0 });
+const response = await fetch(\`\${server.url}/api/health\`);
+console.log(response.status, JSON.stringify(await response.json()));
+await server.close();
+await store.close();`,
+  );
+  const remote = await startHranaServer("token");
+  try {
+    // Not execFileSync: the remote database answers from this process.
+    const { stdout } = await promisify(execFile)(join(BIN, "deno"), ["run", "--allow-net=127.0.0.1", "--conditions", "worker", "deno-remote.ts", remote.url], { cwd: project });
+    assert.is(stdout.trim(), '200 {"status":"ok"}');
+    assert.ok(remote.requests() > 0, "the store is the remote one");
+  } finally {
+    await remote.close();
+  }
 });
 
 pkg("the formsink bin and serve's webhook thread are one file each that loads only Node's modules and libsql (and its promise API) as it starts, arktype a file beside them", ({ project, files }) => {
