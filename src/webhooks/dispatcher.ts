@@ -117,6 +117,21 @@ const LONG_RUN_LOOK_MS = 1_000;
 const LONGEST_OUTCOME_WAIT_MS = 50;
 
 /**
+ * How long after its claim a delivery's signature still goes out with it. A claim's deliveries
+ * are signed together as it is taken, not each as it is sent: between sends the signing runs
+ * with caches the send and the receiver's answer left cold, at several times its CPU
+ * (bench/webhooks.ts). An attempt that starts later than this (behind a slow receiver, or a
+ * retry's turn) is signed again, so that its timestamp says when it was sent, within this.
+ */
+const SIGNATURE_REUSE_MS = 5_000;
+
+/** A delivery's `webhook-signature` and the timestamp it signs, made at `at`. */
+interface Signed {
+  at: number;
+  signature: Promise<{ timestamp: number; value: string }>;
+}
+
+/**
  * Of one endpoint, the deliveries claimed and not yet handed back to their run, in the order
  * claimed: the first `started` of them are under way or ended (an ended one waits for those
  * before it, so that outcomes are written in the order claimed: an endpoint's place in the log
@@ -132,6 +147,7 @@ interface Lane {
 interface LaneEntry {
   delivery: ClaimedDelivery;
   leaseEnds: number;
+  signed: Signed;
   ended: boolean;
   /** The attempt made; undefined when it was not (or threw). */
   made: DeliveryAttempt | undefined;
@@ -167,13 +183,23 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
   /** The earliest retry this dispatcher scheduled that has not come due yet. */
   let earliestRetry = Infinity;
 
+  /** Signs the delivery as of `at`; a failure to sign is the attempt's, once it awaits it. */
+  const sign = (delivery: ClaimedDelivery, at: number): Signed => {
+    const timestamp = Math.floor(at / 1000);
+    const signature = signWebhook(signingSecrets(delivery.webhook, at), delivery.eventId, timestamp, delivery.event, transport.hmacSha256)
+      .then((value) => ({ timestamp, value }));
+    // Awaited by the attempt, which may not be made (a lease too short): not an unhandled rejection then.
+    signature.catch(() => {});
+    return { at, signature };
+  };
+
   /**
    * Makes one attempt; undefined when it was not made (the lease would not outlast it). The
    * request goes to the transport once `turn` resolves (the endpoint's attempt started before
    * this one went), and `handedOff` tells the next: signing (WebCrypto's is a job of its own)
    * can end in another order than it began.
    */
-  const attempt = async (delivery: ClaimedDelivery, leaseEnds: number, turn: Promise<void>, handedOff: () => void): Promise<DeliveryAttempt | undefined> => {
+  const attempt = async (delivery: ClaimedDelivery, leaseEnds: number, signed: Signed, turn: Promise<void>, handedOff: () => void): Promise<DeliveryAttempt | undefined> => {
     const at = clock();
     if (at + LEASE_MARGIN_MS > leaseEnds) {
       handedOff();
@@ -184,8 +210,7 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
     let statusCode: number | null = null;
     let error: string | null = null;
     try {
-      const timestamp = Math.floor(at / 1000);
-      const signature = await signWebhook(signingSecrets(webhook, at), eventId, timestamp, delivery.event, transport.hmacSha256);
+      const { timestamp, value: signature } = await (at - signed.at <= SIGNATURE_REUSE_MS ? signed : sign(delivery, at)).signature;
       await turn;
       const answer = transport({
         url: webhook.url,
@@ -226,7 +251,7 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
       const turn = lane.handedOff;
       let handedOff = () => {};
       lane.handedOff = new Promise<void>((resolve) => (handedOff = resolve));
-      attempt(entry.delivery, entry.leaseEnds, turn, handedOff)
+      attempt(entry.delivery, entry.leaseEnds, entry.signed, turn, handedOff)
         .then((made) => {
           entry.made = made;
           if (made === undefined) return;
@@ -247,11 +272,11 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
   };
 
   /** Queues a claimed delivery on its endpoint's lane; `release` gets its attempt once those claimed before it were handed back. */
-  const enqueue = (delivery: ClaimedDelivery, leaseEnds: number, release: LaneEntry["release"]) => {
+  const enqueue = (delivery: ClaimedDelivery, leaseEnds: number, signed: Signed, release: LaneEntry["release"]) => {
     const key = endpointKey(delivery);
     let lane = lanes.get(key);
     if (lane === undefined) lanes.set(key, lane = { entries: [], started: 0, handedOff: Promise.resolve() });
-    lane.entries.push({ delivery, leaseEnds, ended: false, made: undefined, release });
+    lane.entries.push({ delivery, leaseEnds, signed, ended: false, made: undefined, release });
     startWhatFits(key, lane);
   };
 
@@ -357,13 +382,16 @@ export function createWebhookDispatcher(store: WebhookStore, options: WebhookDis
 
     const send = (claimed: readonly ClaimedDelivery[], leaseEnds: number) => {
       const noted = new Set<string>();
-      for (const delivery of claimed) {
+      // Every delivery signed before any is sent (SIGNATURE_REUSE_MS says why).
+      const signedAt = clock();
+      const signatures = claimed.map((delivery) => sign(delivery, signedAt));
+      for (const [i, delivery] of claimed.entries()) {
         const key = endpointKey(delivery);
         unattempted.set(key, (unattempted.get(key) ?? 0) + 1);
         let handedBack = () => {};
         const ended = new Promise<void>((resolve) => (handedBack = resolve));
         attempting.add(ended);
-        enqueue(delivery, leaseEnds, (outcome) => {
+        enqueue(delivery, leaseEnds, signatures[i]!, (outcome) => {
           if (outcome !== undefined) {
             made++;
             if (outcomes.length === 0) outcomesSince = performance.now();

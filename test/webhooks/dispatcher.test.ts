@@ -133,6 +133,31 @@ for (const signer of ["node:crypto", "WebCrypto"] as const) {
   });
 }
 
+test("an attempt that starts long after its claim is signed again: its timestamp says when it was sent", async () => {
+  const sending = createWebhookTransport({ allowPrivate: true });
+  let clock = { now: 0 };
+  // Each answer takes ten seconds of the fake clock, and the endpoint's attempts go one at a time.
+  const slow = Object.assign(async (request: WebhookRequest) => {
+    const answer = await sending(request);
+    clock.now += 10_000;
+    return answer;
+  }, { hmacSha256: sending.hmacSha256 });
+  const s = await setup({ fakeClock: true, dispatcher: { transport: slow, endpointConcurrency: 1 } });
+  clock = s.clock;
+  try {
+    const claimedAt = s.clock.now;
+    for (const row of seedRows(2)) await s.store.insertSubmission(ACCOUNT, row);
+    assert.is(await s.dispatcher.runOnce(), 2);
+    const [first, second] = s.receiver.received;
+    assert.is(first!.timestamp, String(Math.floor(claimedAt / 1000)));
+    assert.is(second!.timestamp, String(Math.floor((claimedAt + 10_000) / 1000)), "signed when sent, not when claimed");
+    for (const delivery of [first!, second!]) assert.is(delivery.signature, resign(s.hook.secrets[0]!, delivery));
+  } finally {
+    await s.close();
+    sending.close();
+  }
+});
+
 test("a failing receiver is retried with growing waits, the first within 10 s, for about three days; then the delivery is failed", async () => {
   const s = await setup({ fakeClock: true });
   try {
