@@ -84,11 +84,21 @@ const STORAGE_CODES: Record<string, string> = {
  * lock held too long), else undefined: a command reports it in one line, exit code 3.
  */
 export function storageProblem(error: unknown): string | undefined {
-  if (error instanceof StoreUnavailable) return error.message;
+  if (error instanceof StoreUnavailable) return withCause(error);
   if (refusedByPostgres(error)) return (error as Error).message;
   const code = primaryResultCode(error);
   if (code === undefined || !(code in STORAGE_CODES)) return undefined;
   return `${STORAGE_CODES[code]} (${(error as Error).message})`;
+}
+
+/**
+ * The fault with what caused it, for the person at the command: a pooler answers a wrong
+ * password with a connection error of its own (PgBouncer: SQLSTATE 08P01), which the store
+ * reports as a database that is unreachable, and only the cause's text says why.
+ */
+function withCause(fault: StoreUnavailable): string {
+  const cause = fault.cause instanceof Error ? fault.cause.message : "";
+  return cause === "" || fault.message.includes(cause) ? fault.message : `${fault.message} (${cause})`;
 }
 
 /**

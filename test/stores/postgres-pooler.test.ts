@@ -2,13 +2,15 @@
  * The PostgreSQL store behind a pooler that fails a new connection's first statement: PgBouncer
  * does, while the database restarts, with `server login has been failing, try again later
  * (server_login_retry)` (SQLSTATE 08P01) and a closed connection. A stand-in speaks just enough
- * of the protocol to accept a login and answer every statement that way, as PgBouncer does.
+ * of the protocol to accept a login and answer every statement that way, as PgBouncer does, or
+ * to refuse the login as PgBouncer refuses a wrong password.
  */
 import { createServer, type Server, type Socket } from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { openPostgresStore } from "../../src/stores/postgres/index.ts";
 import { StoreUnavailable } from "../../src/store.ts";
+import { runHere } from "../cli/run.ts";
 
 /** A message of the backend protocol: its type byte, its length, its body. */
 function message(type: string, body: Buffer): Buffer {
@@ -20,13 +22,16 @@ function message(type: string, body: Buffer): Buffer {
 
 const int32 = (...values: number[]) => Buffer.concat(values.map((value) => Buffer.from([value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255])));
 
-const LOGIN_FAILING = message(
-  "E",
-  Buffer.from(["SFATAL", "VFATAL", "C08P01", "Mserver login has been failing, try again later (server_login_retry)"].map((field) => `${field}\0`).join("") + "\0", "latin1"),
-);
+/** A FATAL ErrorResponse as PgBouncer sends it: SQLSTATE 08P01 whatever the reason. */
+const fatal = (text: string) => message("E", Buffer.from(["SFATAL", "VFATAL", "C08P01", `M${text}`].map((field) => `${field}\0`).join("") + "\0", "latin1"));
 
-/** Accepts any login, then answers the first statement of each connection with PgBouncer's refusal and closes it. */
-async function refusingPooler(): Promise<{ server: Server; url: string }> {
+const LOGIN_FAILING = fatal("server login has been failing, try again later (server_login_retry)");
+
+/**
+ * Accepts any login, then answers the first statement of each connection with PgBouncer's
+ * refusal and closes it; or, given `refuseLogin`, refuses the login itself with that text.
+ */
+async function refusingPooler(refuseLogin?: string): Promise<{ server: Server; url: string }> {
   const server = createServer((socket: Socket) => {
     let buffered = Buffer.alloc(0);
     let loggedIn = false;
@@ -35,6 +40,7 @@ async function refusingPooler(): Promise<{ server: Server; url: string }> {
       buffered = Buffer.concat([buffered, chunk]);
       if (!loggedIn) {
         if (buffered.length < 4 || buffered.length < buffered.readInt32BE(0)) return;
+        if (refuseLogin !== undefined) return void socket.end(fatal(refuseLogin));
         buffered = buffered.subarray(buffered.readInt32BE(0));
         loggedIn = true;
         // AuthenticationOk, BackendKeyData, ReadyForQuery (idle).
@@ -70,6 +76,18 @@ test("a pooler failing a new connection's first statement is a 503 for the calle
     assert.equal(unhandled.map(String), [], "no rejection went unhandled");
   } finally {
     process.off("unhandledRejection", onUnhandled);
+    server.close();
+  }
+});
+
+test("a pooler refusing the login: the command says what the pooler said, not only that the database is unreachable", async () => {
+  const { server, url } = await refusingPooler('password authentication failed for user "formsink"');
+  try {
+    const listed = await runHere(["keys", "list", "--db", url]);
+    assert.is(listed.code, 3, listed.stderr);
+    assert.match(listed.stderr, /the database is unreachable or restarting \(password authentication failed for user "formsink"\)/);
+    assert.not.ok(listed.stderr.includes("secret"), "nor the password");
+  } finally {
     server.close();
   }
 });
