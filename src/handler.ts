@@ -1,4 +1,5 @@
 import { type IRequest, Router } from "itty-router";
+import { withoutApiKeys } from "./auth/api-key.ts";
 import type { Authenticate } from "./auth/principal.ts";
 import { authenticateWithStore } from "./auth/store-authenticate.ts";
 import { MAX_CSV_DATA_COLUMNS } from "./export/limits.ts";
@@ -455,7 +456,7 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
       const context = new HandlerContext(settings, request.url, url, found.params, clientAddress(request, connection));
       answer = await found.handle(request, context);
     } catch (error) {
-      if (!(error instanceof HttpError)) log?.({ type: "error", requestId, method: request.method, path, error });
+      if (!(error instanceof HttpError)) log?.({ type: "error", requestId, method: request.method, path: withoutApiKeys(path), error });
       answer = toErrorAnswer(error);
     }
     if (onChange && found && mayHaveChanged(request.method, answer.status)) onChange();
@@ -463,7 +464,8 @@ export function createSubmissionsHandler(store: SubmissionStore, options: Submis
     answer.headers["x-request-id"] = requestId;
     if (log) {
       // The route's pattern, not the raw path: metrics count by it.
-      log({ type: "request", requestId, method: request.method, path, route: found?.pattern, status: answer.status, durationMs: performance.now() - started! });
+      // A key a client put into the path (a get by the key instead of an id) is not logged either.
+      log({ type: "request", requestId, method: request.method, path: withoutApiKeys(path), route: found?.pattern, status: answer.status, durationMs: performance.now() - started! });
     }
     return answer;
   };

@@ -29,6 +29,14 @@ export async function generateApiKey(kind: ApiKeyKind): Promise<NewApiKey> {
   return { key, id, prefix, hash: await hashApiKey(key) };
 }
 
+/** A whole key's text anywhere in a longer one (a path a client put a key into). */
+const KEY_IN_TEXT = new RegExp(`fs_(?:sk|pk)_[0-9A-Za-z]{${ID_LENGTH}}_[0-9A-Za-z]{${SECRET_LENGTH}}`, "g");
+
+/** `text` with every whole key in it replaced by `[API key]`: for what is logged. */
+export function withoutApiKeys(text: string): string {
+  return text.includes("fs_") ? text.replace(KEY_IN_TEXT, "[API key]") : text;
+}
+
 /** Kind and id of a well-formed key text, or undefined. */
 export function parseApiKey(text: string): { kind: ApiKeyKind; id: string } | undefined {
   const match = KEY_TEXT.exec(text);
