@@ -123,6 +123,7 @@ ops("logs are pino-compatible JSON lines that pino-pretty renders; no key, query
   ]);
   for (const line of requests) assert.type(line.responseTime, "number");
   assert.ok(lines.some((line) => /SIGTERM: finishing in-flight requests/.test(line.msg as string)));
+  assert.is(lines.at(-1)!.msg, "stopped: every request answered, the database closed", "the last line says the stop is done");
   for (const secret of [key, "query-secret-1b2c", "body-secret"]) assert.not.ok(stderr.includes(secret), `the log holds ${secret}`);
 
   const pretty = await pipeThrough([process.execPath, PINO_PRETTY], stderr, { NO_COLOR: "1", FORCE_COLOR: "0" });
