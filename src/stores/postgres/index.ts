@@ -73,8 +73,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
           // The driver's catalog query for array types, run first on each new connection, fails
           // unhandled when the connection fails under it (a pooler refusing logins while the
           // database restarts), and the rejection ends the process: postgres 3.4.9 drops that
-          // promise (porsager/postgres#1192). The store sends no array parameter and reads no
-          // array column, so it needs none of those types.
+          // promise (porsager/postgres#1192). The store needs none of those types: it writes its
+          // one array parameter as a literal (store.ts) and reads its one array column's text
+          // (webhooks.ts).
           fetch_types: false,
           connection: { application_name: "formsink" },
         });
