@@ -153,10 +153,16 @@ export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr"> &
   if (problem !== undefined) throw new DatabaseError(`cannot open database ${displayUrl(url)}: ${problem}`, { storage: true });
   try {
     if (isPostgresUrl(url)) return await openPostgres(url, io);
-    const { driver, close } = await connect(url, io.env.FORMSINK_DB_AUTH_TOKEN, io.connection);
+    const { driver, close, checkFile } = await connect(url, io.env.FORMSINK_DB_AUTH_TOKEN, io.connection);
     try {
       const { store, upgrade } = await openSqlStore(driver, close);
       reportUpgrade(upgrade, io);
+      if (checkFile) {
+        // A server on a file replaced under it answers reads from the old one and refuses every
+        // write: its health check fails too, so that a load balancer or container engine sees it.
+        const ping = store.ping!.bind(store);
+        store.ping = () => (checkFile(), ping());
+      }
       return store;
     } catch (error) {
       await close();
@@ -180,14 +186,20 @@ async function openPostgres(url: string, io: Pick<Io, "stderr"> & { connection?:
   return store;
 }
 
-async function connect(url: string, authToken: string | undefined, connection: DatabaseConnection = {}): Promise<{ driver: SqlDriver; close: () => void | Promise<void> }> {
+/** A connection; for a file, `checkFile` throws once the file is no longer the one opened. */
+async function connect(
+  url: string,
+  authToken: string | undefined,
+  connection: DatabaseConnection = {},
+): Promise<{ driver: SqlDriver; close: () => void | Promise<void>; checkFile?: () => void }> {
   const path = localPath(url);
   if (path === ":memory:") return openLibsqlFile(path);
   if (path !== undefined) {
     let opened: Stats | undefined;
-    const opening = openLibsqlFile(path, { ...connection, beforeWrite: () => refuseIfReplaced(path, opened) });
+    const checkFile = () => refuseIfReplaced(path, opened);
+    const opening = openLibsqlFile(path, { ...connection, beforeWrite: checkFile });
     opened = statSync(path);
-    return opening;
+    return { ...opening, checkFile };
   }
   // Loaded only for remote databases: it is most of the start-up time of a server on a file.
   const { createClient } = await import("@libsql/client");
