@@ -59,7 +59,7 @@ export function createWebhookTransport(options: WebhookTransportNodeOptions = {}
         const addresses = found.filter((a) => !lookupOptions.family || a.family === lookupOptions.family);
         for (const { address } of allowPrivate ? [] : addresses) {
           const reason = blockedAddressReason(address);
-          if (reason) throw new WebhookRefused(`refused: ${hostname} resolves to ${address}, ${reason}`);
+          if (reason) throw new WebhookRefused(`${hostname} resolves to ${address}, ${reason}`, { liftedByAllowPrivate: true });
         }
         const [first] = addresses;
         if (!first) throw Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" });

@@ -84,11 +84,21 @@ const STORAGE_CODES: Record<string, string> = {
  * lock held too long), else undefined: a command reports it in one line, exit code 3.
  */
 export function storageProblem(error: unknown): string | undefined {
-  if (error instanceof StoreUnavailable) return error.message;
+  if (error instanceof StoreUnavailable) return withCause(error);
   if (refusedByPostgres(error)) return (error as Error).message;
   const code = primaryResultCode(error);
   if (code === undefined || !(code in STORAGE_CODES)) return undefined;
   return `${STORAGE_CODES[code]} (${(error as Error).message})`;
+}
+
+/**
+ * The fault with what caused it, for the person at the command: a pooler answers a wrong
+ * password with a connection error of its own (PgBouncer: SQLSTATE 08P01), which the store
+ * reports as a database that is unreachable, and only the cause's text says why.
+ */
+function withCause(fault: StoreUnavailable): string {
+  const cause = fault.cause instanceof Error ? fault.cause.message : "";
+  return cause === "" || fault.message.includes(cause) ? fault.message : `${fault.message} (${cause})`;
 }
 
 /**
@@ -143,10 +153,16 @@ export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr"> &
   if (problem !== undefined) throw new DatabaseError(`cannot open database ${displayUrl(url)}: ${problem}`, { storage: true });
   try {
     if (isPostgresUrl(url)) return await openPostgres(url, io);
-    const { driver, close } = await connect(url, io.env.FORMSINK_DB_AUTH_TOKEN, io.connection);
+    const { driver, close, checkFile } = await connect(url, io.env.FORMSINK_DB_AUTH_TOKEN, io.connection);
     try {
       const { store, upgrade } = await openSqlStore(driver, close);
       reportUpgrade(upgrade, io);
+      if (checkFile) {
+        // A server on a file replaced under it answers reads from the old one and refuses every
+        // write: its health check fails too, so that a load balancer or container engine sees it.
+        const ping = store.ping!.bind(store);
+        store.ping = () => (checkFile(), ping());
+      }
       return store;
     } catch (error) {
       await close();
@@ -170,14 +186,20 @@ async function openPostgres(url: string, io: Pick<Io, "stderr"> & { connection?:
   return store;
 }
 
-async function connect(url: string, authToken: string | undefined, connection: DatabaseConnection = {}): Promise<{ driver: SqlDriver; close: () => void | Promise<void> }> {
+/** A connection; for a file, `checkFile` throws once the file is no longer the one opened. */
+async function connect(
+  url: string,
+  authToken: string | undefined,
+  connection: DatabaseConnection = {},
+): Promise<{ driver: SqlDriver; close: () => void | Promise<void>; checkFile?: () => void }> {
   const path = localPath(url);
   if (path === ":memory:") return openLibsqlFile(path);
   if (path !== undefined) {
     let opened: Stats | undefined;
-    const opening = openLibsqlFile(path, { ...connection, beforeWrite: () => refuseIfReplaced(path, opened) });
+    const checkFile = () => refuseIfReplaced(path, opened);
+    const opening = openLibsqlFile(path, { ...connection, beforeWrite: checkFile });
     opened = statSync(path);
-    return opening;
+    return { ...opening, checkFile };
   }
   // Loaded only for remote databases: it is most of the start-up time of a server on a file.
   const { createClient } = await import("@libsql/client");

@@ -151,7 +151,7 @@ function checkUrlPolicy(url: string, policy: WebhookPolicy): void {
     if (!(error instanceof WebhookRefused)) throw error;
     throw new HttpError(
       400,
-      `url is refused (${error.message.replace(/^refused: /, "")}): this deployment delivers webhooks only to https URLs of public addresses; ` +
+      `url is refused (${error.reason}): this deployment delivers webhooks only to https URLs of public addresses; ` +
         // The same handler runs under formsink serve and mounted in a host app: name both switches.
         "--allow-private-webhooks (the handler's allowPrivateWebhooks option) lifts that for local work",
     );

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { copyFileSync, existsSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { openLibsqlFile } from "../../src/stores/libsql/file.ts";
+import { isOpenElsewhere, openLibsqlFile } from "../../src/stores/libsql/file.ts";
 import { localPath } from "../../src/stores/libsql/options.ts";
 import type { SqlDriver } from "../../src/stores/sql/driver.ts";
 import { MIGRATIONS } from "../../src/stores/sql/migrations.ts";
@@ -26,7 +26,8 @@ Remote databases keep their own backups: Turso has point-in-time restore, D1 Tim
 (docs/operations.md).`;
 
 const RESTORE_HELP = `Replace a libSQL database file with a backup, after checking the backup's integrity and
-that this formsink knows its schema. Stop the server on that database first.
+that this formsink knows its schema. Stop the server on that database first: a database another
+process has open is refused.
 
 Usage:
   formsink restore --input FILE [--db URL] [--force]
@@ -93,6 +94,9 @@ export async function restoreCommand(args: string[], io: Io): Promise<number> {
   const { url, file: input, force } = parsed;
   const target = databaseFile(url, "restore into");
   if (!existsSync(input)) throw new CommandError(`no backup at ${input}`);
+  // Before this process opens the database itself: a connection closed here keeps its lock
+  // until its prepared statements are collected.
+  refuseIfOpen(target);
 
   // The backup is checked as the very copy that will replace the database (opening a database
   // file writes to it: the backup itself stays untouched).
@@ -121,6 +125,17 @@ export async function restoreCommand(args: string[], io: Io): Promise<number> {
   }
   io.stderr(`restored ${input} into ${displayUrl(url)}`);
   return EXIT_OK;
+}
+
+/**
+ * A server keeps the file it opened: replaced under it, it would go on answering reads from the
+ * old one and refuse every write until restarted. So is a restore refused while any process has
+ * the database open, even with --force; a server that crashed holds nothing.
+ */
+function refuseIfOpen(target: string): void {
+  if (existsSync(target) && isOpenElsewhere(target)) {
+    throw new CommandError(`${target} is open in another process (a running formsink serve?); stop it, then restore`);
+  }
 }
 
 /** The file of a local database URL; remote and in-memory databases have their own ways. */

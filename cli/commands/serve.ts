@@ -275,6 +275,8 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   pruner.stop();
   await deliveries.stop();
   await store.close();
+  // Says the stop is done, not only begun: after it the database is whole (operations.md, Stopping).
+  log.info("stopped: every request answered, the database closed");
   return EXIT_OK;
 }
 

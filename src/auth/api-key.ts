@@ -30,7 +30,7 @@ export async function generateApiKey(kind: ApiKeyKind): Promise<NewApiKey> {
 }
 
 /** A key's text, or the start of one, anywhere in other text. */
-const KEY_IN_TEXT = /fs_(?:sk|pk)_[0-9A-Za-z]{12}_[0-9A-Za-z]+/g;
+const KEY_IN_TEXT = new RegExp(`fs_(?:sk|pk)_[0-9A-Za-z]{${ID_LENGTH}}_[0-9A-Za-z]+`, "g");
 
 /**
  * `text` with every key in it replaced by `[API key]`: for what is logged of a request, whose

@@ -37,9 +37,24 @@ export interface WebhookTransportOptions {
   allowPrivate?: boolean;
 }
 
+/**
+ * What lifts a refusal that `allowPrivate` lifts, named in the delivery log: a transport left at
+ * its default refuses every delivery to a receiver that the handler (`allowPrivateWebhooks`)
+ * let an account add, and nothing else would say which setting is missing.
+ */
+const LIFTED_BY_ALLOW_PRIVATE =
+  "the delivery transport's allowPrivate option lifts that for local work (formsink serve: --allow-private-webhooks or FORMSINK_ALLOW_PRIVATE_WEBHOOKS=1)";
+
 /** A delivery the forgery rules forbid; its message is what the delivery log shows. */
 export class WebhookRefused extends Error {
   override name = "WebhookRefused";
+  /** What is refused, without the advice: `only https URLs are delivered to`. */
+  readonly reason: string;
+
+  constructor(reason: string, options: { liftedByAllowPrivate?: boolean } = {}) {
+    super(`refused: ${reason}${options.liftedByAllowPrivate ? `; ${LIFTED_BY_ALLOW_PRIVATE}` : ""}`);
+    this.reason = reason;
+  }
 }
 
 /** Names that always mean this machine or its cloud's metadata service, whatever DNS says. */
@@ -55,19 +70,21 @@ export function checkDeliveryUrl(url: string, options: WebhookTransportOptions =
   try {
     parsed = new URL(url);
   } catch {
-    throw new WebhookRefused("refused: the URL does not parse");
+    throw new WebhookRefused("the URL does not parse");
   }
   const allowPrivate = options.allowPrivate ?? false;
   if (parsed.protocol !== "https:" && !(allowPrivate && parsed.protocol === "http:")) {
-    throw new WebhookRefused(`refused: ${allowPrivate ? "only http and https URLs" : "only https URLs"} are delivered to`);
+    throw allowPrivate
+      ? new WebhookRefused("only http and https URLs are delivered to")
+      : new WebhookRefused("only https URLs are delivered to", { liftedByAllowPrivate: parsed.protocol === "http:" });
   }
   if (allowPrivate) return parsed;
   const host = parsed.hostname;
   if (isIpLiteral(host)) {
     const reason = blockedAddressReason(host);
-    if (reason) throw new WebhookRefused(`refused: ${host} is ${reason}`);
+    if (reason) throw new WebhookRefused(`${host} is ${reason}`, { liftedByAllowPrivate: true });
   } else if (LOCAL_NAMES.test(host)) {
-    throw new WebhookRefused(`refused: ${host} names this machine`);
+    throw new WebhookRefused(`${host} names this machine`, { liftedByAllowPrivate: true });
   }
   return parsed;
 }

@@ -53,7 +53,7 @@ storage("a full disk: writes get 507 with a clear message, reads still work, and
   }
 });
 
-storage("the database file deleted or replaced while serving: writes get 503 and an error in the log, never an acknowledgement into a lost file", async ({ dir }) => {
+storage("the database file deleted or replaced while serving: writes and the health check get 503 and an error in the log, never an acknowledgement into a lost file", async ({ dir }) => {
   for (const fault of ["deleted", "replaced"] as const) {
     const path = join(dir, `${fault}.db`);
     const key = await newKey(`file:${path}`);
@@ -69,6 +69,8 @@ storage("the database file deleted or replaced while serving: writes get 503 and
       const refused = await create(server.url, key, "after@example.com");
       assert.is(refused.status, 503, `${fault}: ${await refused.clone().text()}`);
       assert.match(((await refused.json()) as { message: string }).message, /deleted or replaced/);
+      const health = await fetch(`${server.url}/api/health`);
+      assert.is(health.status, 503, `${fault}: the health check fails too`);
     } finally {
       log = (await server.stop()).stderr;
     }

@@ -7,6 +7,8 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createWebhookTransport } from "../../adapters/webhook-transport.ts";
+import { createApiKey } from "../../src/auth/keys.ts";
+import { createSubmissionsHandler } from "../../src/handler.ts";
 import { createMemoryStore } from "../../src/stores/memory.ts";
 import { seedRows } from "../../src/testing/fixtures.ts";
 import { blockedAddressReason } from "../../src/webhooks/addresses.ts";
@@ -16,6 +18,8 @@ import { startReceiver } from "../support/webhook-receiver.ts";
 import { webhookFor } from "./fixture.ts";
 
 const ACCOUNT = "acct_ssrf";
+/** What a refusal that allowPrivate lifts adds to the delivery log. */
+const LIFTED = "; the delivery transport's allowPrivate option lifts that for local work (formsink serve: --allow-private-webhooks or FORMSINK_ALLOW_PRIVATE_WEBHOOKS=1)";
 
 /** Each URL's delivery through the dispatcher: the delivery log's last error per URL, and what the receiver got. */
 async function deliverTo(urls: (port: number) => string[], transport: WebhookTransport) {
@@ -67,11 +71,11 @@ test("a URL is refused for what its host spells, however it spells it, and unles
       return (error as Error).message;
     }
   };
-  assert.is(refused("https://0x7f.1/hook"), "refused: 127.0.0.1 is a loopback address");
-  assert.is(refused("https://2130706433/"), "refused: 127.0.0.1 is a loopback address");
-  assert.is(refused("https://[::ffff:169.254.169.254]/"), "refused: [::ffff:a9fe:a9fe] is a cloud metadata address");
-  assert.is(refused("https://api.localhost/"), "refused: api.localhost names this machine");
-  assert.is(refused("http://example.com/"), "refused: only https URLs are delivered to");
+  assert.is(refused("https://0x7f.1/hook"), `refused: 127.0.0.1 is a loopback address${LIFTED}`);
+  assert.is(refused("https://2130706433/"), `refused: 127.0.0.1 is a loopback address${LIFTED}`);
+  assert.is(refused("https://[::ffff:169.254.169.254]/"), `refused: [::ffff:a9fe:a9fe] is a cloud metadata address${LIFTED}`);
+  assert.is(refused("https://api.localhost/"), `refused: api.localhost names this machine${LIFTED}`);
+  assert.is(refused("http://example.com/"), `refused: only https URLs are delivered to${LIFTED}`);
   assert.is(refused("ftp://example.com/"), "refused: only https URLs are delivered to");
   assert.is(refused("https://example.com/hooks"), undefined);
   assert.is(checkDeliveryUrl("http://127.0.0.1:8080/", { allowPrivate: true }).port, "8080", "allowed for local work");
@@ -90,18 +94,39 @@ test("every delivery to a refused address fails before connecting, and the refus
       transport,
     );
     assert.equal(errors, {
-      "https://127.0.0.1:PORT/": "refused: 127.0.0.1 is a loopback address",
-      "https://[::1]:PORT/": "refused: [::1] is a loopback address",
-      "https://10.0.0.7/": "refused: 10.0.0.7 is a private address",
-      "https://169.254.169.254/latest/meta-data/": "refused: 169.254.169.254 is a cloud metadata address",
-      "https://localhost:PORT/": "refused: localhost names this machine",
-      "https://loopback.test:PORT/": "refused: loopback.test resolves to 127.0.0.1, a loopback address",
-      "https://private.test/": "refused: private.test resolves to 10.1.2.3, a private address",
-      "http://127.0.0.1:PORT/": "refused: only https URLs are delivered to",
+      "https://127.0.0.1:PORT/": `refused: 127.0.0.1 is a loopback address${LIFTED}`,
+      "https://[::1]:PORT/": `refused: [::1] is a loopback address${LIFTED}`,
+      "https://10.0.0.7/": `refused: 10.0.0.7 is a private address${LIFTED}`,
+      "https://169.254.169.254/latest/meta-data/": `refused: 169.254.169.254 is a cloud metadata address${LIFTED}`,
+      "https://localhost:PORT/": `refused: localhost names this machine${LIFTED}`,
+      "https://loopback.test:PORT/": `refused: loopback.test resolves to 127.0.0.1, a loopback address${LIFTED}`,
+      "https://private.test/": `refused: private.test resolves to 10.1.2.3, a private address${LIFTED}`,
+      "http://127.0.0.1:PORT/": `refused: only https URLs are delivered to${LIFTED}`,
     });
     assert.is(received, 0);
   } finally {
     transport.close();
+  }
+});
+
+test("a handler allowing private webhooks beside a transport left at its default: the delivery log names the setting to give the transport", async () => {
+  const store = createMemoryStore();
+  const { key, record } = await createApiKey(store, { account: ACCOUNT, kind: "secret" });
+  const handler = createSubmissionsHandler(store, { allowPrivateWebhooks: true });
+  const post = (path: string, body: unknown) =>
+    handler(new Request(`http://localhost${path}`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body) }));
+  const transport = createWebhookTransport();
+  try {
+    const added = await post("/api/webhooks", { url: "http://127.0.0.1:9/hooks" });
+    assert.is(added.status, 201, "the handler allows it");
+    assert.is((await post("/api/submission", { popupId: "p", data: { email: "a@example.com" } })).status, 201);
+    await createWebhookDispatcher(store, { transport }).runOnce();
+    const { webhookId } = (await added.json()) as { webhookId: string };
+    const [delivery] = (await store.listDeliveries(record.accountId, webhookId, { limit: 1 })).deliveries;
+    assert.is(delivery!.lastError, `refused: only https URLs are delivered to${LIFTED}`);
+  } finally {
+    transport.close();
+    await store.close();
   }
 });
 
@@ -151,11 +176,11 @@ test("the fetch transport (Workers) refuses the same IP literals and local names
     transport,
   );
   assert.equal(errors, {
-    "https://127.0.0.1:PORT/": "refused: 127.0.0.1 is a loopback address",
-    "https://[::ffff:10.0.0.1]/": "refused: [::ffff:a00:1] is a private address",
-    "https://169.254.169.254/": "refused: 169.254.169.254 is a cloud metadata address",
-    "https://localhost:PORT/": "refused: localhost names this machine",
-    "http://example.com/": "refused: only https URLs are delivered to",
+    "https://127.0.0.1:PORT/": `refused: 127.0.0.1 is a loopback address${LIFTED}`,
+    "https://[::ffff:10.0.0.1]/": `refused: [::ffff:a00:1] is a private address${LIFTED}`,
+    "https://169.254.169.254/": `refused: 169.254.169.254 is a cloud metadata address${LIFTED}`,
+    "https://localhost:PORT/": `refused: localhost names this machine${LIFTED}`,
+    "http://example.com/": `refused: only https URLs are delivered to${LIFTED}`,
     "https://example.com/": null,
   });
   assert.is(fetched, 1, "only the public URL was fetched");

@@ -331,3 +331,28 @@ export function primaryResultCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" ? /^SQLITE_[A-Z]+/.exec(code)?.[0] ?? code : undefined;
 }
+
+/**
+ * Whether a connection of any process has the database at `path` open. A connection to a
+ * database in WAL mode (every formsink connection) holds a shared lock on it for as long as it
+ * is open, even idle, so taking the file exclusively fails while one does; a process that died
+ * holds no lock, so a file a crashed server left is not taken for one in use. A file that is not
+ * a database is not open anywhere as far as this can tell; a missing one is created (empty).
+ */
+export function isOpenElsewhere(path: string): boolean {
+  let db: InstanceType<typeof Database> | undefined;
+  try {
+    db = new Database(path, { timeout: 0 });
+    db.exec("PRAGMA busy_timeout = 0");
+    db.exec("PRAGMA locking_mode = EXCLUSIVE");
+    // In exclusive mode the first read takes the lock and keeps it until the connection closes.
+    db.exec("BEGIN EXCLUSIVE");
+    db.exec("COMMIT");
+    return false;
+  } catch (error) {
+    const code = primaryResultCode(error);
+    return code === "SQLITE_BUSY" || code === "SQLITE_LOCKED";
+  } finally {
+    db?.close();
+  }
+}

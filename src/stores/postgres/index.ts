@@ -70,6 +70,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
           // back from a restart is found within a second (the package's own grows to 20).
           backoff: (attempt: number) => Math.min(2 ** attempt / 20, 1),
           onnotice: () => {},
+          // The driver's catalog query for array types, run first on each new connection, fails
+          // unhandled when the connection fails under it (a pooler refusing logins while the
+          // database restarts), and the rejection ends the process: postgres 3.4.9 drops that
+          // promise (porsager/postgres#1192). The store needs none of those types: it writes its
+          // one array parameter as a literal (store.ts) and reads its one array column's text
+          // (webhooks.ts).
+          fetch_types: false,
           connection: { application_name: "formsink" },
         });
   const close = "sql" in options ? async () => {} : () => sql.end({ timeout: 5 });

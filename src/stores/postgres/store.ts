@@ -319,7 +319,16 @@ const PLANNED_ARRAY_LENGTH = 10;
  * values costs no more; a shorter array costs less, so each round was planned anew, which cost
  * PostgreSQL more than running it. A repeated id matches its row once.
  */
-function keyLookupArray(keyIds: readonly string[]): string[] {
-  if (keyIds.length >= PLANNED_ARRAY_LENGTH) return [...keyIds];
-  return [...keyIds, ...Array<string>(PLANNED_ARRAY_LENGTH - keyIds.length).fill(keyIds[0]!)];
+function keyLookupArray(keyIds: readonly string[]): string {
+  const padded = keyIds.length >= PLANNED_ARRAY_LENGTH ? keyIds : [...keyIds, ...Array<string>(PLANNED_ARRAY_LENGTH - keyIds.length).fill(keyIds[0]!)];
+  return textArrayLiteral(padded);
+}
+
+/**
+ * `values` as a PostgreSQL array literal (`{"a","b"}`), each element quoted. The driver writes
+ * a JavaScript array only once it has read the server's array types, which the store does not
+ * ask it to (index.ts: `fetch_types`).
+ */
+function textArrayLiteral(values: readonly string[]): string {
+  return `{${values.map((value) => `"${value.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
 }

@@ -306,7 +306,7 @@ export function postgresWebhookStore(query: Query, lockTimeout: string): Webhook
       const [answer, ...claimed] = await query("SELECT * FROM formsink_record_and_claim_deliveries($1, $2, $3, $4, $5, $6)", [
         attemptsJson(attempts), now, limit, now + leaseMs, owner, lockTimeout,
       ]);
-      return { recorded: recordedOf(attempts.length, answer!.recorded as unknown[]), claimed: claimed.map(toClaimedDelivery) };
+      return { recorded: recordedOf(attempts.length, answer!.recorded), claimed: claimed.map(toClaimedDelivery) };
     },
     async listDeliveries(accountId, webhookId, deliveryQuery) {
       const rows = await query(
@@ -437,9 +437,14 @@ function attemptsJson(attempts: readonly DeliveryAttempt[]): string {
   })));
 }
 
-/** Which of `count` attempts were recorded, from the ordinals (from 1) of those that were. */
-function recordedOf(count: number, ordinals: Iterable<unknown>): boolean[] {
-  const recorded = new Set([...ordinals].map(Number));
+/**
+ * Which of `count` attempts were recorded, from the ordinals (from 1) of those that were: an
+ * `integer[]`, which the driver gives as its text (`{1,12}`) when it has not read the server's
+ * array types (index.ts: `fetch_types`), else as an array.
+ */
+function recordedOf(count: number, ordinals: unknown): boolean[] {
+  const listed = typeof ordinals === "string" ? ordinals.slice(1, -1).split(",").filter((ordinal) => ordinal !== "") : [...(ordinals as Iterable<unknown>)];
+  const recorded = new Set(listed.map(Number));
   return Array.from({ length: count }, (_, i) => recorded.has(i + 1));
 }
 
