@@ -154,7 +154,7 @@ export const ROUTES: readonly Route[] = [
       description:
         "The list's filters and order without `limit`/`offset`. " +
         `A CSV has one column per distinct data key: more than ${MAX_CSV_DATA_COLUMNS} is 400 (export NDJSON, or one popup at a time). ` +
-        "CSV cells that start with `=`, `+`, `-`, `@`, tab or CR are prefixed with `'` against formula injection (as is a cell that starts with `'`, so that import can undo it), except plain numbers; a cell holding `;` is quoted, so that a spreadsheet splitting on semicolons starts no cell inside it.",
+        "CSV cells that start with `=`, `+`, `-`, `@`, tab, CR or NUL are prefixed with `'` against formula injection (as is a cell that starts with `'`, so that import can undo it), except plain numbers; a cell holding `;` is quoted, so that a spreadsheet splitting on semicolons starts no cell inside it.",
       query: exportQuery,
       responses: {
         200: {

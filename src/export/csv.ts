@@ -8,8 +8,9 @@
  * A submission is one row: its top-level fields, then one `data.<key>` column per data key.
  * Cells are written so that reading them back gives exactly what was written:
  * - against formula injection, a cell that a spreadsheet would run as a formula (it starts with
- *   `=`, `+`, `-`, `@`, their fullwidth forms, tab or CR) gets a leading `'`, and so does a cell that starts with `'`,
- *   so that a reader can always drop one; a plain number such as `-12.5` is left alone (a
+ *   `=`, `+`, `-`, `@`, their fullwidth forms, tab, CR or NUL: OWASP's list and ASVS 5's
+ *   together) gets a leading `'`, and so does a cell that starts with `'`, so that a reader can
+ *   always drop one; a plain number such as `-12.5` is left alone (a
  *   spreadsheet reads it as that number, which runs nothing);
  * - a data value that is a string is written as it is when it cannot be taken for anything
  *   else; `true`, `false`, `null`, numbers, arrays and objects are written as JSON, and so is a
@@ -43,9 +44,9 @@ export const OPTIONAL_FIELD_COLUMNS: ReadonlySet<string> = new Set(schemaFields.
 export const DATA_COLUMN_PREFIX = "data.";
 
 // With the fullwidth ＝ ＋ － ＠, which some spreadsheets take for their ASCII twins.
-const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+const FORMULA_START = /^[=+\-@\t\r\0\uFF1D\uFF0B\uFF0D\uFF20]/;
 /** Most cells: nothing to neutralise, nothing to quote. One test lets them through as they are. */
-const PLAIN_CELL = /^(?![=+\-@\t\r'\uFF1D\uFF0B\uFF0D\uFF20])[^",;\r\n]*$/;
+const PLAIN_CELL = /^(?![=+\-@\t\r\0'\uFF1D\uFF0B\uFF0D\uFF20])[^",;\r\n]*$/;
 /** Strings that might read as JSON or a number: the rest are plain text without a closer look. */
 const MAYBE_NOT_TEXT = /^(?:$|[-\d"[{tfn])/;
 const PLAIN_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;

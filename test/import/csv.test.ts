@@ -14,8 +14,8 @@ writing("RFC 4180: CRLF rows; fields with a comma, quote, CR or LF are quoted wi
   assert.is(csvHeader(["email", "x,y"]), 'submissionId,popupId,domain,userAgent,device,status,createdAt,data.email,"data.x,y"\r\n');
 });
 
-writing("formula injection: a cell that starts with = + - @ tab or CR gets a leading quote; plain numbers do not", () => {
-  for (const text of ["=1+2", "+1", "-1+1", "@SUM(A1)", "\tx", "\rx", "-", "=", "=cmd|' /C calc'!A0"]) {
+writing("formula injection: a cell that starts with = + - @ tab, CR or NUL gets a leading quote; plain numbers do not", () => {
+  for (const text of ["=1+2", "+1", "-1+1", "@SUM(A1)", "\tx", "\rx", "\0=1+1", "-", "=", "=cmd|' /C calc'!A0"]) {
     assert.is(neutralise(text), `'${text}`, JSON.stringify(text));
     assert.is(unneutralise(neutralise(text)), text);
   }
@@ -23,9 +23,9 @@ writing("formula injection: a cell that starts with = + - @ tab or CR gets a lea
   // a leading quote of its own is doubled, so that reading can always drop one
   assert.is(neutralise("'x"), "''x");
   assert.is(unneutralise("''x"), "'x");
-  const row = csvRecord({ ...awkwardSubmissions()[0]!, userAgent: "=HYPERLINK(\"http://evil\")", data: { a: "@x", b: -5, c: "-5" } }, ["a", "b", "c"]);
+  const row = csvRecord({ ...awkwardSubmissions()[0]!, userAgent: "=HYPERLINK(\"http://evil\")", data: { a: "@x", b: -5, c: "-5", d: "\0@x" } }, ["a", "b", "c", "d"]);
   assert.match(row, /,"'=HYPERLINK\(""http:\/\/evil""\)",/);
-  assert.ok(row.endsWith(`,'@x,-5,"""-5"""\r\n`), row);
+  assert.ok(row.endsWith(`,'@x,-5,"""-5""",'\0@x\r\n`), JSON.stringify(row));
 });
 
 writing("data strings: the formula guard and the quoting together, each as the other would have them alone", () => {
