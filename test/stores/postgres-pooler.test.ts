@@ -3,7 +3,8 @@
  * does, while the database restarts, with `server login has been failing, try again later
  * (server_login_retry)` (SQLSTATE 08P01) and a closed connection. A stand-in speaks just enough
  * of the protocol to accept a login and answer every statement that way, as PgBouncer does, or
- * to refuse the login as PgBouncer refuses a wrong password.
+ * to refuse the login as PgBouncer refuses a wrong password; the last test does the same with
+ * Debian's PgBouncer in front of a cluster it stops and starts again.
  */
 import { createServer, type Server, type Socket } from "node:net";
 import { test } from "uvu";
@@ -11,6 +12,7 @@ import * as assert from "uvu/assert";
 import { openPostgresStore } from "../../src/stores/postgres/index.ts";
 import { StoreUnavailable } from "../../src/store.ts";
 import { runHere } from "../cli/run.ts";
+import { startPgBouncer, startPostgresCluster } from "../support/postgres.ts";
 
 /** A message of the backend protocol: its type byte, its length, its body. */
 function message(type: string, body: Buffer): Buffer {
@@ -89,6 +91,48 @@ test("a pooler refusing the login: the command says what the pooler said, not on
     assert.not.ok(listed.stderr.includes("secret"), "nor the password");
   } finally {
     server.close();
+  }
+});
+
+test("Debian's PgBouncer, its database restarted under a store: refusals are 503s, nothing goes unhandled, and the store recovers by itself", async () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  const cluster = await startPostgresCluster();
+  try {
+    // PgBouncer waits server_login_retry after a failed login before it tries the database again.
+    const pooler = await startPgBouncer(cluster, { server_login_retry: "1" });
+    try {
+      const { url } = await cluster.createDatabase();
+      const database = new URL(url).pathname.slice(1);
+      const { store } = await openPostgresStore({ url: `${pooler.url(database)}?prepare=false`, timeoutMs: 2000 });
+      try {
+        const { id } = await store.ensureAccount("acme");
+        await cluster.stopServer();
+        for (let i = 0; i < 5; i++) {
+          const failed = await store.ensureAccount("acme").then(() => undefined, (error: unknown) => error);
+          assert.instance(failed, StoreUnavailable, String(failed));
+        }
+        await cluster.startServer();
+        let recovered: string | undefined;
+        for (const deadline = Date.now() + 15_000; recovered === undefined && Date.now() < deadline;) {
+          recovered = await store.ensureAccount("acme").then((account) => account.id, async () => {
+            await new Promise((resolve) => setTimeout(resolve, 250));
+            return undefined;
+          });
+        }
+        assert.is(recovered, id, "the store answers again once the database is back");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.equal(unhandled.map(String), [], "no rejection went unhandled");
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await pooler.stop();
+    }
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
+    await cluster.stop();
   }
 });
 

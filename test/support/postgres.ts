@@ -325,7 +325,7 @@ export interface Pooler {
  * Debian's PgBouncer in transaction mode in front of `cluster`, on its own port: each
  * transaction may run on a different server connection, as behind any transaction-mode pooler.
  */
-export async function startPgBouncer(cluster: PostgresCluster): Promise<Pooler> {
+export async function startPgBouncer(cluster: PostgresCluster, settings: Record<string, string> = {}): Promise<Pooler> {
   const bin = ["/usr/sbin/pgbouncer", ...(process.env.PATH ?? "").split(":").map((dir) => join(dir, "pgbouncer"))].find((path) => existsSync(path));
   if (bin === undefined) throw new Error("PgBouncer is not installed: apt-get install pgbouncer (the tests start their own, in transaction mode)");
   const dir = mkdtempSync(join(tmpdir(), "formsink-pgbouncer-"));
@@ -347,7 +347,7 @@ default_pool_size = 4
 max_client_conn = 500
 pidfile = ${pidFile}
 logfile = ${join(dir, "pgbouncer.log")}
-`,
+${Object.entries(settings).map(([name, value]) => `${name} = ${value}\n`).join("")}`,
   );
   if (isRoot()) {
     const { uid, gid } = postgresUser();
