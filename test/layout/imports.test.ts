@@ -121,6 +121,26 @@ test("only stores import stores: the core outside src/stores/ never imports one"
   assert.equal(breaches((importer, imported) => importer.startsWith("src/") && !importer.startsWith("src/stores/") && imported.startsWith("src/stores/")), []);
 });
 
+test("the adapters import nothing of the CLI: the CLI runs on them, not they on it", () => {
+  assert.equal(breaches((importer, imported) => importer.startsWith("adapters/") && imported.startsWith("cli/")), []);
+});
+
+test("the client (formsink/client) reaches no other module at run time: it ships none of the server's code", async () => {
+  // Types erased, as a bundler erases them: the client takes only types from the rest of src/.
+  const { metafile } = await build({
+    absWorkingDir: ROOT,
+    entryPoints: ["src/client/index.ts"],
+    bundle: true,
+    write: false,
+    outdir: "out",
+    metafile: true,
+    format: "esm",
+    platform: "neutral",
+    logLevel: "silent",
+  });
+  assert.equal(Object.keys(metafile.inputs).filter((file) => !file.startsWith("src/client/")), []);
+});
+
 test("stores never import the routes or the router", () => {
   assert.equal(
     breaches((importer, imported) => importer.startsWith("src/stores/") && (imported.startsWith("src/routes/") || imported === "itty-router")),
