@@ -4,7 +4,7 @@
  * another `orderBy` is refused instead of paging through something else. Opaque to clients:
  * base64url of a small JSON array.
  */
-import type { SubmissionCursor, SubmissionFilter } from "./store.ts";
+import { type SubmissionCursor, type SubmissionFilter, SUBMISSION_FILTER_FIELDS } from "./store.ts";
 
 const VERSION = 1;
 
@@ -50,7 +50,7 @@ function parse(cursor: string): [number, string, string, number, string] | undef
  * that a client mixed up; a cursor is not a secret and guards nothing.
  */
 function filterFingerprint(filter: SubmissionFilter): string {
-  const text = JSON.stringify([filter.popupId, filter.domain, filter.device, filter.status, filter.createdAfter, filter.createdBefore]);
+  const text = JSON.stringify(SUBMISSION_FILTER_FIELDS.map((field) => filter[field]));
   // In two 32-bit halves (every list answer with a next page makes one; BigInt steps cost
   // more than the rest of the cursor): the prime is 2^40 + 0x1b3.
   let high = 0xcbf29ce4;

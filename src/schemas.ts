@@ -158,15 +158,7 @@ export const eventList = type({
 
 export const errorBody = type({ message: "string" });
 
-export type ListQuery = typeof listQuery.infer;
-export type ExportQuery = typeof exportQuery.infer;
 export type CreateSubmissionBody = typeof createSubmissionBody.infer;
-export type StatusUpdateBody = typeof statusUpdateBody.infer;
-export type SubmissionList = typeof submissionList.infer;
-export type StatusUpdateResult = typeof statusUpdateResult.infer;
-export type DeleteResult = typeof deleteResult.infer;
-export type EventsQuery = typeof eventsQuery.inferIn;
-export type EventList = typeof eventList.infer;
 
 // ---- privacy ------------------------------------------------------------------------------
 
@@ -210,11 +202,6 @@ export const retentionPreview = type({
     matched: "number.integer >= 0",
   }).array(),
 });
-
-export type ErasureBody = typeof erasureBody.infer;
-export type ErasureReceiptBody = typeof erasureReceipt.infer;
-export type RetentionRules = typeof retentionRules.infer;
-export type RetentionPreviewBody = typeof retentionPreview.infer;
 
 export const healthOk = type({ status: "'ok'" });
 export const healthUnavailable = type({ status: "'unavailable'", message: "string" });

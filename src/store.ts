@@ -641,6 +641,16 @@ export interface SubmissionFilter {
   createdBefore?: number;
 }
 
+/**
+ * Every field of a `SubmissionFilter`, one entry each (a field added to the interface fails the
+ * typecheck until it is added here): the list route copies these from its query, and a list
+ * cursor's fingerprint hashes them in this order (src/list-cursor.ts; another order changes
+ * every cursor handed out).
+ */
+export const SUBMISSION_FILTER_FIELDS = Object.keys({
+  popupId: true, domain: true, device: true, status: true, createdAfter: true, createdBefore: true,
+} as const satisfies Record<keyof SubmissionFilter, true>) as (keyof SubmissionFilter)[];
+
 export interface SubmissionQuery extends SubmissionFilter {
   order: "asc" | "desc";
   limit: number;

@@ -1,7 +1,7 @@
 // `formsink serve`'s settings: every flag, its env twin and its config file key refuse a bad
 // value at start, naming the source actually used; flag > env > config file > default.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suite } from "uvu";
@@ -139,6 +139,17 @@ config("serve --help lists every setting with its env var and default, from the 
   const help = (await runHere(["serve", "--help"])).stdout;
   for (const s of [...Object.values(SERVE_SETTINGS), { flag: "config", env: "FORMSINK_CONFIG", defaultText: "none" }]) {
     assert.match(help, new RegExp(`--${s.flag}\\b[\\s\\S]*?default: ${quoted(s.defaultText)}; env ${s.env}\\n`), s.flag);
+  }
+});
+
+config("docs/cli.md's table of formsink serve has a row for every setting: its flag, env var and config key", () => {
+  const page = readFileSync(new URL("../../docs/cli.md", import.meta.url), "utf8");
+  const start = page.indexOf("\n## formsink serve\n");
+  const rows = page.slice(start, page.indexOf("\n## ", start + 1)).split("\n").filter((line) => line.startsWith("| `--"));
+  for (const s of Object.values(SERVE_SETTINGS)) {
+    const row = rows.find((line) => line.startsWith(`| \`--${s.flag}\``) || line.startsWith(`| \`--${s.flag} `));
+    assert.ok(row, `docs/cli.md has no row for --${s.flag}`);
+    assert.ok(row.includes(`| \`${s.env}\` |`) && row.includes(`| \`${s.flag}\` |`), `docs/cli.md's row for --${s.flag} names ${s.env} and the config key ${s.flag}`);
   }
 });
 

@@ -5,12 +5,12 @@
  */
 import {
   createClient, type CreateSubmission, type CreateWebhook, type DeleteResult, type DeliveriesOptions, type Delivery, type DeliveryList, type Erasure,
-  type ErasureReceipt, type ListOptions, type ReplayResult, type RetentionPreview, type RetentionRules, type RetryResult, type StatusUpdateResult,
+  type ErasureReceipt, type EventsOptions, type ListOptions, type ReplayResult, type RetentionPreview, type RetentionRules, type RetryResult, type StatusUpdateResult,
   type Submission, type SubmissionFilters, type SubmissionList, type UpdateWebhook, type Webhook, type WebhookDeleted, type WebhookList,
   type WebhookWithSecret,
 } from "../../src/client/index.ts";
 import type {
-  createSubmissionBody, createWebhookBody, deleteResult, deliveriesQuery, delivery, deliveryList, erasureBody, erasureReceipt, exportQuery, listQuery,
+  createSubmissionBody, createWebhookBody, deleteResult, deliveriesQuery, delivery, deliveryList, erasureBody, erasureReceipt, eventsQuery, exportQuery, listQuery,
   replayResult, retentionPreview, retentionRules, retryResult, statusUpdateResult, submission, submissionList, updateWebhookBody, webhook,
   webhookDeleted, webhookList, webhookWithSecret,
 } from "../../src/schemas.ts";
@@ -45,6 +45,7 @@ export const types: true[] = [
   true satisfies Same<RetryResult, typeof retryResult.infer>,
   true satisfies Same<ReplayResult, typeof replayResult.infer>,
   true satisfies Same<keyof DeliveriesOptions, keyof typeof deliveriesQuery.inferIn>,
+  true satisfies Same<keyof EventsOptions, keyof typeof eventsQuery.inferIn>,
 ];
 
 export async function typeChecks(): Promise<void> {

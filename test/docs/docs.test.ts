@@ -1,7 +1,8 @@
 /**
  * The README and docs/ stay true: every ```ts block compiles against the built package, the
- * README's quick start runs against the built CLI and answers what the README shows, and every
- * relative link leads to a file and heading that exist. Needs dist/ (`npm run build`, which
+ * README's quick start runs against the built CLI and answers what the README shows, every query
+ * parameter a route reads is named in the docs' section on it, and every relative link leads to a
+ * file and heading that exist. Needs dist/ (`npm run build`, which
  * `npm test` runs first) and curl.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
@@ -399,6 +400,39 @@ conformance("each ts block of custom-store.md that registers formsink/testing su
 });
 
 conformance.run();
+
+// ---- query parameters -----------------------------------------------------------------------
+
+const parameters = suite("docs: every query parameter a route reads is named where the docs describe the route");
+
+/** The text of `page` under the `## ` heading `heading`, up to the next `## ` heading. */
+function textUnder(page: string, heading: string): string {
+  const text = readFileSync(join(ROOT, page), "utf8");
+  const start = text.indexOf(`\n${heading}\n`);
+  assert.ok(start !== -1, `${page} has no heading "${heading}"`);
+  const end = text.indexOf("\n## ", start + 1);
+  return text.slice(start, end === -1 ? undefined : end);
+}
+
+parameters("the list's, the export's, the change log's and the delivery log's", async () => {
+  const { deliveriesQuery, eventsQuery, exportQuery, listQuery, queryParameters } = await import("../../src/schemas.ts");
+  const listed = queryParameters(listQuery);
+  const places = [
+    { names: listed, page: "docs/api.md", heading: "## List: GET /api/submission" },
+    // The export's section names what it adds to the list's filters and orderBy.
+    { names: queryParameters(exportQuery).filter((name) => !listed.includes(name)), page: "docs/api.md", heading: "## Export: GET /api/submission/export" },
+    { names: queryParameters(eventsQuery), page: "docs/events.md", heading: "## Reading the log" },
+    { names: queryParameters(deliveriesQuery), page: "docs/webhooks.md", heading: "## Endpoints" },
+  ];
+  const missing = places.flatMap(({ names, page, heading }) => {
+    const text = textUnder(page, heading);
+    return names.filter((name) => !text.includes(`\`${name}\``)).map((name) => `${page} "${heading}" does not name ${name}`);
+  });
+  assert.ok(places.every(({ names }) => names.length > 0));
+  assert.equal(missing, []);
+});
+
+parameters.run();
 
 // ---- links ----------------------------------------------------------------------------------
 

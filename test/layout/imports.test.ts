@@ -27,6 +27,9 @@ const typeImportsToo: Plugin = {
   },
 };
 
+/** What esbuild is asked for here: the files a bundle of the entry points reads, written nowhere. */
+const METAFILE_ONLY = { absWorkingDir: ROOT, bundle: true, write: false, outdir: "out", metafile: true, format: "esm", platform: "neutral", logLevel: "silent" } as const;
+
 async function importGraph(): Promise<ImportGraph> {
   const entryPoints = DIRECTORIES.flatMap((directory) =>
     readdirSync(`${ROOT}${directory}`, { recursive: true, encoding: "utf8" })
@@ -34,18 +37,11 @@ async function importGraph(): Promise<ImportGraph> {
       .map((file) => `${directory}/${file}`),
   );
   const { metafile } = await build({
-    absWorkingDir: ROOT,
+    ...METAFILE_ONLY,
     entryPoints,
-    bundle: true,
-    write: false,
-    outdir: "out",
-    metafile: true,
-    format: "esm",
-    platform: "neutral",
     packages: "external",
     // With it, esbuild keeps an import whose names are all types (`import { type A }`).
     tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
-    logLevel: "silent",
     plugins: [typeImportsToo],
   });
   const graph: ImportGraph = new Map();
@@ -119,6 +115,16 @@ test("the core (src/) imports no Node, Bun or Deno module, no adapter and nothin
 
 test("only stores import stores: the core outside src/stores/ never imports one", () => {
   assert.equal(breaches((importer, imported) => importer.startsWith("src/") && !importer.startsWith("src/stores/") && imported.startsWith("src/stores/")), []);
+});
+
+test("the adapters import nothing of the CLI: the CLI runs on them, not they on it", () => {
+  assert.equal(breaches((importer, imported) => importer.startsWith("adapters/") && imported.startsWith("cli/")), []);
+});
+
+test("the client (formsink/client) reaches no other module at run time: it ships none of the server's code", async () => {
+  // Types erased, as a bundler erases them, and packages bundled: the client takes only types from the rest of src/.
+  const { metafile } = await build({ ...METAFILE_ONLY, entryPoints: ["src/client/index.ts"] });
+  assert.equal(Object.keys(metafile.inputs).filter((file) => !file.startsWith("src/client/")), []);
 });
 
 test("stores never import the routes or the router", () => {

@@ -198,8 +198,7 @@ export const POSTGRES_MIGRATIONS: readonly (readonly string[])[] = [
   WEBHOOK_LIMIT_MIGRATION,
   // 6: an import probes for each of its ids by the primary key, whatever plan the function caches (writes.ts).
   PROBE_MIGRATION,
-  // 7: inserts count
-  // their rows' totals in their own statement, and the insert trigger is dropped (writes.ts).
+  // 7: inserts count their rows' totals in their own statement, and the insert trigger is dropped (writes.ts).
   COUNTING_MIGRATION,
   // 8: a dispatcher's outcomes and its next claim in one call, one transaction (webhooks.ts).
   RECORD_AND_CLAIM_MIGRATION,

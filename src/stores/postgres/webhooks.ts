@@ -191,7 +191,7 @@ BEGIN
   RETURN true;
 END $$`;
 
-/** The migration that makes adding an endpoint count within its lock (INSERT_WEBHOOK_WITHIN_LIMIT). */
+/** Migration 5: adding an endpoint counts within its lock (INSERT_WEBHOOK_WITHIN_LIMIT). */
 export const WEBHOOK_LIMIT_MIGRATION: readonly string[] = [INSERT_WEBHOOK_WITHIN_LIMIT];
 
 /** Migration 2: endpoints and their deliveries, and the claim. */

@@ -13,8 +13,10 @@
  * counts), so writers never deadlock. Different accounts never wait for each other. The lock
  * wait is bounded by `p_lock_timeout` (a 503 after it).
  *
- * These definitions are part of migration 1 (migrations.ts), and INSERT_TAKING_POSITIONS of
- * migration 3: never edited once released; a change is a new migration that replaces the function.
+ * WRITE_FUNCTIONS are part of migration 1 (migrations.ts). `formsink_insert` is replaced by
+ * migrations 3, 4, 6 and 7, each further down this file: the one a server runs is the last,
+ * INSERT_COUNTING. None is edited once released; a change is a new migration that replaces the
+ * function.
  */
 
 const LOCK_HEAD = `CREATE FUNCTION formsink_lock_head(p_account text, p_lock_timeout text) RETURNS void LANGUAGE plpgsql AS $$
@@ -306,5 +308,5 @@ const countRows = (source: string) => `counted AS (
  */
 const INSERT_COUNTING = insertSkippingPresent(PROBE_FOR_PRESENT, countRows);
 
-/** Migration 8: inserts count their rows' totals themselves; the insert trigger goes (INSERT_COUNTING). */
+/** Migration 7: inserts count their rows' totals themselves; the insert trigger goes (INSERT_COUNTING). */
 export const COUNTING_MIGRATION: readonly string[] = [INSERT_COUNTING, "DROP TRIGGER submissions_counted_on_insert ON submissions"];
