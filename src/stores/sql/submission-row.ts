@@ -5,6 +5,7 @@
  */
 import { formatInstant } from "../../instant.ts";
 import type { Submission } from "../../submission.ts";
+import { parseTime } from "../created-time.ts";
 import type { SqlValue } from "./driver.ts";
 
 interface Field {
@@ -155,7 +156,7 @@ export function submissionToRowJson(submission: Submission): string {
     if (i > 0) text += ",";
     if (value === undefined) text += "null";
     else if (kind === "json") text += JSON.stringify(value);
-    else if (kind === "time") text += JSON.stringify(Date.parse(String(value)));
+    else if (kind === "time") text += JSON.stringify(parseTime(String(value)));
     else {
       const field = String(value);
       if (holdsJsonEscape(field)) {
