@@ -5,7 +5,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { timeOf } from "../../src/stores/created-time.ts";
+import { timeOf } from "../../src/stores/memory/created-time.ts";
 import type { Submission } from "../../src/submission.ts";
 
 const timeOfText = (createdAt: string) => {

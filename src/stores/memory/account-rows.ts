@@ -8,7 +8,7 @@
  */
 import type { Submission, SubmissionStatus } from "../../submission.ts";
 import { compareByCodePoint } from "../../text-order.ts";
-import { timeOf } from "../created-time.ts";
+import { timeOf } from "./created-time.ts";
 import { SortedSlots, type Probe, type SlotOrder } from "./sorted-slots.ts";
 import { idHash, IdSlots } from "./id-slots.ts";
 import { IdentifierIndex } from "./identifiers.ts";

@@ -15,10 +15,10 @@ import type { SqlStatement } from "./driver.ts";
 import { importedEvents } from "./events.ts";
 import { jsonArrayChunks } from "./json-chunks.ts";
 import { dayOf, EQUALITY_COLUMNS } from "./migrations.ts";
-import { SUBMISSION_ROW_COLUMNS, SUBMISSION_ROW_FROM_JSON, submissionToRowJson } from "./submission-row.ts";
+import { SUBMISSION_ROW_COLUMN_COUNT, SUBMISSION_ROW_COLUMNS, submissionToRow } from "./submission-row.ts";
 
 const INSERT_SQL = `INSERT INTO submissions (account_id, ${SUBMISSION_ROW_COLUMNS})
-  SELECT ?, ${SUBMISSION_ROW_FROM_JSON} FROM json_each(?) WHERE true
+  SELECT ?, ${Array.from({ length: SUBMISSION_ROW_COLUMN_COUNT }, (_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?) WHERE true
   ON CONFLICT (account_id, id) DO NOTHING`;
 
 // The chunk's distinct data keys, as one JSON array of [popupId, key] pairs.
@@ -66,7 +66,7 @@ const IDENTIFIERS_SQL = `INSERT OR IGNORE INTO submission_identifiers (account_i
  * index of the statement whose one row's `inserted` is how many rows went in.
  */
 export function importStatements(accountId: string, submissions: readonly Submission[], now = Date.now()): { statements: SqlStatement[]; rowStatements: number; inserted: number } {
-  const rows = submissions.map(submissionToRowJson);
+  const rows = submissions.map((s) => JSON.stringify(submissionToRow(s)));
   const rowStatements = jsonArrayChunks(rows).map((chunk) => ({ sql: INSERT_SQL, args: [accountId, chunk] }));
   const statements: SqlStatement[] = [
     { sql: "INSERT INTO submission_import (rowid_before) SELECT COALESCE(MAX(rowid), 0) FROM submissions" },

@@ -5,7 +5,6 @@
  */
 import { formatInstant } from "../../instant.ts";
 import type { Submission } from "../../submission.ts";
-import { parseTime } from "../created-time.ts";
 import type { SqlValue } from "./driver.ts";
 
 interface Field {
@@ -137,41 +136,6 @@ export function submissionToRow(submission: Submission): SqlValue[] {
   });
   return [...values, plain];
 }
-
-// bench/store.ts (bulk load): the import's rows written as one JSON text each, `data` inside it
-// as JSON rather than as a string holding its JSON (which JSON.stringify escaped a second time
-// and SQLite unescaped again), and no array of values made first.
-/**
- * The values of SUBMISSION_ROW_COLUMNS for a submission as one JSON array, `submissionToRow`'s
- * values with each "json" field as the JSON value itself: SUBMISSION_ROW_FROM_JSON reads them
- * back, each "json" field as the JSON text `JSON.stringify` wrote (SQLite's `->` gives back the
- * text it was given, without whitespace, which JSON.stringify writes none of).
- */
-export function submissionToRowJson(submission: Submission): string {
-  let plain = 1;
-  let text = "[";
-  for (let i = 0; i < FIELDS.length; i++) {
-    const { key, kind } = FIELDS[i]!;
-    const value = submission[key];
-    if (i > 0) text += ",";
-    if (value === undefined) text += "null";
-    else if (kind === "json") text += JSON.stringify(value);
-    else if (kind === "time") text += JSON.stringify(parseTime(String(value)));
-    else {
-      const field = String(value);
-      if (holdsJsonEscape(field)) {
-        plain = 0;
-        text += JSON.stringify(field);
-      } else {
-        text += `"${field}"`;
-      }
-    }
-  }
-  return `${text},${plain}]`;
-}
-
-/** SQL reading SUBMISSION_ROW_COLUMNS' values from a `submissionToRowJson` array that is `json_each`'s `value`. */
-export const SUBMISSION_ROW_FROM_JSON = [...FIELDS.map(({ kind }, i) => (kind === "json" ? `value -> ${i}` : `value ->> ${i}`)), `value ->> ${FIELDS.length}`].join(", ");
 
 /**
  * Whether SQLite's `json_quote` (and JSON.stringify) would escape a character of `text`: a

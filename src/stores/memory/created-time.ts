@@ -1,21 +1,16 @@
 /**
  * A row's time, `Date.parse(submission.createdAt)`: its place in the list order. Every row
- * written reads one (the memory store's rows, the SQL store's imported rows), so the form
- * formsink itself writes (`2025-01-02T03:04:05.678Z`) is read by hand, and any other text is
- * left to `Date.parse` (bench/store.ts, target 8: bulk load).
+ * written reads one, so the form formsink itself writes (`2025-01-02T03:04:05.678Z`) is read by
+ * hand, and any other text is left to `Date.parse` (bench/store.ts, target 8: bulk load).
  */
-import type { Submission } from "../submission.ts";
+import type { Submission } from "../../submission.ts";
 
 /** The row's place in the list order; a time that does not parse would corrupt every list. */
 export function timeOf(submission: Submission): number {
-  const time = parseTime(submission.createdAt);
+  const text = submission.createdAt;
+  const time = (typeof text === "string" && writtenTime(text)) || Date.parse(text);
   if (Number.isNaN(time)) throw new RangeError(`submission ${submission.submissionId}: createdAt is not a time`);
   return time;
-}
-
-/** `Date.parse(text)`, by hand for the form formsink writes: NaN for a text that is not a time. */
-export function parseTime(text: string): number {
-  return (typeof text === "string" && writtenTime(text)) || Date.parse(text);
 }
 
 /**
