@@ -1,5 +1,6 @@
 import { copyFileSync, existsSync, renameSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { StoreUnavailable } from "../../src/store.ts";
 import { isOpenElsewhere, openLibsqlFile } from "../../src/stores/libsql/file.ts";
 import { localPath } from "../../src/stores/libsql/options.ts";
 import type { SqlDriver } from "../../src/stores/sql/driver.ts";
@@ -78,7 +79,11 @@ export async function backupCommand(args: string[], io: Io): Promise<number> {
     renameSync(partial, output);
   } catch (error) {
     removeDatabaseFiles(partial);
-    throw error instanceof CommandError ? error : new CommandError(`backup of ${source} failed: ${messageOf(error)}`);
+    // SQLite's own words ("database or disk is full", "disk I/O error") with both files named:
+    // the store's words for a request ("The database has no space left") would blame the
+    // database, which a backup only reads, for the output's full disk.
+    const cause = error instanceof StoreUnavailable ? error.cause : error;
+    throw error instanceof CommandError ? error : new CommandError(`backup of ${source} to ${output} failed: ${messageOf(cause)}`);
   } finally {
     await connection.close();
   }

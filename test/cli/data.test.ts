@@ -119,6 +119,17 @@ data("a real process: export streams to stdout, filters apply, the progress bar 
   assert.equal(await everything(target, "copy"), (await everything(source, "acme")).filter((s) => s.status === "completed"));
 });
 
+data("an export to a disk that refuses the file (a file size limit, as a full disk or a quota) fails in one line naming the file, leaving nothing", async ({ dir, source }) => {
+  await seed(source);
+  const file = join(dir, "leads.csv");
+  // RLIMIT_FSIZE needs no root: past it, a write fails (EFBIG), as ENOSPC does on a full disk.
+  const child = spawn("/usr/bin/prlimit", ["--fsize=50000", process.execPath, ...FORMSINK, "export", "--account", "acme", "--output", file, "--db", source]);
+  const result = await collect(child);
+  assert.is(result.code, 1, result.stderr);
+  assert.match(result.stderr, new RegExp(`^formsink: cannot write ${file}: EFBIG: file too large, write\n$`));
+  assert.not.ok(existsSync(file) || existsSync(`${file}.partial`), "no file, whole or partial, is left");
+});
+
 data("a reader that stops early (export | head) ends the export quietly, as a Unix tool ended by SIGPIPE", async ({ source }) => {
   await seed(source);
   for (const format of ["csv", "ndjson"]) {

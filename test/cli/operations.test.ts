@@ -347,6 +347,17 @@ ops("a backup or restore killed midway leaves FILE.partial in sight, and the nex
   assert.is(await countRows(target, "api_keys"), 1);
 });
 
+ops("a backup whose disk refuses the file (a file size limit, as a full disk or a quota) names both files and leaves nothing", async ({ dir, db }) => {
+  await newKey(db);
+  const backup = join(dir, "b.db");
+  // RLIMIT_FSIZE needs no root: the database is only read, the backup grows past the limit.
+  const child = spawn("/usr/bin/prlimit", ["--fsize=100000", process.execPath, ...FORMSINK, "backup", "--db", db, "--output", backup]);
+  const result = await collect(child);
+  assert.is(result.code, 1, result.stderr);
+  assert.match(result.stderr, /^formsink: backup of \S+live\.db to \S+b\.db failed: disk I\/O error\n$/);
+  assert.not.ok(existsSync(backup) || existsSync(`${backup}.partial`), "no backup, whole or partial, is left");
+});
+
 ops("restore refuses a database a server has open, even with --force, and takes one a crashed server left", async ({ dir, db }) => {
   // Every command in a process of its own, as an operator runs them: see the test above.
   const created = await run(["keys", "create", "--account", "acme", "--db", db]);
