@@ -91,8 +91,8 @@ connections("clients that trickle their headers (slowloris) up to --max-connecti
       socket.once("close", () => clearInterval(trickle));
       sockets.push(socket);
     }
-    // Bounded by twice the timeout Node's check adds (its default checked every 30 s): a server
-    // that lets them stay fails here.
+    // Bounded well below the 30 s Node's own check of its timeouts takes by default: a server
+    // that lets them stay past their timeout fails here.
     const health = await eventually(async () => {
       const answer = await fetch(`${server.url}/api/health`, { signal: AbortSignal.timeout(1000) });
       if (answer.status !== 200) throw new Error(`health answered ${answer.status}`);
