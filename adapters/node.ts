@@ -64,8 +64,13 @@ export async function serve(handler: NodeHandler, options: ServeOptions = {}): P
   const server = createServer(
     {
       // Headers come in one go from any real client; a body is at most 64 KiB (src/http/body.ts).
-      headersTimeout: Math.min(idleTimeoutMs, 30_000),
+      // A client that trickles its headers (slowloris) holds a connection, and past
+      // --max-connections every new client is turned away, until its headers time out.
+      headersTimeout: Math.min(idleTimeoutMs, 10_000),
       requestTimeout: 60_000,
+      // How often Node looks for requests past those two timeouts: its default, 30 s, let a
+      // trickling client stay up to 30 s past its timeout.
+      connectionsCheckingInterval: 1000,
       keepAliveTimeout: Math.min(idleTimeoutMs, 5_000),
     },
     counted,

@@ -84,11 +84,14 @@ const STORAGE_CODES: Record<string, string> = {
  * lock held too long), else undefined: a command reports it in one line, exit code 3.
  */
 export function storageProblem(error: unknown): string | undefined {
+  // The file store wraps SQLite's error in StoreUnavailable (for the API's answer); the operator
+  // gets the command-line advice for its code (restore a corrupt file from a backup).
+  const sqlite = error instanceof StoreUnavailable && error.cause instanceof Error ? error.cause : error;
+  const code = primaryResultCode(sqlite);
+  if (code !== undefined && code in STORAGE_CODES) return `${STORAGE_CODES[code]} (${(sqlite as Error).message})`;
   if (error instanceof StoreUnavailable) return withCause(error);
   if (refusedByPostgres(error)) return (error as Error).message;
-  const code = primaryResultCode(error);
-  if (code === undefined || !(code in STORAGE_CODES)) return undefined;
-  return `${STORAGE_CODES[code]} (${(error as Error).message})`;
+  return undefined;
 }
 
 /**

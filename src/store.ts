@@ -765,9 +765,11 @@ export interface ApiKeyListing extends Omit<ApiKeyRecord, "hash"> {
  * Why a store cannot take a request now, through no fault of the request: `"busy"` (another
  * process held the write lock past the store's wait), `"full"` (no space left for the write),
  * `"read-only"` (the database or its directory cannot be written), `"replaced"` (the database
- * file was deleted or replaced while open, so writes would be lost).
+ * file was deleted or replaced while open, so writes would be lost), `"io"` (the disk failed a
+ * read or write: a disk quota or file size limit reached, a failing device), `"corrupt"` (the
+ * database file is damaged where the request reached it).
  */
-export type StoreFaultKind = "busy" | "full" | "read-only" | "replaced";
+export type StoreFaultKind = "busy" | "full" | "read-only" | "replaced" | "io" | "corrupt";
 
 /** Thrown by `insertWebhook` when the account has the most endpoints it may have. */
 export class WebhookLimitReached extends Error {

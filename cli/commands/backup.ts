@@ -1,7 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { copyFileSync, existsSync, renameSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
+import { StoreUnavailable } from "../../src/store.ts";
 import { isOpenElsewhere, openLibsqlFile } from "../../src/stores/libsql/file.ts";
 import { localPath } from "../../src/stores/libsql/options.ts";
 import type { SqlDriver } from "../../src/stores/sql/driver.ts";
@@ -71,7 +70,7 @@ export async function backupCommand(args: string[], io: Io): Promise<number> {
   if (existsSync(output) && !force) throw new CommandError(`${output} exists; pass --force to replace it`);
   // Written beside the output and renamed into place: a failed backup never leaves a partial
   // file under the output's name, nor replaces a good older one.
-  const partial = join(dirname(output), `.formsink-backup-${process.pid}.partial`);
+  const partial = partialFile(output);
   const connection = openLibsqlFile(source);
   try {
     await schemaVersion(connection.driver, source);
@@ -79,8 +78,12 @@ export async function backupCommand(args: string[], io: Io): Promise<number> {
     await connection.driver.execute({ sql: "VACUUM INTO ?", args: [partial] });
     renameSync(partial, output);
   } catch (error) {
-    rmSync(partial, { force: true });
-    throw error instanceof CommandError ? error : new CommandError(`backup of ${source} failed: ${messageOf(error)}`);
+    removeDatabaseFiles(partial);
+    // SQLite's own words ("database or disk is full", "disk I/O error") with both files named:
+    // the store's words for a request ("The database has no space left") would blame the
+    // database, which a backup only reads, for the output's full disk.
+    const cause = error instanceof StoreUnavailable ? error.cause : error;
+    throw error instanceof CommandError ? error : new CommandError(`backup of ${source} to ${output} failed: ${messageOf(cause)}`);
   } finally {
     await connection.close();
   }
@@ -100,7 +103,7 @@ export async function restoreCommand(args: string[], io: Io): Promise<number> {
 
   // The backup is checked as the very copy that will replace the database (opening a database
   // file writes to it: the backup itself stays untouched).
-  const staged = join(dirname(target), `.formsink-restore-${process.pid}-${randomUUID()}.partial`);
+  const staged = partialFile(target);
   try {
     copyFileSync(input, staged);
     const copy = openLibsqlFile(staged);
@@ -120,11 +123,29 @@ export async function restoreCommand(args: string[], io: Io): Promise<number> {
     for (const suffix of ["-wal", "-shm"]) rmSync(`${staged}${suffix}`, { force: true });
     renameSync(staged, target);
   } catch (error) {
-    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${staged}${suffix}`, { force: true });
+    removeDatabaseFiles(staged);
     throw error instanceof CommandError ? error : new CommandError(`restore of ${input} failed: ${messageOf(error)}`);
   }
   io.stderr(`restored ${input} into ${displayUrl(url)}`);
   return EXIT_OK;
+}
+
+/**
+ * Where backup and restore write `file` before renaming it into place: `FILE.partial`, beside it,
+ * in sight and outside a `*.db` glob. A run killed midway (an OOM kill, a reboot) leaves it
+ * there, and the next run for the same file removes it first: named after the process instead,
+ * leftovers piled up unseen, and one whose process id came again (a container's command often
+ * has the same one) made `VACUUM INTO` refuse every later backup.
+ */
+function partialFile(file: string): string {
+  const partial = `${file}.partial`;
+  removeDatabaseFiles(partial);
+  return partial;
+}
+
+/** A database file and the files SQLite keeps beside it. */
+function removeDatabaseFiles(path: string): void {
+  for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
 }
 
 /**

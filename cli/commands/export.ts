@@ -95,12 +95,14 @@ async function writeStdout(body: ReadableStream<Uint8Array>, io: Io): Promise<vo
 /** Written next to the target and renamed when complete, so a failed export leaves no half a file under its name. */
 async function writeFile(body: ReadableStream<Uint8Array>, path: string): Promise<void> {
   const partial = `${path}.partial`;
-  const file = await open(partial, "w").catch((error: Error) => {
+  // The file's own failures (a full disk, a quota) in one line; the database's pass as they are.
+  const cannotWrite = (error: Error) => {
     throw new CommandError(`cannot write ${path}: ${error.message}`);
-  });
+  };
+  const file = await open(partial, "w").catch(cannotWrite);
   try {
-    for await (const chunk of body) await file.write(chunk);
-    await file.close();
+    for await (const chunk of body) await file.write(chunk).catch(cannotWrite);
+    await file.close().catch(cannotWrite);
     await rename(partial, path);
   } catch (error) {
     await file.close().catch(() => {});

@@ -89,6 +89,8 @@ export async function importCommand(args: string[], io: Io): Promise<number> {
     // One batch in the store while the next is read and parsed (for a database server, that
     // overlaps its work with ours), and batches go in one after another, in file order.
     let storing: Promise<void> = Promise.resolve();
+    /** The database refused a batch: the ones before it stay (each is all or nothing). */
+    let refused = false;
     const flush = async () => {
       await storing;
       const sending = batch;
@@ -99,17 +101,27 @@ export async function importCommand(args: string[], io: Io): Promise<number> {
         progress.update(done);
       });
       // Awaited by the next flush or at the end, which throw its failure; not unhandled meanwhile.
-      storing.catch(() => {});
+      storing.catch(() => (refused = true));
     };
-    for (const file of files) {
-      for await (const record of readSubmissions(file.format, readTextFile(file.path), DEFAULT_LIMITS)) {
-        if ("error" in record) continue;
-        batch.push(record.submission);
-        if (batch.length >= BATCH_SIZE) await flush();
+    try {
+      for (const file of files) {
+        for await (const record of readSubmissions(file.format, readTextFile(file.path), DEFAULT_LIMITS)) {
+          if ("error" in record) continue;
+          batch.push(record.submission);
+          if (batch.length >= BATCH_SIZE) await flush();
+        }
       }
+      await flush();
+      await storing;
+    } catch (error) {
+      // What an operator needs after a full disk or a lock midway: how far it got, and that
+      // running it again is safe (the ids already there are skipped).
+      if (refused) {
+        progress.finish();
+        io.stderr(`Stopped: the database refused a batch after ${count(done, "record", "records")} of ${valid.toLocaleString("en-US")} went in (${inserted.toLocaleString("en-US")} new). Run the same import again once fixed: what went in is skipped.`);
+      }
+      throw error;
     }
-    await flush();
-    await storing;
     progress.finish();
     const notes = [
       `${(done - inserted).toLocaleString("en-US")} already there`,

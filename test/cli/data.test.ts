@@ -119,6 +119,33 @@ data("a real process: export streams to stdout, filters apply, the progress bar 
   assert.equal(await everything(target, "copy"), (await everything(source, "acme")).filter((s) => s.status === "completed"));
 });
 
+data("an export to a disk that refuses the file (a file size limit, as a full disk or a quota) fails in one line naming the file, leaving nothing", async ({ dir, source }) => {
+  await seed(source);
+  const file = join(dir, "leads.csv");
+  // RLIMIT_FSIZE needs no root: past it, a write fails (EFBIG), as ENOSPC does on a full disk.
+  const child = spawn("/usr/bin/prlimit", ["--fsize=50000", process.execPath, ...FORMSINK, "export", "--account", "acme", "--output", file, "--db", source]);
+  const result = await collect(child);
+  assert.is(result.code, 1, result.stderr);
+  assert.match(result.stderr, new RegExp(`^formsink: cannot write ${file}: EFBIG: file too large, write\n$`));
+  assert.not.ok(existsSync(file) || existsSync(`${file}.partial`), "no file, whole or partial, is left");
+});
+
+data("an import the database refuses midway (a file size limit, as a full disk or a quota) says how far it got and that running it again is safe, and it is", async ({ dir, source, target }) => {
+  const rows = await seed(source);
+  const file = join(dir, "leads.ndjson");
+  assert.is((await runHere(["export", "--account", "acme", "--format", "ndjson", "--output", file, "--db", source])).code, 0);
+  // RLIMIT_FSIZE needs no root: the first batch (of 1000) fits under it, the last does not.
+  const child = spawn("/usr/bin/prlimit", ["--fsize=2000000", process.execPath, ...FORMSINK, "import", "--account", "acme", file, "--db", target]);
+  const stopped = await collect(child);
+  assert.is(stopped.code, 3, stopped.stderr);
+  const [, went] = /^Stopped: the database refused a batch after ([\d,]+) records of [\d,]+ went in \([\d,]+ new\)\. Run the same import again once fixed: what went in is skipped\.$/m.exec(stopped.stderr) ?? [];
+  assert.ok(Number(went?.replaceAll(",", "")) > 0, `a batch went in before the limit:\n${stopped.stderr}`);
+  assert.is((await everything(target, "acme")).length, Number(went!.replaceAll(",", "")), "the batches that went in stay, whole");
+  const again = await runHere(["import", "--account", "acme", file, "--db", target]);
+  assert.is(again.code, 0, again.stderr);
+  assert.is((await everything(target, "acme")).length, rows.length);
+});
+
 data("a reader that stops early (export | head) ends the export quietly, as a Unix tool ended by SIGPIPE", async ({ source }) => {
   await seed(source);
   for (const format of ["csv", "ndjson"]) {

@@ -331,6 +331,33 @@ ops("backup and restore refuse to overwrite, damaged or too-new backups, and dat
   assert.is(statSync(target).size > 0 && (await countRows(target, "api_keys")), 1, "a refused restore leaves the target as it was");
 });
 
+ops("a backup or restore killed midway leaves FILE.partial in sight, and the next one for that file removes it and succeeds", async ({ dir, db }) => {
+  await newKey(db);
+  const backup = join(dir, "b.db");
+  const target = join(dir, "target.db");
+  // What a kill -9 in the middle leaves: VACUUM INTO's file and journal, the restore's staged copy and its WAL.
+  const leftovers = [`${backup}.partial`, `${backup}.partial-journal`, `${target}.partial`, `${target}.partial-wal`];
+  for (const file of leftovers) writeFileSync(file, "half of a file");
+  const backedUp = await runHere(["backup", "--db", db, "--output", backup]);
+  assert.is(backedUp.code, 0, backedUp.stderr);
+  // In a process of its own: see the test above.
+  const restored = await run(["restore", "--input", backup, "--db", `file:${target}`]);
+  assert.is(restored.code, 0, restored.stderr);
+  for (const file of leftovers) assert.not.ok(existsSync(file), `${file} is left`);
+  assert.is(await countRows(target, "api_keys"), 1);
+});
+
+ops("a backup whose disk refuses the file (a file size limit, as a full disk or a quota) names both files and leaves nothing", async ({ dir, db }) => {
+  await newKey(db);
+  const backup = join(dir, "b.db");
+  // RLIMIT_FSIZE needs no root: the database is only read, the backup grows past the limit.
+  const child = spawn("/usr/bin/prlimit", ["--fsize=100000", process.execPath, ...FORMSINK, "backup", "--db", db, "--output", backup]);
+  const result = await collect(child);
+  assert.is(result.code, 1, result.stderr);
+  assert.match(result.stderr, /^formsink: backup of \S+live\.db to \S+b\.db failed: disk I\/O error\n$/);
+  assert.not.ok(existsSync(backup) || existsSync(`${backup}.partial`), "no backup, whole or partial, is left");
+});
+
 ops("restore refuses a database a server has open, even with --force, and takes one a crashed server left", async ({ dir, db }) => {
   // Every command in a process of its own, as an operator runs them: see the test above.
   const created = await run(["keys", "create", "--account", "acme", "--db", db]);

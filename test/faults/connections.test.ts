@@ -70,6 +70,45 @@ connections("more silent connections than the server has file descriptors: it cl
   }
 });
 
+connections("clients that trickle their headers (slowloris) up to --max-connections: each is answered 408 once its headers time out, and new clients are served again", async ({ dir }) => {
+  const db = `file:${join(dir, "live.db")}`;
+  await newKey(db);
+  const cap = 20;
+  // The headers' timeout is the idle timeout when shorter: 1 s here, each trickle within it.
+  const server = await serve(["--db", db, "--idle-timeout", String(IDLE_TIMEOUT), "--max-connections", String(cap)]);
+  const sockets: Socket[] = [];
+  const answers: string[] = [];
+  try {
+    for (let i = 0; i < cap; i++) {
+      const socket = await open(server.url);
+      socket.on("error", () => {});
+      socket.setEncoding("latin1");
+      let received = "";
+      socket.on("data", (text: string) => (received += text));
+      socket.once("close", () => answers.push(received.split("\r\n")[0]!));
+      socket.write("GET /api/health HTTP/1.1\r\nhost: x\r\n");
+      const trickle = setInterval(() => socket.write("x-trickle: 1\r\n"), IDLE_TIMEOUT * 1000 / 4);
+      socket.once("close", () => clearInterval(trickle));
+      sockets.push(socket);
+    }
+    // Bounded well below the 30 s Node's own check of its timeouts takes by default: a server
+    // that lets them stay past their timeout fails here.
+    const health = await eventually(async () => {
+      const answer = await fetch(`${server.url}/api/health`, { signal: AbortSignal.timeout(1000) });
+      if (answer.status !== 200) throw new Error(`health answered ${answer.status}`);
+      return answer;
+    }, 10_000);
+    assert.is(health.status, 200);
+    await eventually(async () => {
+      if (answers.length < cap) throw new Error(`${cap - answers.length} trickling sockets still open`);
+    }, 5000);
+    assert.equal([...new Set(answers)], ["HTTP/1.1 408 Request Timeout"]);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await server.stop();
+  }
+});
+
 connections("an endless chunked upload past the body limit gets one 413 and its connection closed", async ({ dir }) => {
   const db = `file:${join(dir, "live.db")}`;
   const key = await newKey(db);

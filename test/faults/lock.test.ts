@@ -4,6 +4,7 @@
 
 import { join } from "node:path";
 import * as assert from "uvu/assert";
+import { runHere } from "../cli/run.ts";
 import { create, holdWriteLock, newKey, serve, suiteWithDir } from "./support.ts";
 
 /** Past the store's wait for the lock (5 s), so that a write waiting for it gives up. */
@@ -51,6 +52,29 @@ lock("a write that waits past the lock's timeout gets 503 with Retry-After; read
     assert.equal(page.items.map((row) => row.data.email), ["after@example.com"]);
   } finally {
     await server.stop();
+  }
+});
+
+lock("commands that only read, and a server's start, go on while another process holds the write lock", async ({ dir }) => {
+  const path = join(dir, "live.db");
+  const db = `file:${path}`;
+  const key = await newKey(db);
+  const held = await holdWriteLock(path, HOLD_MS);
+  try {
+    const listed = await runHere(["keys", "list", "--db", db]);
+    assert.is(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /acme/);
+    const exported = await runHere(["export", "--account", "acme", "--db", db]);
+    assert.is(exported.code, 0, exported.stderr);
+    const server = await serve(["--db", db]);
+    try {
+      const list = await fetch(`${server.url}/api/submission?popupId=p1`, { headers: { "x-api-key": key } });
+      assert.is(list.status, 200);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    held.process.kill("SIGKILL");
   }
 });
 

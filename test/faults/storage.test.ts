@@ -1,10 +1,14 @@
-// Storage that fails under the server: a full disk, a database file deleted or replaced while
-// serving. Each gets its own answer; nothing acknowledged is lost.
+// Storage that fails under the server: a full disk, a disk that refuses writes (a quota, a
+// file size limit), a file corrupt where a request reads it, a database file deleted or
+// replaced while serving. Each gets its own answer; nothing acknowledged is lost.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import Database from "libsql";
 import * as assert from "uvu/assert";
 import { create, newKey, serve, suiteWithDir } from "./support.ts";
+
+const PRLIMIT = "/usr/bin/prlimit";
 
 const storage = suiteWithDir("storage faults");
 
@@ -75,6 +79,97 @@ storage("the database file deleted or replaced while serving: writes and the hea
       log = (await server.stop()).stderr;
     }
     assert.match(log, /"level":50.*deleted or replaced/, log);
+  }
+});
+
+storage("a disk that refuses to grow the files (a file size limit, as a disk quota): writes get 503 naming the disk, reads go on, the stop is clean, and nothing acknowledged is lost", async ({ dir }) => {
+  const path = join(dir, "live.db");
+  const key = await newKey(`file:${path}`);
+  const big = (i: number) => `${"x".repeat(30_000)}-${i}@example.com`;
+  // A file larger than the room left after it: a WAL filled to the limit holds more new pages
+  // than that room, so folding it into the file at the stop fails too.
+  const before = await serve(["--db", `file:${path}`]);
+  try {
+    for (let i = 0; i < 20; i++) assert.is((await create(before.url, key, big(i))).status, 201);
+  } finally {
+    await before.stop();
+  }
+  // RLIMIT_FSIZE needs no root: past it a write fails with EFBIG, which SQLite reports as an
+  // I/O error, as it does a quota's EDQUOT.
+  const limit = statSync(path).size + 300_000;
+  const server = await serve(["--db", `file:${path}`, "--log-format", "json"], { command: [PRLIMIT, `--fsize=${limit}`] });
+  const acknowledged: string[] = [];
+  let refused: Response | undefined;
+  let stop: Awaited<ReturnType<typeof server.stop>>;
+  try {
+    for (let i = 0; i < 100 && refused === undefined; i++) {
+      const answer = await create(server.url, key, big(i));
+      if (answer.status === 201) acknowledged.push(((await answer.json()) as { submissionId: string }).submissionId);
+      else refused = answer;
+    }
+    assert.ok(refused, "the limit was never reached");
+    assert.is(refused!.status, 503, await refused!.clone().text());
+    assert.is(refused!.headers.get("retry-after"), "5");
+    assert.match(((await refused!.json()) as { message: string }).message, /disk failed to read or write/);
+    const list = await fetch(`${server.url}/api/submission?popupId=p1&limit=1`, { headers: { "x-api-key": key } });
+    assert.is(list.status, 200);
+  } finally {
+    stop = await server.stop();
+  }
+  assert.ok(acknowledged.length > 0, "nothing was acknowledged before the limit");
+  // The WAL could not be folded into the file: it stays, and the stop is still a clean one.
+  assert.is(stop.code, 0, stop.stderr);
+  assert.match(stop.stderr, /"msg":"stopped: every request answered, the database closed"}\n$/);
+  assert.ok(statSync(`${path}-wal`).size > 0, "the WAL holds the writes the file could not take");
+
+  const db = new Database(path);
+  try {
+    const rows = new Set((db.prepare("SELECT id FROM submissions").all() as { id: string }[]).map((row) => row.id));
+    for (const id of acknowledged) assert.ok(rows.has(id), `acknowledged ${id} is lost`);
+    assert.equal(db.prepare("PRAGMA integrity_check").all(), [{ integrity_check: "ok" }]);
+  } finally {
+    db.close();
+  }
+});
+
+storage("a file corrupt where a request reads it: 503 naming it, never a bare 500; an export it cuts is cut for its client too", async ({ dir }) => {
+  const path = join(dir, "live.db");
+  const key = await newKey(`file:${path}`);
+  let server = await serve(["--db", `file:${path}`]);
+  const ids: string[] = [];
+  try {
+    for (let i = 0; i < 60; i++) {
+      const answer = await create(server.url, key, `${"x".repeat(3000)}-${i}@example.com`);
+      ids.push(((await answer.json()) as { submissionId: string }).submissionId);
+    }
+  } finally {
+    await server.stop();
+  }
+  // The stop folded the WAL into the file: overwrite pages in its middle, where the rows are.
+  const file = openSync(path, "r+");
+  const middle = Math.floor(statSync(path).size / 2 / 4096) * 4096;
+  writeSync(file, Buffer.alloc(8 * 4096, 0xad), 0, 8 * 4096, middle);
+  closeSync(file);
+
+  server = await serve(["--db", `file:${path}`]);
+  try {
+    const statuses = new Map<number, number>();
+    let message = "";
+    for (const id of ids) {
+      const answer = await fetch(`${server.url}/api/submission/${id}`, { headers: { "x-api-key": key } });
+      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      if (answer.status !== 200) message = ((await answer.json()) as { message: string }).message;
+      else await answer.body?.cancel();
+    }
+    assert.equal([...statuses.keys()].sort(), [200, 503], `statuses: ${JSON.stringify([...statuses])}`);
+    assert.is(message, "The database file is corrupt");
+    const exported = await fetch(`${server.url}/api/submission/export?popupId=p1&format=ndjson`, { headers: { "x-api-key": key } });
+    assert.is(exported.status, 200);
+    let cut = false;
+    await exported.text().catch(() => (cut = true));
+    assert.ok(cut, "the export's transfer ends as if complete");
+  } finally {
+    await server.stop();
   }
 });
 

@@ -138,9 +138,15 @@ export function openLibsqlFile(path: string, options: FileOptions = {}): FileCon
   const closeReader = () => {
     // Moves every commit from the WAL into the file and empties the WAL: after a clean stop
     // the .db alone holds all the data, so copying just it (as people do) loses nothing.
-    // (libSQL does not do it when the last connection closes, as SQLite does.)
+    // (libSQL does not do it when the last connection closes, as SQLite does.) A checkpoint that
+    // fails (a full disk: the file must grow to take the WAL's pages) loses nothing: the WAL
+    // keeps every commit and the next open replays it, as after a crash. So the close still
+    // succeeds, as SQLite's own close does then; a command that read or wrote its data is not
+    // failed at its end for it.
     try {
       if (path !== ":memory:") db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } catch {
+      // The WAL stays beside the file (see above).
     } finally {
       db.close();
     }
@@ -318,6 +324,10 @@ function storageFault(error: unknown): unknown {
   const code = primaryResultCode(error);
   if (code === "SQLITE_FULL") return new StoreUnavailable("full", "The database has no space left for this write", { cause: error });
   if (code === "SQLITE_READONLY") return new StoreUnavailable("read-only", "The database cannot be written (read-only file or directory)", { cause: error });
+  // SQLite reports ENOSPC alone as SQLITE_FULL: a disk quota (EDQUOT), a file size limit
+  // (EFBIG) and a failing device (EIO) are I/O errors.
+  if (code === "SQLITE_IOERR") return new StoreUnavailable("io", "The database's disk failed to read or write (a disk quota or file size limit, or a failing disk)", { cause: error });
+  if (code === "SQLITE_CORRUPT") return new StoreUnavailable("corrupt", "The database file is corrupt", { cause: error });
   return error;
 }
 

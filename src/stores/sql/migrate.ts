@@ -25,9 +25,12 @@ export interface SchemaUpgrade {
  * have nothing else).
  */
 export async function migrate(driver: SqlDriver): Promise<SchemaUpgrade> {
-  await driver.execute({
-    sql: "CREATE TABLE IF NOT EXISTS formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
-  });
+  // Read first: a current schema needs no write, so a database another process holds the write
+  // lock of (an import, an operator's sqlite3 session) still opens for reads (a server, an
+  // export, `keys list`); CREATE TABLE IF NOT EXISTS is a write and waits for that lock.
+  await schemaVersion(driver).catch(() =>
+    driver.execute({ sql: "CREATE TABLE IF NOT EXISTS formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)" })
+  );
   for (;;) {
     const current = await schemaVersion(driver);
     if (current > SCHEMA_VERSION) {
