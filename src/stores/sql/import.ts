@@ -25,8 +25,10 @@ const INSERT_SQL = `INSERT INTO submissions (account_id, ${SUBMISSION_ROW_COLUMN
 const KEYS_SQL = `INSERT OR IGNORE INTO submission_data_keys (account_id, popup_id, key)
   SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)`;
 
+/** The newest rowid before this import's rows. */
+const ROWID_BEFORE = "(SELECT rowid_before FROM submission_import)";
 /** The rows this import inserted: a range of rowids, read straight from the table. */
-const NEW_ROWS = "submissions.rowid > (SELECT rowid_before FROM submission_import)";
+const NEW_ROWS = `submissions.rowid > ${ROWID_BEFORE}`;
 
 /**
  * What each table of counts gets from the import's rows: the count triggers' work, grouped.
@@ -74,7 +76,7 @@ export function importStatements(accountId: string, submissions: readonly Submis
     { sql: `SELECT COUNT(*) AS inserted FROM submissions WHERE ${NEW_ROWS}` },
     ...COUNT_STATEMENTS.map((sql) => ({ sql, args: sql.includes("?") ? [accountId] : [] })),
     { sql: IDENTIFIERS_SQL },
-    importedEvents(NEW_ROWS, now),
+    importedEvents(accountId, NEW_ROWS, ROWID_BEFORE, now),
     ...dataKeyStatements(accountId, submissions),
     { sql: "DELETE FROM submission_import" },
   ];
