@@ -198,13 +198,15 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
    * The deliveries, the endpoints and the events each come as one value (a JSON array; the
    * events' records joined by separators), not as a row each: the libSQL binding costs about a
    * microsecond per value it hands over, more than SQLite's work per delivery
-   * (bench/webhooks.ts). A delivery names its endpoint by number and its event by position; an
-   * event's id and type come with its text.
+   * (bench/webhooks.ts). A delivery names its endpoint by number, its event by its position in
+   * the account's log and by its place among every account's events (`events.position`, which
+   * the events' records are keyed by and first attempts are ordered by); an event's id and type
+   * come with its text.
    */
   async function readClaim(leasedUntil: number, claim: string): Promise<ClaimedDelivery[]> {
     const ROWS_LEASED = "SELECT endpoint, position FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2";
     const OF_CLAIM = "AND webhooks.lease_until = ?1 AND webhooks.lease_claim = ?2";
-    // A delivery row names its event by its account's position; the claim reads events by `position`.
+    // A delivery row names its event by its account's position.
     const ROWS_LEASED_EVENTS = `FROM webhook_deliveries JOIN webhooks ON webhooks.endpoint = webhook_deliveries.endpoint
       JOIN events ON events.account_id = webhooks.account_id AND events.account_position = webhook_deliveries.position
       WHERE webhook_deliveries.lease_until = ?1 AND webhook_deliveries.lease_claim = ?2`;
