@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints and their outbox in SQL (`WebhookStore`, migrations 8, 13 and 20). The outbox is
+ * Webhook endpoints and their outbox in SQL (`WebhookStore`, migrations 8, 13, 20 and 22). The outbox is
  * the change log plus delivery state: a create writes nothing here. An endpoint's first attempts
  * are leased as a range of its log (the endpoint's own lease, up to `lease_last`), and a delivery
  * row is written once, with the outcome of its first attempt: the dispatcher's writes, which take
