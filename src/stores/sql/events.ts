@@ -20,14 +20,15 @@ import { holdsLineBreak, submissionJson } from "./submission-row.ts";
 const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event, submission_rowid, account_position";
 
 /**
- * The position the next event of the account `account` (an SQL expression) takes in its log
- * (migration 22): one past its newest event's, or, when none is kept, past the newest pruned.
- * Evaluated inside the write, so, SQLite having one writer, positions are dense and follow
- * commit order, and no other account's events count.
+ * The newest position of the account `account` (an SQL expression) in its log (migration 22):
+ * its newest event's, or, when none is kept, the newest pruned. Each event is written one past
+ * it, inside the write, so, SQLite having one writer, positions are dense and follow commit
+ * order, and no other account's events count.
  */
-const nextPosition = (account: string) =>
+export const newestPosition = (account: string) =>
   `COALESCE((SELECT MAX(account_position) FROM events WHERE account_id = ${account}),
-    (SELECT pruned_through FROM event_horizons WHERE account_id = ${account}), 0) + 1`;
+    (SELECT pruned_through FROM event_horizons WHERE account_id = ${account}), 0)`;
+const nextPosition = (account: string) => `${newestPosition(account)} + 1`;
 
 /** A created event's stored text: the event's JSON up to its data, which is read from the row. */
 function createdEventText(now: number): string {
@@ -130,21 +131,22 @@ export function createdEventsTogether(events: readonly SqlStatement[]): SqlState
 }
 
 /**
- * The created events of an import's rows into the account: those of `submissions` that
- * `newRows` (an SQL condition) selects, in the order they were inserted, the first of them
- * after `rowidBefore` (an SQL expression: the newest rowid before the import). Runs after the
- * rows are inserted, in the same batch; each event's id is made by SQLite as `newEventId` makes
- * one. The rows are numbered in the account's log by their rowids, which the import's
- * transaction gave one after another.
+ * The created events of an import's rows: those of `submissions` that `newRows` (an SQL
+ * condition) selects, in the order they were inserted. Runs after the rows are inserted, in the
+ * same batch; each event's id is made by SQLite as `newEventId` makes one. The rows are numbered
+ * in the account's log past `positionBefore` by their rowids past `rowidBefore` (SQL
+ * expressions: the account's newest position and the newest rowid before the import, read
+ * before it), which the import's transaction gave one after another. Reading them here from
+ * `events` would have SQLite write every row aside before inserting it.
  */
-export function importedEvents(accountId: string, newRows: string, rowidBefore: string, now: number): SqlStatement {
+export function importedEvents(newRows: string, rowidBefore: string, positionBefore: string, now: number): SqlStatement {
   const [before, after] = createdEventText(now).split(/evt_[0-9a-f]{32}/) as [string, string];
   return {
     sql: `INSERT INTO events (${EVENT_COLUMNS})
           SELECT account_id, 'submission.created', ?, popup_id, id, status, ? || lower(hex(randomblob(10))) || ?, rowid,
-            ${nextPosition("?")} - 1 + rowid - ${rowidBefore}
+            ${positionBefore} + rowid - ${rowidBefore}
           FROM submissions WHERE ${newRows} ORDER BY rowid`,
-    args: [now, before + eventIdStart(now), after, accountId, accountId],
+    args: [now, before + eventIdStart(now), after],
   };
 }
 

@@ -623,6 +623,8 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `UPDATE events SET account_position = position`,
     `DROP INDEX events_by_account`,
     `CREATE INDEX events_by_account ON events (account_id, account_position)`,
+    // An import numbers its events past the account's newest position, read before its rows (sql/import.ts).
+    `ALTER TABLE submission_import ADD COLUMN position_before INTEGER`,
   ],
 ];
 
