@@ -24,6 +24,11 @@ export function characters(min: number, max: number): Type<string> {
     const length = codePointLength(text);
     return (length >= min && length <= max) || ctx.reject({ expected, actual: String(length) });
   };
+  // arktype registers a predicate under its function's name, numbered from the second on
+  // ("check", "check1", ...), and a name already taken by another function is overwritten: in a
+  // minified bundle (the single binary) these closures' short name numbered could be another
+  // predicate's own name, which then checked the wrong field. A long name no minifier gives.
+  Object.defineProperty(check, "name", { value: "codePointLengthWithinBounds" });
   return type.string.narrow(Object.assign(check, { [BOUNDS]: bounds }));
 }
 

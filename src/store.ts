@@ -202,7 +202,8 @@ export interface RateLimitCounters {
  * carries only `{submissionId, popupId}`. `testEventLog` (formsink/testing) is the contract as tests.
  *
  * Positions are whole numbers that grow in commit order: an event never becomes readable at a
- * position at or before one a reader has already been handed.
+ * position at or before one a reader has already been handed. They count each account's events
+ * alone: no position, cursor or page an account reads depends on other accounts' writes.
  */
 export interface EventLog {
   /** The account's events after `query.after`, oldest first, at most `query.limit`. */
@@ -384,7 +385,7 @@ export interface DeliveryClaim {
 export interface ClaimedDelivery {
   accountId: string;
   webhook: WebhookRecord;
-  /** The event's place in the log. */
+  /** The event's place in its account's log (`EventLog`'s position). */
   position: number;
   /** The event's JSON text, as `GET /api/events` shows it now: the delivery's body. */
   event: string;

@@ -127,6 +127,53 @@ export function testEventLog<S extends Store>(options: StoreSuiteOptions<S>): vo
     }
   });
 
+  test("events: an account's cursors and events are the same whether or not another account writes in between", async (store) => {
+    // The same changes in two accounts, one alone and one with the other account writing between
+    // each of its steps: every page and cursor of the one is the other's.
+    const alone = "acct-conformance-alone";
+    const steps = (rows: readonly Submission[]) => [
+      (accountId: string) => store.insertSubmission(accountId, rows[0]!),
+      (accountId: string) => store.importSubmissions(accountId, [rows[1]!, rows[2]!]),
+      (accountId: string) => store.setSubmissionStatus(accountId, rows[1]!.submissionId, rows[1]!.status === "pending" ? "completed" : "pending"),
+      (accountId: string) => store.deleteSubmission(accountId, rows[2]!.submissionId),
+      (accountId: string) => store.insertSubmissionOnce(accountId, rows[3]!, { key: "k", fingerprint: "f", expiresAt: T0 + 1e12 }, T0),
+      async (accountId: string) => void (await store.deleteSubmissions?.(accountId, [rows[0]!.submissionId], "erasure")),
+    ];
+    const rows = seedRows(4);
+    const others = seedRows(6 * 5);
+    const observed = async (accountId: string, interleave: (step: number) => Promise<unknown>) => {
+      const seen: unknown[] = [];
+      const read = async (after?: number) => {
+        const page = await store.readEvents(accountId, { limit: 100, after });
+        if (page.expired) throw new Error("the log says the cursor expired");
+        return page;
+      };
+      let { cursor } = await read();
+      for (const [i, step] of steps(rows).entries()) {
+        await interleave(i);
+        await step(accountId);
+        const next = await read(cursor);
+        seen.push({ moved: next.cursor - cursor, events: next.events.map((e) => [e.type, e.data]) });
+        cursor = next.cursor;
+      }
+      return seen;
+    };
+    const quiet = await observed(alone, async () => {});
+    const busy = await observed(ACCOUNT, async (step) => {
+      const batch = others.slice(step * 5, step * 5 + 5);
+      await store.importSubmissions(OTHER_ACCOUNT, batch.slice(0, 2));
+      for (const row of batch.slice(2)) await store.insertSubmission(OTHER_ACCOUNT, row);
+      await store.deleteSubmission(OTHER_ACCOUNT, batch[0]!.submissionId);
+    });
+    assert.equal(busy, quiet);
+    assert.equal((quiet[0] as { moved: number }).moved, 1, "one create moves the cursor by one");
+    const whole = async (accountId: string) => {
+      const { events, cursor } = await readAll(store, accountId, {}, 2);
+      return { cursor, events: events.map((e) => [e.type, e.data]) };
+    };
+    assert.equal(await whole(ACCOUNT), await whole(alone), "read from the start, page by page");
+  });
+
   test("events: pruning drops what is older; a cursor from before the prune has expired", async (store) => {
     const [old1, old2, fresh] = seedRows(3) as [Submission, Submission, Submission];
     await store.insertSubmission(ACCOUNT, old1);

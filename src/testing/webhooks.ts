@@ -456,6 +456,36 @@ export function testWebhookStore<S extends Store>(options: StoreSuiteOptions<S>)
     assert.equal(await store.listDeliveries(ACCOUNT, "wh_missing", { limit: 10 }), { deliveries: [], cursor: null });
   });
 
+  test("webhooks: an account's delivery log and its cursors are the same whether or not another account writes in between", async (store) => {
+    // The same creates in two accounts, one alone and one with the other account (with an
+    // endpoint of its own) writing between each of them.
+    const alone = "acct-conformance-alone";
+    const rows = seedRows(4);
+    const others = seedRows(4 * 3);
+    const hooks = new Map([[ACCOUNT, endpoint()], [alone, endpoint()], [OTHER_ACCOUNT, endpoint()]]);
+    for (const [accountId, hook] of hooks) await store.insertWebhook(accountId, hook);
+    for (const row of rows) await store.insertSubmission(alone, row);
+    for (const [i, row] of rows.entries()) {
+      for (const other of others.slice(i * 3, i * 3 + 3)) await store.insertSubmission(OTHER_ACCOUNT, other);
+      await store.insertSubmission(ACCOUNT, row);
+    }
+    await drain(store, NOW);
+    const log = async (accountId: string) => {
+      const pages: unknown[] = [];
+      let after: number | undefined;
+      for (let i = 0; i < 10; i++) {
+        const page = await store.listDeliveries(accountId, hooks.get(accountId)!.webhookId, { limit: 1, after });
+        pages.push({ cursor: page.cursor, deliveries: page.deliveries.map(({ eventId: _, ...delivery }) => delivery) });
+        if (page.cursor === null) break;
+        after = page.cursor;
+      }
+      return pages;
+    };
+    const quiet = await log(alone);
+    assert.is(quiet.length, 4);
+    assert.equal(await log(ACCOUNT), quiet);
+  });
+
   test("webhooks: retry sends one delivery again now, attempts counting on; replay sends every event kept since an instant", async (store) => {
     const [early, a, b] = seedRows(3) as [Submission, Submission, Submission];
     const since = Date.now();

@@ -707,6 +707,94 @@ migrations("migration 21 rebuilds the popup's index with each row's status: list
   }
 });
 
+migrations("migration 22 counts positions per account: cursors, horizons and endpoints' places held from before go on without a gap or a repeat", async ({ url }) => {
+  // a database at schema version 21: the log of two accounts interleaved (positions 2 to 9: acct 2,
+  // 4, 7; other 3, 5, 6, 8, 9), acct's event 1 pruned, and an endpoint of acct that has taken in
+  // and delivered its events through 4
+  const now = Date.now();
+  const eventId = (position: number) => `evt_${position.toString(16).padStart(32, "0")}`;
+  const accountOf = (position: number) => ([2, 4, 7].includes(position) ? "acct" : "other");
+  const client = createClient({ url });
+  try {
+    await migrateTo(client, 21);
+    for (let position = 2; position <= 9; position++) {
+      await client.execute({
+        sql: `INSERT INTO events (position, account_id, type, at, popup_id, submission_id, event) VALUES (?, ?, 'submission.deleted', ?, 'popup', ?, ?)`,
+        args: [position, accountOf(position), now, `id-${position}`, JSON.stringify({
+          id: eventId(position), type: "submission.deleted", timestamp: new Date(now).toISOString(), data: { submissionId: `id-${position}`, popupId: "popup", reason: "api" },
+        })],
+      });
+    }
+    await client.execute("INSERT INTO event_horizons (account_id, pruned_through) VALUES ('acct', 1)");
+    await client.execute(`INSERT INTO webhooks (account_id, id, url, created_at, secrets, log_position)
+      VALUES ('acct', 'wh_a', 'https://hooks.example.com/', '2026-01-01T00:00:00.000Z', '["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]', 4)`);
+    for (const position of [2, 4]) {
+      await client.execute({
+        sql: `INSERT INTO webhook_deliveries (endpoint, position, event_id, event_type, status, attempts, first_attempt_at, last_attempt_at, last_status_code)
+              VALUES (1, ?, ?, 'submission.deleted', 'succeeded', 1, ?, ?, 204)`,
+        args: [position, eventId(position), now, now],
+      });
+    }
+  } finally {
+    client.close();
+  }
+  const store = await createLibsqlStore({ url });
+  const read = async (accountId: string, after?: number) => {
+    const page = await store.readEvents(accountId, { limit: 100, after });
+    return page.expired ? "expired" : { ids: page.events.map((e) => e.id), cursor: page.cursor };
+  };
+  const row = (i: number) => ({
+    submissionId: `0193f5c2-7b8e-7cc1-9a1e-4f1f9d6f0c${String(i).padStart(2, "0")}`, popupId: "popup", data: {}, domain: "", userAgent: "",
+    device: "unknown" as const, status: "pending" as const, createdAt: "2025-07-12T10:30:00.000Z",
+  });
+  try {
+    assert.equal(await versions(url), MIGRATIONS.map((_, i) => i + 1));
+    // every cursor an account held reads on from the same event as before
+    assert.equal(await read("acct"), { ids: [eventId(2), eventId(4), eventId(7)], cursor: 7 });
+    assert.equal(await read("acct", 4), { ids: [eventId(7)], cursor: 7 });
+    assert.equal(await read("acct", 0), "expired", "a cursor from before the horizon");
+    assert.equal(await read("other", 5), { ids: [eventId(6), eventId(8), eventId(9)], cursor: 9 });
+    // each account's next events follow its own newest: acct's first takes 8, which was another account's
+    await store.insertSubmission("acct", row(1));
+    await store.insertSubmission("other", row(2));
+    await store.importSubmissions("other", [row(3), row(4)]);
+    await store.insertSubmission("acct", row(5));
+    const acct = await read("acct", 7);
+    assert.ok(acct !== "expired");
+    assert.is(acct.ids.length, 2);
+    assert.is(acct.cursor, 9, "two events of its own moved acct's cursor by two");
+    assert.equal(await read("acct", 8), { ids: acct.ids.slice(1), cursor: 9 });
+    const other = await read("other", 9);
+    assert.ok(other !== "expired");
+    assert.is(other.ids.length, 3);
+    assert.is(other.cursor, 12);
+    // the endpoint goes on from its place: acct's 7 and its two new events, each once
+    const claimed = await store.claimDeliveries({ now, limit: 10, leaseMs: 60_000, owner: "o" });
+    assert.equal(claimed.map((d) => [d.position, d.eventId]), [[7, eventId(7)], [8, acct.ids[0]], [9, acct.ids[1]]]);
+    for (const delivery of claimed) {
+      assert.ok(await store.recordDeliveryAttempt({
+        accountId: "acct", webhookId: "wh_a", position: delivery.position, owner: "o", at: now, durationMs: 1, statusCode: 204, error: null,
+        status: "succeeded", nextAttemptAt: null,
+      }));
+    }
+    assert.equal(await store.claimDeliveries({ now, limit: 10, leaseMs: 60_000, owner: "o" }), []);
+    const first = await store.listDeliveries("acct", "wh_a", { limit: 2 });
+    assert.equal([first.deliveries.map((d) => d.eventId), first.cursor], [[acct.ids[1], acct.ids[0]], 8]);
+    const rest = await store.listDeliveries("acct", "wh_a", { limit: 2, after: first.cursor! });
+    assert.equal([rest.deliveries.map((d) => d.eventId), rest.cursor], [[eventId(7), eventId(4)], 4]);
+    // pruning records each account's horizon as its own position
+    assert.is(await store.pruneEvents(Date.now() + 60_000), 8 + 2 + 3);
+    assert.equal(await read("acct", 8), "expired");
+    assert.equal(await read("acct", 9), { ids: [], cursor: 9 });
+    assert.equal(await read("other", 12), { ids: [], cursor: 12 });
+    assert.equal(await store.listDeliveries("acct", "wh_a", { limit: 10 }), { deliveries: [], cursor: null });
+    await store.insertSubmission("acct", row(6));
+    assert.equal((await read("acct", 9) as { cursor: number }).cursor, 10, "numbered on past the horizon");
+  } finally {
+    await store.close();
+  }
+});
+
 migrations("migration 5 indexes the emails an older database already has", async ({ url }) => {
   const client = createClient({ url });
   try {

@@ -15,7 +15,7 @@ import { createLibsqlStore, libsqlDriver } from "../../src/stores/libsql/index.t
 import { migrate } from "../../src/stores/sql/migrate.ts";
 import { createSqlStore } from "../../src/stores/sql/store.ts";
 import { pruneEvents } from "../../src/stores/sql/events.ts";
-import { deliveriesOfPrunedEvents, sqlWebhookStore } from "../../src/stores/sql/webhooks.ts";
+import { DELIVERIES_OF_PRUNED_EVENTS, sqlWebhookStore } from "../../src/stores/sql/webhooks.ts";
 import { ClaimAfterRecordingFailed, eventTexts, type WebhookRecord } from "../../src/store.ts";
 import type { Submission } from "../../src/submission.ts";
 
@@ -75,7 +75,7 @@ test("a claim, a listing, a retry, an attempt and a prune find their deliveries 
     await store.recordDeliveryAttempt({
       accountId: ACCOUNT, webhookId: "w", position: 1, owner: "o", at: 1, durationMs: 1, statusCode: 200, error: null, status: "succeeded", nextAttemptAt: null,
     });
-    await pruneEvents(driver, 1, (through) => [deliveriesOfPrunedEvents(through)]);
+    await pruneEvents(driver, 1, [DELIVERIES_OF_PRUNED_EVENTS]);
   });
   assert.ok(plans.some(({ sql }) => sql.startsWith("DELETE FROM webhook_deliveries")), "the prune's statement is among them");
   assert.ok(plans.some(({ sql }) => sql.includes("lease_claim = ?5")), "the claim's leasing statement is among them");

@@ -24,6 +24,7 @@ const DELETED = 3;
  * read, so a deleted submission leaves none of its data in the log.
  */
 class AccountLog {
+  /** Positions count this account's events alone: how far a cursor moves says nothing of other accounts. */
   readonly positions: number[] = [];
   readonly times: number[] = [];
   readonly kinds: number[] = [];
@@ -33,6 +34,10 @@ class AccountLog {
   readonly details: string[] = [];
   /** The newest position pruned (0 when none was). */
   prunedThrough = 0;
+  /** The newest position given (0 when none was). */
+  lastPosition = 0;
+  /** Event ids are this prefix and the position: unique without a string kept per event, and, random per account, telling nothing of other accounts. */
+  readonly idPrefix = randomHex(8);
 
   get length(): number {
     return this.positions.length;
@@ -55,10 +60,7 @@ export interface EventEntry {
 export type RowText = (accountId: string, submissionId: string) => string | undefined;
 
 export class MemoryEventLog {
-  private lastPosition = 0;
   private readonly logs = new Map<string, AccountLog>();
-  /** Event ids are this prefix and the position: unique without a string kept per event. */
-  private readonly idPrefix = randomHex(8);
 
   constructor(private readonly rowText: RowText) {}
 
@@ -122,7 +124,7 @@ export class MemoryEventLog {
       const type = TYPES[log.kinds[i]!]!;
       if (log.times[i]! < since || (filter.types && !filter.types.includes(type))) continue;
       if (filter.popupId !== null && log.popupIds[i] !== filter.popupId) continue;
-      entries.push({ position: log.positions[i]!, id: this.eventId(log.positions[i]!), type });
+      entries.push({ position: log.positions[i]!, id: eventId(log, log.positions[i]!), type });
     }
     return entries;
   }
@@ -167,16 +169,12 @@ export class MemoryEventLog {
         data = JSON.stringify(submission);
       }
     }
-    return `{"id":"${this.eventId(log.positions[i]!)}","type":"${TYPES[kind]}","timestamp":"${formatInstant(log.times[i]!)}","data":${data}}`;
-  }
-
-  private eventId(position: number): string {
-    return `evt_${this.idPrefix}${position.toString(16).padStart(16, "0")}`;
+    return `{"id":"${eventId(log, log.positions[i]!)}","type":"${TYPES[kind]}","timestamp":"${formatInstant(log.times[i]!)}","data":${data}}`;
   }
 
   private append(accountId: string, at: number, kind: number, id: string, popupId: string, detail: string): void {
     const log = this.logOf(accountId);
-    log.positions.push(++this.lastPosition);
+    log.positions.push(++log.lastPosition);
     log.times.push(at);
     log.kinds.push(kind);
     log.submissionIds.push(id);
@@ -189,6 +187,10 @@ export class MemoryEventLog {
     if (!log) this.logs.set(accountId, (log = new AccountLog()));
     return log;
   }
+}
+
+function eventId(log: AccountLog, position: number): string {
+  return `evt_${log.idPrefix}${position.toString(16).padStart(16, "0")}`;
 }
 
 const TYPES: readonly EventType[] = ["submission.created", "submission.created", "submission.status_changed", "submission.deleted"];

@@ -17,7 +17,18 @@ import { readInHalves } from "./read-in-halves.ts";
 import { rowsTogether } from "./rows-together.ts";
 import { holdsLineBreak, submissionJson } from "./submission-row.ts";
 
-const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event, submission_rowid";
+const EVENT_COLUMNS = "account_id, type, at, popup_id, submission_id, created_status, event, submission_rowid, account_position";
+
+/**
+ * The newest position of the account `account` (an SQL expression) in its log (migration 22):
+ * its newest event's, or, when none is kept, the newest pruned. Each event is written one past
+ * it, inside the write, so, SQLite having one writer, positions are dense and follow commit
+ * order, and no other account's events count.
+ */
+export const newestPosition = (account: string) =>
+  `COALESCE((SELECT MAX(account_position) FROM events WHERE account_id = ${account}),
+    (SELECT pruned_through FROM event_horizons WHERE account_id = ${account}), 0)`;
+const nextPosition = (account: string) => `${newestPosition(account)} + 1`;
 
 /** A created event's stored text: the event's JSON up to its data, which is read from the row. */
 function createdEventText(now: number): string {
@@ -68,19 +79,45 @@ const eventObject = (type: ChangeEvent["type"], data: string) => `json_object('i
 /** A created event's values as `createdEvent` binds them: account, time, popup, id, status, text, and its row's rowid by account and id. */
 const CREATED_EVENT_VALUES = "?, 'submission.created', ?, ?, ?, ?, ?, (SELECT rowid FROM submissions WHERE account_id = ? AND id = ?)";
 
-/** Made once: a statement's text is its key in the driver's cache of prepared statements. */
-const CREATED_EVENT = `INSERT INTO events (${EVENT_COLUMNS}) SELECT ${CREATED_EVENT_VALUES}`;
+/**
+ * Made once: a statement's text is its key in the driver's cache of prepared statements. Without
+ * a condition, a row of VALUES: an INSERT ... SELECT that reads the table it inserts into has
+ * SQLite write the rows it selects aside first, which costs a create more than the read of its
+ * position does.
+ */
+const CREATED_EVENT = `INSERT INTO events (${EVENT_COLUMNS}) VALUES (${CREATED_EVENT_VALUES}, ${nextPosition("?")})`;
+const CREATED_EVENT_IF = `INSERT INTO events (${EVENT_COLUMNS}) SELECT ${CREATED_EVENT_VALUES}, ${nextPosition("?")}`;
 
 /** The created event of `s`; with `when`, only if that condition holds when it runs. */
 export function createdEvent(accountId: string, s: Submission, now: number, when?: { sql: string; args: readonly SqlValue[] }): SqlStatement {
   return {
-    sql: when ? `${CREATED_EVENT} WHERE ${when.sql}` : CREATED_EVENT,
-    args: [accountId, now, s.popupId, s.submissionId, s.status, createdEventText(now), accountId, s.submissionId, ...(when?.args ?? [])],
+    sql: when ? `${CREATED_EVENT_IF} WHERE ${when.sql}` : CREATED_EVENT,
+    args: [accountId, now, s.popupId, s.submissionId, s.status, createdEventText(now), accountId, s.submissionId, accountId, accountId, ...(when?.args ?? [])],
   };
 }
 
-/** Each created event binds its eight values (CREATED_EVENT_VALUES). */
-const createdEventsStatements = rowsTogether(8, (rows) => `INSERT INTO events (${EVENT_COLUMNS}) VALUES ${Array(rows).fill(`(${CREATED_EVENT_VALUES})`).join(", ")}`);
+/**
+ * Created events of any accounts, each a row of CREATED_EVENT_VALUES after how many rows of its
+ * account come before it in the statement, in their order. Each takes the next position of its
+ * account and the ones after it: the rows are all read before any goes in (the statement reads
+ * `events`, so SQLite writes what it reads aside first), so each account's next position is
+ * read as the statement found it.
+ */
+const createdEventsStatements = rowsTogether<SqlValue[]>(
+  9,
+  (rows) => `INSERT INTO events (${EVENT_COLUMNS})
+    SELECT column2, column3, column4, column5, column6, column7, column8, column9, ${nextPosition("column2")} + column1
+    FROM (VALUES ${Array(rows).fill(`(?, ${CREATED_EVENT_VALUES})`).join(", ")})`,
+  (rows) => {
+    const before = new Map<SqlValue, number>();
+    return rows.map((row) => {
+      const account = row[0]!;
+      const earlier = before.get(account) ?? 0;
+      before.set(account, earlier + 1);
+      return [earlier, ...row];
+    });
+  },
+);
 
 // bench/http.ts (create): a group's events cost less in one statement than one statement each.
 /**
@@ -89,19 +126,25 @@ const createdEventsStatements = rowsTogether(8, (rows) => `INSERT INTO events ($
  * from must be inserted before these run.
  */
 export function createdEventsTogether(events: readonly SqlStatement[]): SqlStatement[] {
-  return createdEventsStatements(events.map((event) => event.args ?? []));
+  // All but the last two values `createdEvent` binds (its position's account, twice).
+  return createdEventsStatements(events.map((event) => (event.args ?? []).slice(0, -2)));
 }
 
 /**
  * The created events of an import's rows: those of `submissions` that `newRows` (an SQL
- * condition) selects, in the order they were inserted. Runs after the rows are inserted, in
- * the same batch; each event's id is made by SQLite as `newEventId` makes one.
+ * condition) selects, in the order they were inserted. Runs after the rows are inserted, in the
+ * same batch; each event's id is made by SQLite as `newEventId` makes one. The rows are numbered
+ * in the account's log past `positionBefore` by their rowids past `rowidBefore` (SQL
+ * expressions: the account's newest position and the newest rowid before the import, read
+ * before it), which the import's transaction gave one after another. Reading them here from
+ * `events` would have SQLite write every row aside before inserting it.
  */
-export function importedEvents(newRows: string, now: number): SqlStatement {
+export function importedEvents(newRows: string, rowidBefore: string, positionBefore: string, now: number): SqlStatement {
   const [before, after] = createdEventText(now).split(/evt_[0-9a-f]{32}/) as [string, string];
   return {
     sql: `INSERT INTO events (${EVENT_COLUMNS})
-          SELECT account_id, 'submission.created', ?, popup_id, id, status, ? || lower(hex(randomblob(10))) || ?, rowid
+          SELECT account_id, 'submission.created', ?, popup_id, id, status, ? || lower(hex(randomblob(10))) || ?, rowid,
+            ${positionBefore} + rowid - ${rowidBefore}
           FROM submissions WHERE ${newRows} ORDER BY rowid`,
     args: [now, before + eventIdStart(now), after],
   };
@@ -112,7 +155,8 @@ export function statusChangedEvent(accountId: string, submissionId: string, stat
   return {
     sql: `INSERT INTO events (${EVENT_COLUMNS})
           SELECT account_id, 'submission.status_changed', ?, popup_id, id, NULL,
-                 ${eventObject("submission.status_changed", "json_object('submissionId', id, 'popupId', popup_id, 'status', ?, 'previousStatus', status)")}, NULL
+                 ${eventObject("submission.status_changed", "json_object('submissionId', id, 'popupId', popup_id, 'status', ?, 'previousStatus', status)")}, NULL,
+                 ${nextPosition("submissions.account_id")}
           FROM submissions WHERE account_id = ? AND id = ? AND status != ?`,
     args: [now, newEventId(now), formatInstant(now), status, accountId, submissionId, status],
   };
@@ -123,7 +167,8 @@ export function deletedEvent(accountId: string, submissionId: string, reason: De
   return {
     sql: `INSERT INTO events (${EVENT_COLUMNS})
           SELECT account_id, 'submission.deleted', ?, popup_id, id, NULL,
-                 ${eventObject("submission.deleted", "json_object('submissionId', id, 'popupId', popup_id, 'reason', ?)")}, NULL
+                 ${eventObject("submission.deleted", "json_object('submissionId', id, 'popupId', popup_id, 'reason', ?)")}, NULL,
+                 ${nextPosition("submissions.account_id")}
           FROM submissions WHERE account_id = ? AND id = ?`,
     args: [now, newEventId(now), formatInstant(now), reason, accountId, submissionId],
   };
@@ -183,9 +228,10 @@ async function readEventPageAs(driver: SqlDriver, accountId: string, query: Even
   }
   const json = as === "as met" ? EVENT_JSON_AS_STORED : EVENT_JSON;
   const joined = as === "as met" ? "CAST(group_concat(json, ',') AS BLOB), group_concat(position)" : "CAST(group_concat(json, ',' ORDER BY position) AS BLOB), NULL";
-  const page = `SELECT position, ${json} AS json FROM events WHERE account_id = ? AND position > ? ${filters.join(" ")} ORDER BY position LIMIT ?`;
+  const page = `SELECT account_position AS position, ${json} AS json FROM events
+    WHERE account_id = ? AND account_position > ? ${filters.join(" ")} ORDER BY account_position LIMIT ?`;
   const [row] = arrayRows(await driver.execute({
-    sql: `SELECT (SELECT pruned_through FROM event_horizons WHERE account_id = ?), (SELECT MAX(position) FROM events WHERE account_id = ?),
+    sql: `SELECT (SELECT pruned_through FROM event_horizons WHERE account_id = ?), (SELECT MAX(account_position) FROM events WHERE account_id = ?),
           COUNT(*), MAX(position), ${joined} FROM (${page})`,
     args: [accountId, accountId, ...args, query.limit],
     asArrays: true,
@@ -221,26 +267,26 @@ export async function readEvents(driver: SqlDriver, accountId: string, query: Ev
 const PRUNE_BATCH = 10_000;
 
 /**
- * Drops the events stamped before `before`, oldest position first, a batch at a time, recording
- * per account the newest position dropped. Positions follow stamps (one clock per write), so what
- * is older is a prefix of the log: an oldest event that is not older ends the prune. `alongside` gives
- * statements that drop what goes with the events at or before a position (an SQL expression
- * whose one parameter is `before`), run in each batch's transaction.
+ * Drops the events stamped before `before`, oldest first (by `position`, every account's events
+ * in commit order), a batch at a time, recording per account the newest of its positions dropped.
+ * Positions follow stamps (one clock per write), so what is older is a prefix of the log: an
+ * oldest event that is not older ends the prune. `alongside` are statements (without
+ * parameters) that drop what goes with the events at or before each account's newest position
+ * pruned (`event_horizons`), run in each batch's transaction once that is recorded.
  */
-export async function pruneEvents(driver: SqlDriver, before: number, alongside: (through: string) => string[] = () => []): Promise<number> {
+export async function pruneEvents(driver: SqlDriver, before: number, alongside: readonly string[] = []): Promise<number> {
   const oldest = `SELECT position FROM events ORDER BY position LIMIT ${PRUNE_BATCH}`;
-  const through = `(SELECT MAX(position) FROM events WHERE position IN (${oldest}) AND at < ?)`;
   let total = 0;
   while (await oldestEventIsBefore(driver, before)) {
     const results = await driver.batch(
       [
         {
           sql: `INSERT INTO event_horizons (account_id, pruned_through)
-                SELECT account_id, MAX(position) FROM events WHERE position IN (${oldest}) AND at < ? GROUP BY account_id
+                SELECT account_id, MAX(account_position) FROM events WHERE position IN (${oldest}) AND at < ? GROUP BY account_id
                 ON CONFLICT (account_id) DO UPDATE SET pruned_through = MAX(pruned_through, excluded.pruned_through)`,
           args: [before],
         },
-        ...alongside(through).map((sql) => ({ sql, args: [before] })),
+        ...alongside.map((sql) => ({ sql })),
         // RETURNING, not rowsAffected: D1 counts the rows of triggers too.
         { sql: `DELETE FROM events WHERE position IN (${oldest}) AND at < ? RETURNING 1 AS pruned`, args: [before] },
       ],

@@ -12,7 +12,7 @@
  */
 import type { Submission } from "../../submission.ts";
 import type { SqlStatement } from "./driver.ts";
-import { importedEvents } from "./events.ts";
+import { importedEvents, newestPosition } from "./events.ts";
 import { jsonArrayChunks } from "./json-chunks.ts";
 import { dayOf, EQUALITY_COLUMNS } from "./migrations.ts";
 import { SUBMISSION_ROW_COLUMN_COUNT, SUBMISSION_ROW_COLUMNS, submissionToRow } from "./submission-row.ts";
@@ -25,8 +25,11 @@ const INSERT_SQL = `INSERT INTO submissions (account_id, ${SUBMISSION_ROW_COLUMN
 const KEYS_SQL = `INSERT OR IGNORE INTO submission_data_keys (account_id, popup_id, key)
   SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)`;
 
+/** The newest rowid before this import's rows, and the account's newest position in its log then. */
+const ROWID_BEFORE = "(SELECT rowid_before FROM submission_import)";
+const POSITION_BEFORE = "(SELECT position_before FROM submission_import)";
 /** The rows this import inserted: a range of rowids, read straight from the table. */
-const NEW_ROWS = "submissions.rowid > (SELECT rowid_before FROM submission_import)";
+const NEW_ROWS = `submissions.rowid > ${ROWID_BEFORE}`;
 
 /**
  * What each table of counts gets from the import's rows: the count triggers' work, grouped.
@@ -69,12 +72,15 @@ export function importStatements(accountId: string, submissions: readonly Submis
   const rows = submissions.map((s) => JSON.stringify(submissionToRow(s)));
   const rowStatements = jsonArrayChunks(rows).map((chunk) => ({ sql: INSERT_SQL, args: [accountId, chunk] }));
   const statements: SqlStatement[] = [
-    { sql: "INSERT INTO submission_import (rowid_before) SELECT COALESCE(MAX(rowid), 0) FROM submissions" },
+    {
+      sql: `INSERT INTO submission_import (rowid_before, position_before) SELECT COALESCE(MAX(rowid), 0), ${newestPosition("?")} FROM submissions`,
+      args: [accountId, accountId],
+    },
     ...rowStatements,
     { sql: `SELECT COUNT(*) AS inserted FROM submissions WHERE ${NEW_ROWS}` },
     ...COUNT_STATEMENTS.map((sql) => ({ sql, args: sql.includes("?") ? [accountId] : [] })),
     { sql: IDENTIFIERS_SQL },
-    importedEvents(NEW_ROWS, now),
+    importedEvents(NEW_ROWS, ROWID_BEFORE, POSITION_BEFORE, now),
     ...dataKeyStatements(accountId, submissions),
     { sql: "DELETE FROM submission_import" },
   ];

@@ -609,6 +609,23 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `DROP INDEX submissions_by_popup`,
     `CREATE INDEX submissions_by_popup ON submissions (account_id, popup_id, created_at, id, status)`,
   ],
+  // 22: positions counted per account. `account_position` is an event's place in its account's
+  // log, one past the account's newest (or newest pruned) when it is written, in the write
+  // transaction, so, SQLite having one writer, dense and in commit order; how far it moves
+  // depends on the account's own changes alone. Cursors, `event_horizons.pruned_through` and the
+  // outbox's places (`webhooks.log_position`, `lease_last`, `webhook_deliveries.position`) are
+  // account positions from here on; `position` stays the order of every account's events
+  // together, which pruning (oldest first) and a claim across endpoints go by. An event written
+  // before keeps its position as its account position: a cursor, horizon or place held from
+  // before means the same events, and an account's next event is numbered past every one of them.
+  [
+    `ALTER TABLE events ADD COLUMN account_position INTEGER`,
+    `UPDATE events SET account_position = position`,
+    `DROP INDEX events_by_account`,
+    `CREATE INDEX events_by_account ON events (account_id, account_position)`,
+    // An import numbers its events past the account's newest position, read before its rows (sql/import.ts).
+    `ALTER TABLE submission_import ADD COLUMN position_before INTEGER`,
+  ],
 ];
 
 /** Adds a row (of `row`: NEW or OLD) to migration 18's counts of its (domain, device, status) and day. */

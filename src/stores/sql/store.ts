@@ -23,7 +23,7 @@ import {
   wholePage,
 } from "./list-query.ts";
 import { migrate, type SchemaUpgrade } from "./migrate.ts";
-import { deliveriesOfPrunedEvents, sqlWebhookStore } from "./webhooks.ts";
+import { DELIVERIES_OF_PRUNED_EVENTS, sqlWebhookStore } from "./webhooks.ts";
 import { randomHex } from "../../hex.ts";
 import { type StoredDataKeys, storedDataKeys } from "../stored-data-keys.ts";
 import { compareByCodePoint } from "../../text-order.ts";
@@ -431,7 +431,7 @@ function sqlStore(driver: SqlDriver, close: () => void | Promise<void>, identify
       return readEventTexts(driver, accountId, query);
     },
     pruneEvents(before) {
-      return pruneEvents(driver, before, (through) => [deliveriesOfPrunedEvents(through)]);
+      return pruneEvents(driver, before, [DELIVERIES_OF_PRUNED_EVENTS]);
     },
     ...sqlWebhookStore(driver, writeGrouped),
 

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints and their outbox in SQL (`WebhookStore`, migrations 8, 13 and 20). The outbox is
+ * Webhook endpoints and their outbox in SQL (`WebhookStore`, migrations 8, 13, 20 and 22). The outbox is
  * the change log plus delivery state: a create writes nothing here. An endpoint's first attempts
  * are leased as a range of its log (the endpoint's own lease, up to `lease_last`), and a delivery
  * row is written once, with the outcome of its first attempt: the dispatcher's writes, which take
@@ -17,7 +17,7 @@ import { EVENT_JSON } from "./events.ts";
 import { toDelivery, toWebhook, WEBHOOK_CHANGES } from "./records.ts";
 
 /** The newest position of an endpoint's account's log (0 for an empty log). */
-const NEWEST_POSITION = "COALESCE((SELECT MAX(position) FROM events WHERE events.account_id = webhooks.account_id), 0)";
+const NEWEST_POSITION = "COALESCE((SELECT MAX(account_position) FROM events WHERE events.account_id = webhooks.account_id), 0)";
 
 /** True for an event of `events` the endpoint `endpoint` (a row of `webhooks`) subscribes to. */
 const matches = (endpoint: string) => `(${endpoint}.types IS NULL OR events.type IN (SELECT value FROM json_each(${endpoint}.types)))
@@ -129,7 +129,7 @@ const MAYBE_CLAIMABLE = `SELECT ${CLAIMABLE_NOW} AS maybe`;
  */
 const NOTHING_TO_TAKE = `UPDATE webhooks SET log_position = ${NEWEST_POSITION}, lease_owner = NULL, lease_until = NULL, lease_claim = NULL, lease_last = NULL
   WHERE disabled_at IS NULL AND ${UNLEASED} AND log_position < ${NEWEST_POSITION}
-    AND NOT EXISTS (SELECT 1 FROM events WHERE events.account_id = webhooks.account_id AND events.position > webhooks.log_position AND ${MATCHES})`;
+    AND NOT EXISTS (SELECT 1 FROM events WHERE events.account_id = webhooks.account_id AND events.account_position > webhooks.log_position AND ${MATCHES})`;
 
 /**
  * The range leases a claim at `?1` takes (args as CLAIMABLE's leasing statement's): of each
@@ -143,13 +143,14 @@ const RANGES_LEASED = `UPDATE webhooks SET lease_owner = ?3, lease_until = ?4, l
   FROM (
     WITH open AS MATERIALIZED (
       SELECT endpoint, account_id, log_position, types, popup_id,
-        COALESCE((SELECT position FROM events WHERE events.account_id = webhooks.account_id AND events.position > webhooks.log_position AND ${MATCHES}
-          ORDER BY position LIMIT 1 OFFSET ?2 - 1), ${NO_POSITION}) AS bound
+        COALESCE((SELECT account_position FROM events WHERE events.account_id = webhooks.account_id AND events.account_position > webhooks.log_position
+          AND ${MATCHES} ORDER BY account_position LIMIT 1 OFFSET ?2 - 1), ${NO_POSITION}) AS bound
       FROM webhooks WHERE disabled_at IS NULL AND ${UNLEASED} AND log_position < ${NEWEST_POSITION}
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE endpoint = webhooks.endpoint AND status = 'pending' AND attempts = 0))
     SELECT endpoint, MAX(position) AS last FROM (
-      SELECT open.endpoint AS endpoint, events.position AS position
-      FROM open CROSS JOIN events ON events.account_id = open.account_id AND events.position > open.log_position AND events.position <= open.bound
+      SELECT open.endpoint AS endpoint, events.account_position AS position
+      FROM open CROSS JOIN events ON events.account_id = open.account_id AND events.account_position > open.log_position
+        AND events.account_position <= open.bound
       WHERE ${matches("open")}
       ORDER BY events.position, open.endpoint
       LIMIT ?2 - (SELECT COUNT(*) FROM webhook_deliveries WHERE lease_until = ?4 AND lease_claim = ?5))
@@ -162,27 +163,25 @@ const RANGES_LEASED = `UPDATE webhooks SET lease_owner = ?3, lease_until = ?4, l
  * subscribes to, and that have no delivery row (a retry asked meanwhile made one, which goes its
  * own way).
  */
-const RANGE_EVENTS = `FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.position > webhooks.log_position
-    AND events.position <= webhooks.lease_last
+const RANGE_EVENTS = `FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.account_position > webhooks.log_position
+    AND events.account_position <= webhooks.lease_last
   WHERE ${MATCHES} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_deliveries.endpoint = webhooks.endpoint
-    AND webhook_deliveries.position = events.position)`;
+    AND webhook_deliveries.position = events.account_position)`;
 
 /** The first attempts an endpoint's range lease covers (RANGE_EVENTS), as rows of `webhook_deliveries` read. */
-const RANGE_DELIVERIES = `SELECT webhooks.endpoint AS endpoint, events.position AS position, ${EVENT_ID} AS event_id,
+const RANGE_DELIVERIES = `SELECT webhooks.endpoint AS endpoint, events.account_position AS position, ${EVENT_ID} AS event_id,
     events.type AS event_type, 'pending' AS status, 0 AS attempts, NULL AS first_attempt_at, NULL AS last_attempt_at,
     webhooks.lease_at AS next_attempt_at, NULL AS last_status_code, NULL AS last_error, NULL AS last_duration_ms
   ${RANGE_EVENTS}`;
 
 /**
- * Deletes the deliveries of the events at or before the position `through` gives (for
- * `pruneEvents`): endpoint by endpoint along the index by position (the CROSS JOIN fixes that
- * order), so the history is not scanned.
+ * Deletes the deliveries of the events at or before their account's newest position pruned
+ * (for `pruneEvents`): endpoint by endpoint along the index by position (the CROSS JOINs fix
+ * that order), so the history is not scanned.
  */
-export function deliveriesOfPrunedEvents(through: string): string {
-  return `DELETE FROM webhook_deliveries WHERE rowid IN (
-    SELECT webhook_deliveries.rowid FROM webhooks CROSS JOIN webhook_deliveries
-      ON webhook_deliveries.endpoint = webhooks.endpoint AND webhook_deliveries.position <= ${through})`;
-}
+export const DELIVERIES_OF_PRUNED_EVENTS = `DELETE FROM webhook_deliveries WHERE rowid IN (
+    SELECT webhook_deliveries.rowid FROM webhooks CROSS JOIN event_horizons ON event_horizons.account_id = webhooks.account_id
+      CROSS JOIN webhook_deliveries ON webhook_deliveries.endpoint = webhooks.endpoint AND webhook_deliveries.position <= event_horizons.pruned_through)`;
 
 /**
  * `write` runs the dispatcher's writes (claims and outcomes): the store's group commit, so that
@@ -199,20 +198,27 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
    * The deliveries, the endpoints and the events each come as one value (a JSON array; the
    * events' records joined by separators), not as a row each: the libSQL binding costs about a
    * microsecond per value it hands over, more than SQLite's work per delivery
-   * (bench/webhooks.ts). A delivery names its endpoint by number and its event by position; an
-   * event's id and type come with its text.
+   * (bench/webhooks.ts). A delivery names its endpoint by number, its event by its position in
+   * the account's log and by its place among every account's events (`events.position`, which
+   * the events' records are keyed by and first attempts are ordered by); an event's id and type
+   * come with its text.
    */
   async function readClaim(leasedUntil: number, claim: string): Promise<ClaimedDelivery[]> {
     const ROWS_LEASED = "SELECT endpoint, position FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2";
     const OF_CLAIM = "AND webhooks.lease_until = ?1 AND webhooks.lease_claim = ?2";
+    // A delivery row names its event by its account's position.
+    const ROWS_LEASED_EVENTS = `FROM webhook_deliveries JOIN webhooks ON webhooks.endpoint = webhook_deliveries.endpoint
+      JOIN events ON events.account_id = webhooks.account_id AND events.account_position = webhook_deliveries.position
+      WHERE webhook_deliveries.lease_until = ?1 AND webhook_deliveries.lease_claim = ?2`;
     const leased = [leasedUntil, claim];
     const [deliveries, endpoints, texts] = await driver.batch(
       [
         {
-          sql: `SELECT json_group_array(json_array(endpoint, position, attempts, first_attempt_at)) FROM (
-                  SELECT endpoint, position, attempts, first_attempt_at FROM webhook_deliveries WHERE lease_until = ?1 AND lease_claim = ?2
+          sql: `SELECT json_group_array(json_array(endpoint, position, attempts, first_attempt_at, event)) FROM (
+                  SELECT webhook_deliveries.endpoint AS endpoint, webhook_deliveries.position AS position, webhook_deliveries.attempts AS attempts,
+                    webhook_deliveries.first_attempt_at AS first_attempt_at, events.position AS event ${ROWS_LEASED_EVENTS}
                   UNION ALL
-                  SELECT webhooks.endpoint, events.position, 0, NULL ${RANGE_EVENTS} ${OF_CLAIM})`,
+                  SELECT webhooks.endpoint, events.account_position, 0, NULL, events.position ${RANGE_EVENTS} ${OF_CLAIM})`,
           args: leased,
           asArrays: true,
         },
@@ -225,7 +231,7 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
         {
           sql: `SELECT group_concat(events.position || ${UNIT} || COALESCE(${EVENT_ID}, 'null') || ${UNIT} || events.type || ${UNIT} || COALESCE(${EVENT_JSON}, 'null'), ${RECORD})
                 FROM events
-                WHERE events.position IN (SELECT position FROM (${ROWS_LEASED}) UNION ALL SELECT events.position ${RANGE_EVENTS} ${OF_CLAIM})`,
+                WHERE events.position IN (SELECT events.position ${ROWS_LEASED_EVENTS} UNION ALL SELECT events.position ${RANGE_EVENTS} ${OF_CLAIM})`,
           args: leased,
           asArrays: true,
         },
@@ -241,21 +247,21 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       const [position, id, type, text] = record.split(UNIT_SEPARATOR, 4) as [string, string, string, string];
       events.set(Number(position), { id, type: type as EventType, text: record.slice(position.length + id.length + type.length + 3) });
     }
-    const claimed: ClaimedDelivery[] = [];
-    for (const [endpoint, position, attempts, firstAttemptAt] of jsonList<[number, number, number, number | null]>(deliveries!)) {
+    const claimed: { delivery: ClaimedDelivery; order: number }[] = [];
+    for (const [endpoint, position, attempts, firstAttemptAt, order] of jsonList<[number, number, number, number | null, number]>(deliveries!)) {
       const of = webhooks.get(endpoint);
-      const event = events.get(position);
+      const event = events.get(order);
       // Both are there: an endpoint's deletion and an event's pruning delete its deliveries, leased or not, in the same transaction.
       if (of === undefined || event === undefined) continue;
-      claimed.push({
-        accountId: of.accountId, webhook: of.webhook, position, event: event.text, eventId: event.id, eventType: event.type, attempts,
-        firstAttemptAt,
-      });
+      const delivery = {
+        accountId: of.accountId, webhook: of.webhook, position, event: event.text, eventId: event.id, eventType: event.type, attempts, firstAttemptAt,
+      };
+      claimed.push({ delivery, order });
     }
-    // Retries after first attempts; first attempts in commit order, retries in order of first attempt.
-    return claimed.sort((a, b) =>
-      Number(a.attempts > 0) - Number(b.attempts > 0) || (a.firstAttemptAt ?? 0) - (b.firstAttemptAt ?? 0) || a.position - b.position
-    );
+    // Retries after first attempts; first attempts in commit order (of every account's events), retries in order of first attempt.
+    return claimed.sort(({ delivery: a, order: x }, { delivery: b, order: y }) =>
+      Number(a.attempts > 0) - Number(b.attempts > 0) || (a.firstAttemptAt ?? 0) - (b.firstAttemptAt ?? 0) || x - y
+    ).map(({ delivery }) => delivery);
   }
 
   return {
@@ -264,7 +270,7 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
       const { rows } = await driver.execute({
         sql: `INSERT INTO webhooks (account_id, id, url, types, popup_id, description, created_at, disabled_at, secrets, previous_secret_expires_at,
                 failing_since, log_position)
-              SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, COALESCE((SELECT MAX(position) FROM events WHERE account_id = ?1), 0)
+              SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, COALESCE((SELECT MAX(account_position) FROM events WHERE account_id = ?1), 0)
               WHERE (SELECT COUNT(*) FROM webhooks WHERE account_id = ?1) < ?12
               RETURNING 1 AS inserted`,
         args: [
@@ -399,15 +405,15 @@ export function sqlWebhookStore(driver: SqlDriver, write: (statements: readonly 
         [
           {
             sql: `INSERT INTO webhook_deliveries (endpoint, position, event_id, event_type, status, attempts, next_attempt_at)
-                  SELECT webhooks.endpoint, events.position, ${EVENT_ID}, events.type, 'pending', 0, ?
-                  FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.position <= ${upTo}
+                  SELECT webhooks.endpoint, events.account_position, ${EVENT_ID}, events.type, 'pending', 0, ?
+                  FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.account_position <= ${upTo}
                   WHERE webhooks.account_id = ? AND webhooks.id = ? AND events.at >= ? AND ${MATCHES}
                   ON CONFLICT (endpoint, position) DO UPDATE SET status = 'pending', next_attempt_at = excluded.next_attempt_at, ${LEASE_RELEASED}
                   RETURNING 1 AS replayed`,
             args: [now, accountId, webhookId, since],
           },
           {
-            sql: `SELECT COUNT(*) AS coming FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.position > ${upTo}
+            sql: `SELECT COUNT(*) AS coming FROM webhooks JOIN events ON events.account_id = webhooks.account_id AND events.account_position > ${upTo}
                   WHERE webhooks.account_id = ? AND webhooks.id = ? AND events.at >= ? AND ${MATCHES}`,
             args: [accountId, webhookId, since],
           },
@@ -558,7 +564,7 @@ function attemptsRecorded(attempts: readonly DeliveryAttempt[], answer: Answer):
     ? [
       "made.position",
       `JOIN webhooks ON webhooks.account_id = made.account_id AND webhooks.id = made.webhook_id
-       JOIN events ON events.position = made.position AND events.account_id = made.account_id`,
+       JOIN events ON events.account_id = made.account_id AND events.account_position = made.position`,
       leased,
       "webhook_deliveries.lease_owner = ?3",
       "RETURNING position",
@@ -566,7 +572,7 @@ function attemptsRecorded(attempts: readonly DeliveryAttempt[], answer: Answer):
     : [
       `CASE WHEN events.position IS NOT NULL AND ${leased} THEN made.position ELSE ${NOT_RECORDED} END`,
       `LEFT JOIN webhooks ON webhooks.account_id = made.account_id AND webhooks.id = made.webhook_id
-       LEFT JOIN events ON events.position = made.position AND events.account_id = made.account_id`,
+       LEFT JOIN events ON events.account_id = made.account_id AND events.account_position = made.position`,
       "true",
       `CASE WHEN webhook_deliveries.lease_owner = ?3 THEN 1 ELSE ${NOT_RECORDED} END`,
       "",
@@ -609,9 +615,9 @@ function rangeMovedOn(accountId: string, webhookId: string, owner: string, posit
             lease_last = CASE WHEN ?5 >= lease_last THEN NULL ELSE lease_last END
           WHERE account_id = ?1 AND id = ?2 AND lease_owner = ?3 AND ?5 > log_position
             AND NOT EXISTS (SELECT 1 FROM events WHERE events.account_id = webhooks.account_id
-              AND events.position > webhooks.log_position AND events.position < ${first} AND ${MATCHES}
+              AND events.account_position > webhooks.log_position AND events.account_position < ${first} AND ${MATCHES}
               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_deliveries.endpoint = webhooks.endpoint
-                              AND webhook_deliveries.position = events.position))`,
+                              AND webhook_deliveries.position = events.account_position))`,
     args: [accountId, webhookId, owner, JSON.stringify(positions), Math.max(...positions)],
   };
 }
