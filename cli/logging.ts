@@ -19,6 +19,8 @@ const ERROR = 50;
 export interface ServerLog {
   info(message: string): void;
   warn(message: string): void;
+  /** A failure outside the handler's answers (level 50, with the error's stack). */
+  error(message: string, error: unknown): void;
   /** What `createSubmissionsHandler`'s `log` option receives. */
   entry(entry: LogEntry): void;
 }
@@ -43,6 +45,7 @@ function jsonLog(writeLine: (line: string) => void): ServerLog {
   return {
     info: (msg) => line(INFO, { msg }),
     warn: (msg) => line(WARN, { msg }),
+    error: (msg, error) => line(ERROR, { err: serializeError(error), msg }),
     entry(entry) {
       if (entry.type === "warning") {
         line(WARN, { req: { method: entry.method, url: entry.path }, msg: entry.error.message });
@@ -70,6 +73,10 @@ function prettyLog(writeLine: (line: string) => void): ServerLog {
   return {
     info: (message) => writeLine(message),
     warn: (message) => writeLine(message),
+    error(message, error) {
+      const { stack, message: text } = serializeError(error);
+      writeLine(`${stamp()} ERROR ${message}: ${stack ?? text}`);
+    },
     entry(entry) {
       if (entry.type === "warning") {
         writeLine(`${stamp()} WARN ${entry.error.message}`);

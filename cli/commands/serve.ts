@@ -221,7 +221,10 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     clientAddress: trustedProxies > 0 ? forwardedForAddress(trustedProxies) : undefined,
     rateLimit: { limiter: rateLimits === "database" ? storeRateLimiter(store) : undefined },
   });
-  const server = await serve(handler, { port, hostname, idleTimeoutMs: idleTimeout * 1000, maxConnections }).catch(async (error: NodeJS.ErrnoException) => {
+  // The server's own failures (an answer that failed after its head went out, such as an export
+  // whose database read failed midway: its client gets a cut transfer) go into the log, in its format.
+  const onError = (error: unknown) => log.error(`a response failed: ${error instanceof Error ? error.message : String(error)}`, error);
+  const server = await serve(handler, { port, hostname, idleTimeoutMs: idleTimeout * 1000, maxConnections, onError }).catch(async (error: NodeJS.ErrnoException) => {
     await store.close();
     throw new UsageError(`cannot listen on ${hostname}:${port}: ${error.code ?? error.message}`);
   });

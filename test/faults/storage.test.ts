@@ -132,7 +132,7 @@ storage("a disk that refuses to grow the files (a file size limit, as a disk quo
   }
 });
 
-storage("a file corrupt where a request reads it: 503 naming it, never a bare 500; an export it cuts is cut for its client too", async ({ dir }) => {
+storage("a file corrupt where a request reads it: 503 naming it, never a bare 500; an export it cuts is cut for its client too, and said so in the log", async ({ dir }) => {
   const path = join(dir, "live.db");
   const key = await newKey(`file:${path}`);
   let server = await serve(["--db", `file:${path}`]);
@@ -151,7 +151,8 @@ storage("a file corrupt where a request reads it: 503 naming it, never a bare 50
   writeSync(file, Buffer.alloc(8 * 4096, 0xad), 0, 8 * 4096, middle);
   closeSync(file);
 
-  server = await serve(["--db", `file:${path}`]);
+  server = await serve(["--db", `file:${path}`, "--log-format", "json"]);
+  let log: string;
   try {
     const statuses = new Map<number, number>();
     let message = "";
@@ -169,8 +170,11 @@ storage("a file corrupt where a request reads it: 503 naming it, never a bare 50
     await exported.text().catch(() => (cut = true));
     assert.ok(cut, "the export's transfer ends as if complete");
   } finally {
-    await server.stop();
+    log = (await server.stop()).stderr;
   }
+  // Every line of the log is JSON (a log shipper reads each), the cut export's failure among them.
+  const lines = log.trim().split("\n").map((line) => JSON.parse(line) as { level: number; msg: string });
+  assert.ok(lines.some((line) => line.level === 50 && line.msg === "a response failed: The database file is corrupt"), log);
 });
 
 storage.run();
