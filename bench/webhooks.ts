@@ -144,6 +144,9 @@ interface CreateRound {
    */
   requestWaitUs: number;
   loadWaitUs: number;
+  /** CPU of the load generator (this process) per create, and of the receiver per delivery it got (us): core 1's other two shares. */
+  loadUs: number;
+  receiverUs: number;
 }
 
 /** CPU seconds of each thread of a process, by thread id, and the cores each may run on. */
@@ -241,6 +244,8 @@ async function createRound(server: { url: string; pid: number }, key: string, re
     core0Busy: busy(0), core1Busy: busy(DISPATCHER_CORE),
     requestWaitUs: (spent("requestWait") / sent.succeeded) * 1e6,
     loadWaitUs: (spent("loadWait") / sent.succeeded) * 1e6,
+    loadUs: (spent("load") / sent.succeeded) * 1e6,
+    receiverUs: delivered === 0 ? NaN : (spent("receiver") / delivered) * 1e6,
   };
 }
 
@@ -322,7 +327,7 @@ try {
   let pair = 0;
   console.log(
     formatTable(
-      ["round", "endpoints", "creates/s", "of the two around", "delivered", "2x creates", "lag at end", "drained in", "request thread/create", "dispatcher/delivery", "binding/create", "V8 and Node/create", "core 0: ours", "all", "core 1: ours", "all", "request thread waited/create", "load waited/create"],
+      ["round", "endpoints", "creates/s", "of the two around", "delivered", "2x creates", "lag at end", "drained in", "request thread/create", "dispatcher/delivery", "binding/create", "V8 and Node/create", "core 0: ours", "all", "core 1: ours", "all", "request thread waited/create", "load waited/create", "load/create", "receiver/delivery"],
       rounds.map(({ endpoints, round }, i) => {
         const two = endpoints === 2;
         const paired = two ? pairs[pair++]! : undefined;
@@ -331,6 +336,7 @@ try {
           rate(round.delivered), two ? rate(2 * round.creates) : "-", two ? rate(round.lag) : "-", two ? `${Math.round(round.drainMs)} ms` : "-",
           us(round.requestThreadUs), us(round.dispatcherThreadUs), us(round.bindingThreadsUs), us(round.v8ThreadsUs),
           percent(round.core0Ours), percent(round.core0Busy), percent(round.core1Ours), percent(round.core1Busy), us(round.requestWaitUs), us(round.loadWaitUs),
+          us(round.loadUs), us(round.receiverUs),
         ];
       }),
     ),
@@ -340,6 +346,16 @@ try {
   console.log(
     `Medians: request thread ${us(requestNone)} per create without endpoints, ${us(requestTwo)} with two (${requestTwo >= requestNone ? "+" : ""}${us(requestTwo - requestNone)}); ` +
       `dispatcher's thread ${us(median(pairs.map((pair) => pair.round.dispatcherThreadUs)))} per delivery`,
+  );
+  // Core 1's CPU per create with two endpoints, by whom: where a cut there pays.
+  const core1 = {
+    load: median(pairs.map((pair) => pair.round.loadUs)), receiver: median(pairs.map((pair) => pair.round.receiverUs * pair.round.delivered / pair.round.creates)),
+    dispatcher: median(pairs.map((pair) => pair.round.dispatcherThreadUs * pair.round.delivered / pair.round.creates)),
+  };
+  console.log(
+    `Core 1 per create with two endpoints (medians): load generator ${us(core1.load)} (${us(median(without.map((round) => round.loadUs)))} without), ` +
+      `receiver ${us(core1.receiver)}, dispatcher's thread ${us(core1.dispatcher)}; ` +
+      `receiver ${us(median(pairs.map((pair) => pair.round.receiverUs)))} per delivery`,
   );
   const shares = counted.map((pair) => pair.share).sort((x, y) => x - y);
   const summary = `${sharePercent(share)}, the median of ${counted.length} of ${pairs.length} rounds' shares of the two around them` +
