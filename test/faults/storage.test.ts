@@ -64,6 +64,8 @@ storage("a full disk: writes get 507 with a clear message, reads still work, and
       assert.match(((await refused!.json()) as { message: string }).message, /no space left/i);
       for (let i = 0; i < 5; i++) assert.is((await create(server.url, key, `${"x".repeat(30_000)}-again-${i}@example.com`)).status, 507);
       assert.is((await fetch(`${server.url}/api/submission?popupId=p1&limit=1`, { headers: { "x-api-key": key } })).status, 200);
+      // The server still answers reads: the health check stays 200 (operations.md, Health).
+      assert.equal(await (await fetch(`${server.url}/api/health`)).json(), { status: "ok" });
 
       rmSync(filler);
       const after = await create(server.url, key, "after@example.com");
@@ -143,6 +145,7 @@ storage("a disk that refuses to grow the files (a file size limit, as a disk quo
     for (let i = 0; i < 5; i++) assert.is((await create(server.url, key, big(100 + i))).status, 503);
     const list = await fetch(`${server.url}/api/submission?popupId=p1&limit=1`, { headers: { "x-api-key": key } });
     assert.is(list.status, 200);
+    assert.equal(await (await fetch(`${server.url}/api/health`)).json(), { status: "ok" }, "reads go on: the health check stays 200");
   } finally {
     stop = await server.stop();
   }
@@ -201,6 +204,7 @@ storage("a file corrupt where a request reads it: 503 naming it, never a bare 50
     }
     assert.equal([...statuses.keys()].sort(), [200, 503], `statuses: ${JSON.stringify([...statuses])}`);
     assert.is(message, "The database file is corrupt");
+    assert.is((await fetch(`${server.url}/api/health`)).status, 200, "the rest of the file answers: the health check stays 200");
     const exported = await fetch(`${server.url}/api/submission/export?popupId=p1&format=ndjson`, { headers: { "x-api-key": key } });
     assert.is(exported.status, 200);
     let cut = false;
