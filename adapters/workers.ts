@@ -71,6 +71,8 @@ export function createWorker<Env extends object = WorkerEnv>(options: WorkerOpti
       opened = undefined;
       throw error;
     });
+  // Said once per isolate: every request of a Worker deployed without its database fails alike.
+  let reportedNotConfigured = false;
   return {
     async fetch(request, env, context) {
       try {
@@ -80,6 +82,11 @@ export function createWorker<Env extends object = WorkerEnv>(options: WorkerOpti
         if (dispatcher && context && mayHaveChanged(request.method, response.status)) context.waitUntil(dispatcher.runOnce().catch(reportError));
         return response;
       } catch (error) {
+        if (error instanceof WorkerNotConfigured) {
+          if (!reportedNotConfigured) console.error(`formsink: ${error.message}`);
+          reportedNotConfigured = true;
+          return Response.json({ message: error.message }, { status: 500 });
+        }
         reportError(error);
         return internalError();
       }
@@ -103,6 +110,15 @@ function allowsPrivateWebhooks(env: object): boolean {
   return (env as WorkerEnv).FORMSINK_ALLOW_PRIVATE_WEBHOOKS === "1";
 }
 
+/**
+ * The Worker was deployed without a database: no D1 binding named `DB` and no `FORMSINK_DB`.
+ * Every request is answered 500 with this message, which names what is missing and how to add
+ * it (the deployment's own mistake, which its operator reads first in a client's answer).
+ */
+export class WorkerNotConfigured extends Error {
+  override name = "WorkerNotConfigured";
+}
+
 export async function storeFromEnv(env: WorkerEnv): Promise<SubmissionStore> {
   if (env.DB) return createD1Store(env.DB);
   if (env.FORMSINK_DB) {
@@ -110,7 +126,23 @@ export async function storeFromEnv(env: WorkerEnv): Promise<SubmissionStore> {
     const { createClient } = await import("@libsql/client/web");
     return createLibsqlClientStore(createClient({ url: env.FORMSINK_DB, authToken: env.FORMSINK_DB_AUTH_TOKEN }), true);
   }
-  throw new Error("formsink needs a D1 binding named DB, or FORMSINK_DB (a libSQL URL) in the worker's environment");
+  throw new WorkerNotConfigured(notConfiguredMessage(env));
+}
+
+function notConfiguredMessage(env: object): string {
+  const otherD1 = Object.keys(env).filter((name) => isD1Binding((env as Record<string, unknown>)[name]));
+  const found = otherD1.length > 0
+    ? ` It has a D1 binding named ${otherD1.join(", ")}: name it DB, or pass createWorker({ store: (env) => createD1Store(env.${otherD1[0]}) }).`
+    : "";
+  return "formsink is not configured: this Worker has no D1 binding named DB and no FORMSINK_DB (a libSQL URL) in its environment." + found +
+    ' Bind a D1 database as DB in wrangler.toml ([[d1_databases]] binding = "DB", database_name = "formsink", database_id from `wrangler d1 create formsink`)' +
+    ' or wrangler.jsonc ("d1_databases": [{ "binding": "DB", ... }]), or set FORMSINK_DB and FORMSINK_DB_AUTH_TOKEN as secrets, then deploy again.';
+}
+
+/** A value that looks like a D1 binding (workerd's D1Database has no class of its own to test). */
+function isD1Binding(value: unknown): boolean {
+  const binding = value as Partial<D1Database> | null;
+  return typeof binding === "object" && binding !== null && typeof binding.prepare === "function" && typeof binding.batch === "function";
 }
 
 const worker: Worker<WorkerEnv> = createWorker();

@@ -5,7 +5,8 @@
  * hold is written: the path without its query string, never a header or a body.
  */
 import { hostname } from "node:os";
-import type { LogEntry } from "../src/options.ts";
+import type { LogEntry, RequestLogEntry } from "../src/options.ts";
+import { StoreUnavailable, type StoreFaultKind } from "../src/store.ts";
 import { BadValue } from "./config.ts";
 
 export const LOG_FORMATS = ["json", "pretty"] as const;
@@ -21,7 +22,10 @@ export interface ServerLog {
   warn(message: string): void;
   /** A failure outside the handler's answers (level 50, with the error's stack). */
   error(message: string, error: unknown): void;
-  /** What `createSubmissionsHandler`'s `log` option receives. */
+  /**
+   * What `createSubmissionsHandler`'s `log` option receives. A storage fault's detail is written
+   * once, when it starts, and its end once (`storageFaults`); every request has its request line.
+   */
   entry(entry: LogEntry): void;
 }
 
@@ -36,6 +40,7 @@ export function createServerLog(format: LogFormat, writeLine: (line: string) => 
 }
 
 function jsonLog(writeLine: (line: string) => void): ServerLog {
+  const faults = storageFaults();
   // pino's base fields: serialised once, as pino does.
   const base = `"pid":${process.pid},"hostname":${JSON.stringify(hostname())}`;
   const line = (level: number, fields: object) => {
@@ -60,15 +65,17 @@ function jsonLog(writeLine: (line: string) => void): ServerLog {
           responseTime: Math.round(entry.durationMs * 1000) / 1000,
           msg: entry.status >= 500 ? "request errored" : "request completed",
         });
-      } else {
+        for (const ended of faults.endedBy(entry)) line(INFO, { msg: faultEnded(ended) });
+      } else if (faults.begins(entry.error)) {
         const err = serializeError(entry.error);
-        line(ERROR, { req, err, msg: err.message });
+        line(ERROR, { req, err, msg: entry.error instanceof StoreUnavailable ? faultBegun(err.message) : err.message });
       }
     },
   };
 }
 
 function prettyLog(writeLine: (line: string) => void): ServerLog {
+  const faults = storageFaults();
   const stamp = () => new Date().toISOString();
   return {
     info: (message) => writeLine(message),
@@ -82,16 +89,75 @@ function prettyLog(writeLine: (line: string) => void): ServerLog {
         writeLine(`${stamp()} WARN ${entry.error.message}`);
       } else if (entry.type === "request") {
         writeLine(`${stamp()} ${entry.method} ${entry.path} ${entry.status} ${entry.durationMs.toFixed(1)}ms ${entry.requestId}`);
-      } else {
+        for (const ended of faults.endedBy(entry)) writeLine(`${stamp()} ${faultEnded(ended)}`);
+      } else if (faults.begins(entry.error)) {
         const { stack, message } = serializeError(entry.error);
-        writeLine(`${stamp()} ERROR ${entry.method} ${entry.path} ${entry.requestId}: ${stack ?? message}`);
+        const about = entry.error instanceof StoreUnavailable ? `${faultBegun(message)}\n` : "";
+        writeLine(`${stamp()} ERROR ${entry.method} ${entry.path} ${entry.requestId}: ${about}${stack ?? message}`);
       }
     },
   };
 }
 
-/** pino's `err` serializer: the error's class name, message and stack. */
+interface StorageFault {
+  kind: StoreFaultKind;
+  message: string;
+  /** The requests it failed: its first and every one after. */
+  failed: number;
+}
+
+/**
+ * A storage fault (a full disk, a disk that refuses writes, a lock another process holds, a
+ * corrupt page: the store's `StoreUnavailable`) fails every request that meets it until it
+ * clears, under load as often as requests come. Its detail (message, stack, cause) is written
+ * once, as it begins; each request it fails then has its request line only, whose status (503,
+ * 507) shows it; and the first write that succeeds after it ends it, in one line with how many
+ * requests it failed. A corrupt file is not mended by a write elsewhere in it: that fault is
+ * written once for the server's life.
+ */
+function storageFaults() {
+  const ongoing = new Map<string, StorageFault>();
+  return {
+    /** False for a storage fault already going on (counted, not to be written again); true for anything else. */
+    begins(error: unknown): boolean {
+      if (!(error instanceof StoreUnavailable)) return true;
+      const key = `${error.kind}\n${error.message}`;
+      const fault = ongoing.get(key);
+      if (fault) fault.failed++;
+      else ongoing.set(key, { kind: error.kind, message: error.message, failed: 1 });
+      return fault === undefined;
+    },
+    /** The faults a request's success ends (a write that succeeded ends every fault but a corrupt file), each once. */
+    endedBy(entry: RequestLogEntry): StorageFault[] {
+      if (ongoing.size === 0 || !isWrite(entry.method) || entry.status >= 300) return [];
+      const ended = [...ongoing].filter(([, fault]) => fault.kind !== "corrupt");
+      for (const [key] of ended) ongoing.delete(key);
+      return ended.map(([, fault]) => fault);
+    },
+  };
+}
+
+function isWrite(method: string): boolean {
+  return method !== "GET" && method !== "HEAD" && method !== "OPTIONS";
+}
+
+function faultBegun(message: string): string {
+  return `storage fault: ${message} (the requests it fails are logged as their request lines only, until a write succeeds)`;
+}
+
+function faultEnded(fault: StorageFault): string {
+  return `storage fault over, a write succeeded: ${fault.message} (${fault.failed} ${fault.failed === 1 ? "request" : "requests"} failed by it)`;
+}
+
+/**
+ * pino's `err` serializer: the error's class name, message and stack, the stack followed by its
+ * causes' (a storage fault's cause is the database's own error) as pino writes them.
+ */
 function serializeError(error: unknown): { type: string; message: string; stack?: string } {
-  if (error instanceof Error) return { type: error.constructor.name, message: error.message, stack: error.stack };
-  return { type: typeof error, message: String(error) };
+  if (!(error instanceof Error)) return { type: typeof error, message: String(error) };
+  let stack = error.stack;
+  for (let cause = error.cause, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    stack = `${stack ?? ""}\ncaused by: ${cause.stack ?? cause.message}`;
+  }
+  return { type: error.constructor.name, message: error.message, stack };
 }

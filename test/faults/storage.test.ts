@@ -23,7 +23,24 @@ function fill(dir: string): string {
   return filler;
 }
 
-storage("a full disk: writes get 507 with a clear message, reads still work, and writes work again once space is freed", async ({ dir }) => {
+/** A log line of `--log-format json`, as far as these tests read it. */
+interface LogLine {
+  level: number;
+  msg: string;
+  err?: { message: string; stack: string };
+  res?: { statusCode: number };
+}
+
+function logLines(log: string): LogLine[] {
+  return log.trim().split("\n").map((line) => JSON.parse(line) as LogLine);
+}
+
+/** The log's lines with an error's detail: what a storage fault writes once, not per request. */
+function errorLines(log: string): LogLine[] {
+  return logLines(log).filter((line) => line.err !== undefined);
+}
+
+storage("a full disk: writes get 507 with a clear message, reads still work, and writes work again once space is freed; the log has the fault's detail once, a line per request, and its end", async ({ dir }) => {
   assert.is(process.getuid?.(), 0, "this test mounts a small tmpfs to fill it, which needs root: run it as root (CI does)");
   const mount = join(dir, "small");
   mkdirSync(mount);
@@ -31,7 +48,8 @@ storage("a full disk: writes get 507 with a clear message, reads still work, and
   try {
     const db = `file:${join(mount, "live.db")}`;
     const key = await newKey(db);
-    const server = await serve(["--db", db]);
+    const server = await serve(["--db", db, "--log-format", "json"]);
+    let log: string;
     try {
       assert.is((await create(server.url, key, "before@example.com")).status, 201);
       const filler = fill(mount);
@@ -44,14 +62,27 @@ storage("a full disk: writes get 507 with a clear message, reads still work, and
       assert.ok(refused, "the disk never filled");
       assert.is(refused!.status, 507, await refused!.clone().text());
       assert.match(((await refused!.json()) as { message: string }).message, /no space left/i);
+      for (let i = 0; i < 5; i++) assert.is((await create(server.url, key, `${"x".repeat(30_000)}-again-${i}@example.com`)).status, 507);
       assert.is((await fetch(`${server.url}/api/submission?popupId=p1&limit=1`, { headers: { "x-api-key": key } })).status, 200);
+      // The server still answers reads: the health check stays 200 (operations.md, Health).
+      assert.equal(await (await fetch(`${server.url}/api/health`)).json(), { status: "ok" });
 
       rmSync(filler);
       const after = await create(server.url, key, "after@example.com");
       assert.is(after.status, 201, await after.clone().text());
     } finally {
-      await server.stop();
+      log = (await server.stop()).stderr;
     }
+    // Six writes refused: one line with the fault's detail (its cause, SQLite's error, in the
+    // stack), a request line for each, and one line when a write succeeds again.
+    const [fault, ...more] = errorLines(log);
+    assert.equal(more, [], log);
+    assert.is(fault!.level, 50);
+    assert.match(fault!.msg, /^storage fault: The database has no space left/, log);
+    assert.match(fault!.err!.stack, /caused by: .*full/i, log);
+    assert.is(logLines(log).filter((line) => line.res?.statusCode === 507).length, 6, log);
+    const over = logLines(log).filter((line) => line.msg.startsWith("storage fault over"));
+    assert.equal(over.map((line) => [line.level, line.msg]), [[30, "storage fault over, a write succeeded: The database has no space left for this write (6 requests failed by it)"]], log);
   } finally {
     execFileSync("umount", ["-l", mount]);
   }
@@ -111,11 +142,20 @@ storage("a disk that refuses to grow the files (a file size limit, as a disk quo
     assert.is(refused!.status, 503, await refused!.clone().text());
     assert.is(refused!.headers.get("retry-after"), "5");
     assert.match(((await refused!.json()) as { message: string }).message, /disk failed to read or write/);
+    for (let i = 0; i < 5; i++) assert.is((await create(server.url, key, big(100 + i))).status, 503);
     const list = await fetch(`${server.url}/api/submission?popupId=p1&limit=1`, { headers: { "x-api-key": key } });
     assert.is(list.status, 200);
+    assert.equal(await (await fetch(`${server.url}/api/health`)).json(), { status: "ok" }, "reads go on: the health check stays 200");
   } finally {
     stop = await server.stop();
   }
+  // The fault's detail once, SQLite's error as its cause; each refused write a request line.
+  const [fault, ...more] = errorLines(stop.stderr);
+  assert.equal(more, [], stop.stderr);
+  assert.is(fault!.level, 50);
+  assert.match(fault!.msg, /^storage fault: The database's disk failed to read or write/, stop.stderr);
+  assert.match(fault!.err!.stack, /caused by: .*(I\/O|IOERR)/i, stop.stderr);
+  assert.is(logLines(stop.stderr).filter((line) => line.res?.statusCode === 503).length, 6, stop.stderr);
   assert.ok(acknowledged.length > 0, "nothing was acknowledged before the limit");
   // The WAL could not be folded into the file: it stays, and the stop is still a clean one.
   assert.is(stop.code, 0, stop.stderr);
@@ -164,6 +204,7 @@ storage("a file corrupt where a request reads it: 503 naming it, never a bare 50
     }
     assert.equal([...statuses.keys()].sort(), [200, 503], `statuses: ${JSON.stringify([...statuses])}`);
     assert.is(message, "The database file is corrupt");
+    assert.is((await fetch(`${server.url}/api/health`)).status, 200, "the rest of the file answers: the health check stays 200");
     const exported = await fetch(`${server.url}/api/submission/export?popupId=p1&format=ndjson`, { headers: { "x-api-key": key } });
     assert.is(exported.status, 200);
     let cut = false;

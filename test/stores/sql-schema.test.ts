@@ -17,7 +17,8 @@ import type { SqlStatement } from "../../src/stores/sql/driver.ts";
 import { listStatements, pageReading, walkStatement, withChoice } from "../../src/stores/sql/list-query.ts";
 import { identifierLookup } from "../../src/stores/sql/identifying-fields.ts";
 import { migrate } from "../../src/stores/sql/migrate.ts";
-import { dayOf, MIGRATIONS } from "../../src/stores/sql/migrations.ts";
+import { dayOf } from "../../src/stores/sql/counting.ts";
+import { MIGRATIONS } from "../../src/stores/sql/migrations.ts";
 
 const plans = suite("SQL store: query plans");
 

@@ -17,9 +17,9 @@ export function createdEventText(now: number): string {
  * The columns `eventText` reads, of the events row `e` and the submissions row `s` that
  * EVENT_TEXT_JOIN joins to a created event.
  */
-export const EVENT_TEXT_COLUMNS = `e.type, e.event, e.created_status, e.submission_id, e.popup_id,
+const EVENT_TEXT_COLUMNS = `e.type, e.event, e.created_status, e.submission_id, e.popup_id,
     s.id, s.popup_id AS s_popup_id, s.data, s.domain, s.user_agent, s.device, s.created_at`;
-export const EVENT_TEXT_JOIN = "LEFT JOIN submissions s ON e.type = 'submission.created' AND s.account_id = e.account_id AND s.id = e.submission_id";
+const EVENT_TEXT_JOIN = "LEFT JOIN submissions s ON e.type = 'submission.created' AND s.account_id = e.account_id AND s.id = e.submission_id";
 
 /**
  * One page of the log with the account's head (newest and pruned positions), in one statement,

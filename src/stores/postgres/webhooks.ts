@@ -16,7 +16,12 @@
 import type { EventType } from "../../events.ts";
 import { type ClaimedDelivery, type DeliveryAttempt, type WebhookChange, WebhookLimitReached, type WebhookStore } from "../../store.ts";
 import { toDelivery, toWebhook, WEBHOOK_CHANGES } from "../sql/records.ts";
-import { EVENT_TEXT_COLUMNS, EVENT_TEXT_JOIN, eventText, type EventTextRow, type Query } from "./events.ts";
+import { eventText, type EventTextRow, type Query } from "./events.ts";
+
+// The texts below that a migration's function is built from (MATCHES, EVENT_ID, CLAIMED_COLUMNS,
+// LOCKED_IN_KEY_ORDER, LEASE_RELEASED, ...) are part of released migrations: never edited, as
+// the migrations themselves (test/stores/released-migrations.test.ts fails when one changes). A
+// live query that needs another text takes one of its own.
 
 /** True for an event `e` the endpoint `w` subscribes to. */
 const MATCHES = `(w.types IS NULL OR e.type IN (SELECT json_array_elements_text(w.types::json)))
@@ -24,6 +29,15 @@ const MATCHES = `(w.types IS NULL OR e.type IN (SELECT json_array_elements_text(
 
 /** The event's id, read from its stored text: a created event keeps only the text before its data (events.ts). */
 const EVENT_ID = `(CASE WHEN e.type = 'submission.created' THEN e.event || 'null}' ELSE e.event END)::json ->> 'id'`;
+
+/**
+ * The event's columns the claim returns and their join, as events.ts's EVENT_TEXT_COLUMNS and
+ * EVENT_TEXT_JOIN were when migration 2 was released: frozen here, so that a change of the log's
+ * own reads never changes what a released migration creates.
+ */
+const CLAIMED_EVENT_COLUMNS = `e.type, e.event, e.created_status, e.submission_id, e.popup_id,
+    s.id, s.popup_id AS s_popup_id, s.data, s.domain, s.user_agent, s.device, s.created_at`;
+const CLAIMED_EVENT_JOIN = "LEFT JOIN submissions s ON e.type = 'submission.created' AND s.account_id = e.account_id AND s.id = e.submission_id";
 
 /** The columns of a claimed delivery, as `formsink_claim_deliveries` returns them (and migration 8's function after it). */
 const CLAIMED_COLUMNS = `    account_id text, webhook_id text, "position" bigint, event_id text, event_type text, attempts integer, first_attempt_at bigint,
@@ -108,11 +122,11 @@ ${lease}
       RETURNING d.account_id, d.webhook_id, d.position, d.event_id, d.event_type, d.attempts, d.first_attempt_at, c.kind, c.since)
   SELECT d.account_id, d.webhook_id, d.position, d.event_id, d.event_type, d.attempts, d.first_attempt_at,
     w.url, w.types, w.popup_id, w.description, w.created_at, w.disabled_at, w.secrets, w.previous_secret_expires_at, w.failing_since,
-    ${EVENT_TEXT_COLUMNS}
+    ${CLAIMED_EVENT_COLUMNS}
   FROM leased d
   JOIN webhooks w ON w.account_id = d.account_id AND w.id = d.webhook_id
   JOIN events e ON e.account_id = d.account_id AND e.position = d.position
-  ${EVENT_TEXT_JOIN}
+  ${CLAIMED_EVENT_JOIN}
   ORDER BY d.kind, d.since, d.position;
 END $$`;
 

@@ -11,7 +11,7 @@
  */
 import type { SqlStatement, SqlValue } from "./driver.ts";
 import type { GroupWork } from "./group-commit.ts";
-import { DAY_MS } from "./migrations.ts";
+import { DAY_MS } from "./counting.ts";
 import { placeholderRows, rowsTogether } from "./rows-together.ts";
 import { SUBMISSION_ROW_COLUMNS } from "./submission-row.ts";
 

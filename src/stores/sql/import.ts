@@ -14,7 +14,7 @@ import type { Submission } from "../../submission.ts";
 import type { SqlStatement } from "./driver.ts";
 import { importedEvents, newestPosition } from "./events.ts";
 import { jsonArrayChunks } from "./json-chunks.ts";
-import { dayOf, EQUALITY_COLUMNS } from "./migrations.ts";
+import { dayOf, EQUALITY_COLUMNS } from "./counting.ts";
 import { SUBMISSION_ROW_COLUMN_COUNT, SUBMISSION_ROW_COLUMNS, submissionToRow } from "./submission-row.ts";
 
 const INSERT_SQL = `INSERT INTO submissions (account_id, ${SUBMISSION_ROW_COLUMNS})

@@ -4,7 +4,7 @@
  * `test/stores/sql-schema.test.ts` can `EXPLAIN QUERY PLAN` these very statements.
  */
 import type { SqlStatement, SqlValue } from "./driver.ts";
-import { DAY_MS, EQUALITY_COLUMNS } from "./migrations.ts";
+import { DAY_MS, EQUALITY_COLUMNS } from "./counting.ts";
 import type { SubmissionCursor, SubmissionFilter, SubmissionQuery, SubmissionWalk } from "../../store.ts";
 import {
   SUBMISSION_ARRAY, SUBMISSION_COLUMNS, SUBMISSION_CSV_PARTS, SUBMISSION_JSON_TIME_APART, SUBMISSION_JSON_TIME_APART_AS_STORED, SUBMISSION_LINE, SUBMISSION_LINE_AS_STORED,

@@ -2,16 +2,19 @@
  * Schema versions, applied in order on open. A migration is never edited once released: a
  * change is a new entry. Each runs in the same write transaction as its version record, so a
  * crash leaves the schema at one version or the next, never between.
+ *
+ * So a migration reads nothing the live code may change: every value its SQL is built from is
+ * defined here and frozen with it (the list of counted columns, the numbering of days), never
+ * imported. `test/stores/released-migrations.test.ts` holds a digest of each released
+ * migration's statements and fails when one changes.
  */
 
 /**
- * The equality filters: a list filter's field and its column, the column as migration 10 names
- * it in `submission_value_days.field`.
+ * The columns migrations 10, 11, 12, 18 and 19 count per value and day (`submission_value_days`):
+ * the equality filters when they were released (counting.ts's `EQUALITY_COLUMNS` then), frozen.
+ * A filter added later is counted by a migration of its own, with a list of its own.
  */
-export const EQUALITY_COLUMNS = { popupId: "popup_id", domain: "domain", device: "device", status: "status" } as const;
-
-/** A UTC day in milliseconds: the length of the days `dayOf` numbers (the days of the tables of counts per day). */
-export const DAY_MS = 86_400_000;
+const VALUE_DAY_COLUMNS = ["popup_id", "domain", "device", "status"] as const;
 
 /** The insert triggers' condition from migration 11: no import is adding rows in this transaction. */
 const NOT_IMPORTING = "NOT EXISTS (SELECT 1 FROM submission_import)";
@@ -359,7 +362,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       n INTEGER NOT NULL,
       PRIMARY KEY (account_id, field, day, value)
     ) WITHOUT ROWID`,
-    ...Object.values(EQUALITY_COLUMNS).map((column) => `INSERT INTO submission_value_days (account_id, field, value, day, n)
+    ...VALUE_DAY_COLUMNS.map((column) => `INSERT INTO submission_value_days (account_id, field, value, day, n)
       SELECT account_id, '${column}', ${column}, day, SUM(n) FROM submission_day_counts GROUP BY account_id, ${column}, day`),
     `CREATE TRIGGER submissions_value_day_counted_on_insert AFTER INSERT ON submissions BEGIN
       ${valueDaysAdded("NEW")};
@@ -530,7 +533,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   // plus one), and so wrote a page of each of those fields to the WAL for no change of a count.
   [
     `DROP TRIGGER submissions_value_day_counted_on_update`,
-    ...Object.values(EQUALITY_COLUMNS).map((column) => `CREATE TRIGGER submissions_value_day_counted_on_${column}_update
+    ...VALUE_DAY_COLUMNS.map((column) => `CREATE TRIGGER submissions_value_day_counted_on_${column}_update
       AFTER UPDATE OF account_id, ${column}, created_at ON submissions
       WHEN OLD.account_id IS NOT NEW.account_id OR OLD.${column} IS NOT NEW.${column} OR ${dayOf("OLD.created_at")} IS NOT ${dayOf("NEW.created_at")} BEGIN
       ${valueDayTaken("OLD", column)};
@@ -649,13 +652,13 @@ function plainTextTest(row: string): string {
 
 /** One statement adding a row's values to their days (of `row`: NEW or OLD). */
 function valueDaysAdded(row: string): string {
-  const values = Object.values(EQUALITY_COLUMNS).map((column) => `(${row}.account_id, '${column}', ${row}.${column}, ${dayOf(`${row}.created_at`)}, 1)`);
+  const values = VALUE_DAY_COLUMNS.map((column) => `(${row}.account_id, '${column}', ${row}.${column}, ${dayOf(`${row}.created_at`)}, 1)`);
   return `INSERT INTO submission_value_days (account_id, field, value, day, n) VALUES ${values.join(", ")} ON CONFLICT DO UPDATE SET n = n + 1`;
 }
 
 /** A statement per equality filter taking a row's values from their days, each by primary key. */
 function valueDaysTaken(row: string): string {
-  return Object.values(EQUALITY_COLUMNS).map((column) => valueDayTaken(row, column)).join(";\n      ");
+  return VALUE_DAY_COLUMNS.map((column) => valueDayTaken(row, column)).join(";\n      ");
 }
 
 /** Takes a row (of `row`: NEW or OLD) from its value's day of one equality filter's `column`, by primary key. */
@@ -671,9 +674,11 @@ function valueDayAdded(row: string, column: string): string {
 }
 
 /**
- * The UTC day of an epoch-milliseconds expression, as a whole number that rounds down before
- * 1970 too (SQLite's integer division rounds toward zero): in JavaScript, `Math.floor(millis / DAY_MS)`.
+ * The UTC day of an epoch-milliseconds expression, as the migrations since 7 write it into their
+ * statements and triggers: a whole number that rounds down before 1970 too (SQLite's integer
+ * division rounds toward zero). Frozen: counting.ts's `dayOf`, which the live statements use,
+ * must number days the same way.
  */
-export function dayOf(millis: string): string {
-  return `((${millis} - ((${millis} % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS}) / ${DAY_MS})`;
+function dayOf(millis: string): string {
+  return `((${millis} - ((${millis} % 86400000) + 86400000) % 86400000) / 86400000)`;
 }

@@ -164,22 +164,41 @@ adapter("without D1, takes a remote libSQL database from FORMSINK_DB and its tok
   assert.is(page.total, 1);
 });
 
-adapter("with no store configured it answers 500 without details, and recovers once configured", async () => {
+adapter("with no store configured it answers 500 naming the missing D1 binding and how to add it, says so once in the log, and recovers once configured", async () => {
   const worker = createWorker();
-  const errors: unknown[] = [];
+  const errors: unknown[][] = [];
   const reported = console.error;
   console.error = (...parts: unknown[]) => void errors.push(parts);
   try {
-    const response = await worker.fetch(new Request("http://formsink.test/api/submission"), {});
-    assert.is(response.status, 500);
-    assert.equal(await response.json(), { message: "Internal server error" });
-    assert.match(String(errors.flat()), /D1 binding named DB, or FORMSINK_DB/);
+    for (const path of ["/api/submission", "/api/health"]) {
+      const response = await worker.fetch(new Request(`http://formsink.test${path}`), {});
+      assert.is(response.status, 500);
+      const { message } = (await response.json()) as { message: string };
+      assert.match(message, "no D1 binding named DB and no FORMSINK_DB");
+      assert.match(message, '[[d1_databases]] binding = "DB"');
+      assert.not.match(message, "It has a D1 binding named");
+    }
+    assert.is(errors.length, 1, "said once, not per request");
+    assert.match(String(errors[0]), "formsink: formsink is not configured");
   } finally {
     console.error = reported;
   }
   await freshD1Store();
   const later = await worker.fetch(new Request("http://formsink.test/api/submission"), { DB: env.DB });
   assert.is(later.status, 401);
+});
+
+adapter("a D1 binding under another name is named in the answer, with the two ways to use it", async () => {
+  const reported = console.error;
+  console.error = () => {};
+  try {
+    const response = await createWorker().fetch(new Request("http://formsink.test/api/submission"), { FORMS_DB: env.DB } as WorkerEnv);
+    assert.is(response.status, 500);
+    const { message } = (await response.json()) as { message: string };
+    assert.match(message, "It has a D1 binding named FORMS_DB: name it DB, or pass createWorker({ store: (env) => createD1Store(env.FORMS_DB) })");
+  } finally {
+    console.error = reported;
+  }
 });
 
 adapter("its scheduled handler prunes the store's change log to the retention it was given", async () => {
