@@ -103,7 +103,7 @@ const QUERY_PARAMETER_DESCRIPTIONS: Record<string, string> = {
   limit: "Page size.",
   offset: "Items to skip. Not with `cursor`.",
   cursor:
-    "`nextCursor` of an earlier answer, with the same filters and orderBy: the page right after that one, at the cost of the first page however deep, never repeating or skipping an item while others are created or deleted. Not with `offset`; a malformed cursor, or one made for other filters or another order, is 400.",
+    "`nextCursor` of an earlier list answer, with the same filters and orderBy: the list's page (or, for the export, every match) right after that page, at the cost of the first page however deep, never repeating or skipping an item while others are created or deleted. Not with `offset`; a malformed cursor, or one made for other filters or another order, is 400.",
   popupId: "Only submissions of this popup.",
   domain: "Only submissions made on this domain.",
   device: "Only submissions of this device type.",
