@@ -64,7 +64,7 @@ const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: (limits:
   },
   410: {
     name: "Gone",
-    description: () => "The events cursor is older than the events kept: export afresh and continue from a new cursor (the message says how).",
+    description: () => "The events cursor is outside the events kept (older than them, or ahead of the account's log): export afresh and continue from a new cursor (the message says how).",
   },
   413: { name: "PayloadTooLarge", description: (limits) => `The body is larger than ${limits.maxBodyBytes} bytes.` },
   422: {

@@ -281,7 +281,7 @@ export interface FormsinkClient {
   /** Replaces the account's retention rules; `[]` removes them. */
   setRetention(rules: RetentionRule[], request?: RequestOptions): Promise<RetentionRules>;
   previewRetention(request?: RequestOptions): Promise<RetentionPreview>;
-  /** One page of the change log. A cursor older than the events kept is a `FormsinkError` with status 410. */
+  /** One page of the change log. A cursor outside the events kept (older, or ahead of the log) is a `FormsinkError` with status 410. */
   events(options?: EventsOptions, request?: RequestOptions): Promise<EventList>;
   /** Subscribes an endpoint; the answer carries its signing secret, which is never shown again. */
   createWebhook(body: CreateWebhook, request?: RequestOptions): Promise<WebhookWithSecret>;
