@@ -57,7 +57,7 @@ export async function main(args: string[], io: Io = processIo()): Promise<number
     return await (await command())(rest, io);
   } catch (error) {
     if (error instanceof UsageError || (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))) {
-      io.stderr(`formsink: ${error.message}\nRun "formsink ${command ? `${name} ` : ""}--help" for usage.`);
+      io.stderr(`formsink: ${usageMessage(error)}\nRun "formsink ${command ? `${name} ` : ""}--help" for usage.`);
       return EXIT_USAGE;
     }
     // Not a failure to explain: the reader took what it wanted (`| head`); stop quietly.
@@ -74,6 +74,15 @@ export async function main(args: string[], io: Io = processIo()): Promise<number
     }
     throw error;
   }
+}
+
+/**
+ * The mistake alone: Node's parseArgs adds to "Unknown option '--x'" a hint on passing
+ * '--x' as a positional after '--', which no formsink command takes, so it only misleads
+ * someone who mistyped a flag.
+ */
+function usageMessage(error: Error): string {
+  return error.message.split(". To specify a positional argument")[0]!;
 }
 
 function processIo(): Io {

@@ -29,6 +29,12 @@ export function decodeListCursor(cursor: string, filter: SubmissionFilter, order
   return { ok: true, after: { createdAt, submissionId } };
 }
 
+/** What the 400 says when `decodeListCursor` refuses a cursor (the list's and the export's). */
+export const CURSOR_PROBLEMS = {
+  malformed: "cursor is not a cursor this API made: pass an earlier answer's nextCursor as it is",
+  mismatched: "cursor was made for other filters or another orderBy: pass the filters and orderBy of the request that gave it",
+} as const;
+
 function parse(cursor: string): [number, string, string, number, string] | undefined {
   if (!/^[A-Za-z0-9_-]{1,1024}$/.test(cursor)) return undefined;
   let fields: unknown;

@@ -64,7 +64,7 @@ const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: (limits:
   },
   410: {
     name: "Gone",
-    description: () => "The events cursor is older than the events kept: export afresh and continue from a new cursor (the message says how).",
+    description: () => "The events cursor is outside the events kept (older than them, or ahead of the account's log): export afresh and continue from a new cursor (the message says how).",
   },
   413: { name: "PayloadTooLarge", description: (limits) => `The body is larger than ${limits.maxBodyBytes} bytes.` },
   422: {
@@ -103,7 +103,7 @@ const QUERY_PARAMETER_DESCRIPTIONS: Record<string, string> = {
   limit: "Page size.",
   offset: "Items to skip. Not with `cursor`.",
   cursor:
-    "`nextCursor` of an earlier answer, with the same filters and orderBy: the page right after that one, at the cost of the first page however deep, never repeating or skipping an item while others are created or deleted. Not with `offset`; a malformed cursor, or one made for other filters or another order, is 400.",
+    "`nextCursor` of an earlier list answer, with the same filters and orderBy: the list's page (or, for the export, every match) right after that page, at the cost of the first page however deep, never repeating or skipping an item while others are created or deleted. Not with `offset`; a malformed cursor, or one made for other filters or another order, is 400.",
   popupId: "Only submissions of this popup.",
   domain: "Only submissions made on this domain.",
   device: "Only submissions of this device type.",

@@ -51,6 +51,8 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export const exportQuery = type({
   format: type.enumerated(...EXPORT_FORMATS).default("csv"),
+  // A list answer's nextCursor: the export starts after that page (src/list-cursor.ts reads it).
+  "cursor?": "string",
   ...filterQuery,
 });
 

@@ -13,7 +13,7 @@ const HELP = `Manage an account's webhook endpoints in the database, as the API 
 A secret is printed once, alone on stdout.
 
 Usage:
-  formsink webhooks add --account NAME --url URL [--type TYPE]... [--popup ID] [--description TEXT]
+  formsink webhooks add --account NAME --url URL [--type TYPE]... [--popup ID] [--description TEXT] [--allow-private-webhooks]
       Subscribes URL to the account's events from now on (every type, every popup, unless
       narrowed) and prints its signing secret (whsec_...). The URL must be https and name no
       private address unless --allow-private-webhooks (or FORMSINK_ALLOW_PRIVATE_WEBHOOKS=1):
@@ -26,11 +26,13 @@ Usage:
       The delivery log, newest event first: status (pending, succeeded, failed), attempts,
       the last attempt's time, status code and error, and the next attempt's time.
   formsink webhooks retry --account NAME WEBHOOK-ID EVENT-ID
-      Sends that event to the endpoint again, at once.
+      Makes that delivery due now, a failed one too (EVENT-ID as the delivery log shows it).
   formsink webhooks replay --account NAME WEBHOOK-ID --since INSTANT
-      Sends again every event kept since INSTANT (such as 2026-11-23T10:00:00Z).
+      Makes every event kept since INSTANT (such as 2026-11-23T10:00:00Z) that the endpoint
+      subscribes to a delivery due now, and prints how many.
 
-A running server sends what these queue on its next round.
+A running server sends what these queue on its next round: within its --webhook-poll
+(5 seconds by default).
 
 Options:
 ${DATABASE_HELP}

@@ -209,6 +209,11 @@ export interface SubmissionFilters {
   createdBefore?: Instant;
 }
 
+/** An export's query: the filters, and a list page's `nextCursor` (same filters and order) to export what follows that page. */
+export interface ExportOptions extends SubmissionFilters {
+  cursor?: string;
+}
+
 /**
  * A list page's query: the filters plus `limit` (1..100, default 10) and either `offset` or
  * `cursor` (an earlier page's `nextCursor`, with the same filters): the schema `listQuery`.
@@ -258,10 +263,11 @@ export interface FormsinkClient {
   updateStatus(submissionId: string, status: SubmissionStatus, request?: RequestOptions): Promise<StatusUpdateResult>;
   delete(submissionId: string, request?: RequestOptions): Promise<DeleteResult>;
   /**
-   * Every matching submission, streamed by the export endpoint (NDJSON) and handed out one at
-   * a time. Stopping early (`break`) closes the connection, which stops the server's query.
+   * Every matching submission (with `cursor`, every one after that list page), streamed by the
+   * export endpoint (NDJSON) and handed out one at a time. Stopping early (`break`) closes the
+   * connection, which stops the server's query.
    */
-  export(filters?: SubmissionFilters, request?: RequestOptions): AsyncGenerator<Submission, void, undefined>;
+  export(filters?: ExportOptions, request?: RequestOptions): AsyncGenerator<Submission, void, undefined>;
   /**
    * Every matching submission through the list endpoint, page after page, for servers or
    * keys where the export is not an option. Each page follows the last one's `nextCursor`, so
@@ -275,7 +281,7 @@ export interface FormsinkClient {
   /** Replaces the account's retention rules; `[]` removes them. */
   setRetention(rules: RetentionRule[], request?: RequestOptions): Promise<RetentionRules>;
   previewRetention(request?: RequestOptions): Promise<RetentionPreview>;
-  /** One page of the change log. A cursor older than the events kept is a `FormsinkError` with status 410. */
+  /** One page of the change log. A cursor outside the events kept (older, or ahead of the log) is a `FormsinkError` with status 410. */
   events(options?: EventsOptions, request?: RequestOptions): Promise<EventList>;
   /** Subscribes an endpoint; the answer carries its signing secret, which is never shown again. */
   createWebhook(body: CreateWebhook, request?: RequestOptions): Promise<WebhookWithSecret>;

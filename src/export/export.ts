@@ -45,6 +45,8 @@ export interface ExportOptions {
   format: ExportFormat;
   filter: SubmissionFilter;
   order: "asc" | "desc";
+  /** Where to start: after this row (a list's cursor); without it, at the first match. */
+  after?: SubmissionCursor;
   pageSize?: number;
   /** Told after each page is handed out, with the number of rows so far. */
   onProgress?: (rows: number) => void;
@@ -73,7 +75,7 @@ export async function openExport(store: SubmissionStore, accountId: string, opti
 
   // The limit each page was read with, to tell a short (last) page.
   let limit = Math.min(pageSize, MIN_PAGE_SIZE);
-  let page = await walk(undefined, limit);
+  let page = await walk(options.after, limit);
   let rows = 0;
   return new ReadableStream<Uint8Array>({
     // Called again when the reader has taken the last chunk (one chunk is kept ready), so the

@@ -11,7 +11,7 @@ import { validate } from "../validate.ts";
 import type { KeyedContext } from "./context.ts";
 
 export const CURSOR_EXPIRED =
-  "The cursor is older than the events kept: events after it were pruned. Export the submissions afresh (GET /api/submission/export) and continue from a new cursor (GET /api/events without `after`, then follow nextCursor).";
+  "The cursor is outside the events kept: events after it were pruned, or it is ahead of this account's log (the database was restored from an earlier backup, or the cursor is another database's). Export the submissions afresh (GET /api/submission/export) and continue from a new cursor (GET /api/events without `after`, then follow nextCursor).";
 
 export async function listEvents(_request: ApiRequest, context: KeyedContext): Promise<Answer> {
   const { after, limit, type: types, popupId } = validate(eventsQuery, singleValuedQuery(context.url, EVENTS_QUERY_PARAMETERS), "query");

@@ -8,7 +8,7 @@ import type { ApiRequest } from "../http/request.ts";
 import { isSubmissionId } from "../id.ts";
 import { getSubmissionAsJson, listSubmissionsAsJson, placeOf, SUBMISSION_FILTER_FIELDS, type SubmissionFilter, type SubmissionQuery } from "../store.ts";
 import { SUBMISSION_STATUSES, type SubmissionStatus } from "../submission.ts";
-import { decodeListCursor, encodeListCursor } from "../list-cursor.ts";
+import { CURSOR_PROBLEMS, decodeListCursor, encodeListCursor } from "../list-cursor.ts";
 import type { KeyedContext } from "./context.ts";
 import { LIST_QUERY_PARAMETERS, type ListParameters, readListParameters } from "./list-parameters.ts";
 
@@ -61,11 +61,6 @@ async function validateListQuery(given: Record<string, string>): Promise<ListPar
   const [{ listQuery }, { validate }] = await validation();
   return validate(listQuery, given, "query");
 }
-
-const CURSOR_PROBLEMS = {
-  malformed: "cursor is not a cursor this API made: pass an earlier answer's nextCursor as it is",
-  mismatched: "cursor was made for other filters or another orderBy: pass the filters and orderBy of the request that gave it",
-} as const;
 
 export async function getSubmission(_request: ApiRequest, context: KeyedContext): Promise<Answer> {
   // As the store wrote it (SQLite writes the JSON), not parsed and re-serialised.

@@ -193,4 +193,22 @@ export function testEventLog<S extends Store>(options: StoreSuiteOptions<S>): vo
     assert.equal((await readAll(store, ACCOUNT, {}, 7, whole.cursor)).events, [], "a cursor past what was pruned reads on");
     assert.equal((await readAll(store, OTHER_ACCOUNT)).events, []);
   });
+
+  // A cursor past the account's newest position was never handed out by this log: one kept
+  // across a restore from an earlier backup, or from another database. Read as caught up, it
+  // would skip the events written until the log passes it, and never learn that the ones
+  // after the backup were undone; it must start afresh, as after a prune.
+  test("events: a cursor ahead of the account's log has expired; the newest cursor reads on", async (store) => {
+    const [first, second] = seedRows(2) as [Submission, Submission];
+    assert.equal(await store.readEvents(ACCOUNT, { limit: 10, after: 3 }), { expired: true }, "an account without events");
+    await store.insertSubmission(ACCOUNT, first);
+    await store.insertSubmission(OTHER_ACCOUNT, first);
+    await store.insertSubmission(OTHER_ACCOUNT, second);
+    const cursor = (await readAll(store, ACCOUNT)).cursor!;
+    assert.equal(await store.readEvents(ACCOUNT, { limit: 10, after: cursor + 1 }), { expired: true });
+    assert.equal(await store.readEvents(ACCOUNT, { limit: 10, after: cursor + 1, types: ["submission.deleted"] }), { expired: true });
+    assert.equal(await store.readEvents(ACCOUNT, { limit: 10, after: cursor }), { expired: false, events: [], cursor });
+    await store.insertSubmission(ACCOUNT, second);
+    assert.equal(kinds((await readAll(store, ACCOUNT, {}, 10, cursor)).events), [`submission.created ${second.submissionId}`]);
+  });
 }

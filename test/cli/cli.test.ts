@@ -229,7 +229,8 @@ cli("keys list shows prefixes, never keys, and filters by account", async ({ db 
 
 cli("bad flags, bad values and bad database URLs exit non-zero with a clear message", async ({ db, dir }) => {
   const cases: [string[], number, RegExp][] = [
-    [["keys", "list", "--bogus"], 2, /Unknown option '--bogus'/],
+    [["keys", "list", "--bogus"], 2, /^formsink: Unknown option '--bogus'\nRun "formsink keys --help" for usage\.\n?$/],
+    [["import", "--account", "a", "--dry-run", "x.ndjson"], 2, /^formsink: Unknown option '--dry-run'\n/],
     [["keys", "create", "--db", db], 2, /needs --account/],
     [["keys", "create", "--account", "a", "--kind", "admin", "--db", db], 2, /--kind must be secret or publishable/],
     [["keys", "create", "--account", "a", "--kind", "publishable", "--db", db], 2, /needs at least one domain/],

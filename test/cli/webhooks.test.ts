@@ -168,7 +168,10 @@ cli("deliveries shows the log newest first, by status and page; retry and replay
 cli("help and usage mistakes", async ({ env }) => {
   const help = await runHere(["webhooks", "--help"], env);
   assert.is(help.code, 0);
-  assert.match(help.stdout, /formsink webhooks add --account NAME --url URL/);
+  assert.match(help.stdout, /formsink webhooks add --account NAME --url URL .*\[--allow-private-webhooks\]\n/);
+  // retry and replay queue: the server sends on its next round, not the command
+  assert.match(help.stdout, /next round: within its --webhook-poll/);
+  assert.not.match(help.stdout, /at once/);
   for (const command of ["add", "list", "remove", "rotate-secret", "deliveries", "retry", "replay"]) assert.match(help.stdout, new RegExp(`formsink webhooks ${command}\\b`));
   const unknown = await runHere(["webhooks", "enable"], env);
   assert.equal([unknown.code, /unknown webhooks command "enable"/.test(unknown.stderr)], [2, true]);

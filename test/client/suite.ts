@@ -189,6 +189,10 @@ export function clientSuite(name: string, start: StartClientTarget, options: { b
     const filtered = await all(client.export({ orderBy: "created_at", status: "completed", popupId: "popup_1", createdAfter: after }));
     const expected = data.filter((s) => s.status === "completed" && s.popupId === "popup_1" && Date.parse(s.createdAt) > after.getTime());
     assert.equal(filtered.map((s) => s.submissionId), order(expected, "asc"));
+    // a list page's nextCursor: the export goes on after that page
+    const page = await client.list({ orderBy: "created_at", status: "completed", limit: 7 });
+    const rest = await all(client.export({ orderBy: "created_at", status: "completed", cursor: page.nextCursor! }));
+    assert.equal(rest.map((s) => s.submissionId), order(data.filter((s) => s.status === "completed"), "asc").slice(7));
   });
 
   t("export: stopping early ends the iterator cleanly, and the client stays usable", async ({ target }) => {

@@ -5,8 +5,8 @@
  */
 import {
   createClient, type CreateSubmission, type CreateWebhook, type DeleteResult, type DeliveriesOptions, type Delivery, type DeliveryList, type Erasure,
-  type ErasureReceipt, type EventsOptions, type ListOptions, type ReplayResult, type RetentionPreview, type RetentionRules, type RetryResult, type StatusUpdateResult,
-  type Submission, type SubmissionFilters, type SubmissionList, type UpdateWebhook, type Webhook, type WebhookDeleted, type WebhookList,
+  type ErasureReceipt, type EventsOptions, type ExportOptions, type ListOptions, type ReplayResult, type RetentionPreview, type RetentionRules, type RetryResult, type StatusUpdateResult,
+  type Submission, type SubmissionList, type UpdateWebhook, type Webhook, type WebhookDeleted, type WebhookList,
   type WebhookWithSecret,
 } from "../../src/client/index.ts";
 import type {
@@ -31,9 +31,9 @@ export const types: true[] = [
   true satisfies Same<RetentionRules, typeof retentionRules.infer>,
   true satisfies Same<RetentionPreview, typeof retentionPreview.infer>,
   // the query schemas take text; the client takes the same names, numbers for integers, Dates for instants
-  true satisfies Same<WithoutInstants<SubmissionFilters>, WithoutInstants<Omit<typeof exportQuery.inferIn, "format">>>,
+  true satisfies Same<WithoutInstants<ExportOptions>, WithoutInstants<Omit<typeof exportQuery.inferIn, "format">>>,
   true satisfies Same<keyof ListOptions, keyof typeof listQuery.inferIn>,
-  true satisfies Same<keyof SubmissionFilters | "format", keyof typeof exportQuery.inferIn>,
+  true satisfies Same<keyof ExportOptions | "format", keyof typeof exportQuery.inferIn>,
   true satisfies Same<Webhook, typeof webhook.infer>,
   true satisfies Same<WebhookWithSecret, typeof webhookWithSecret.infer>,
   true satisfies Same<CreateWebhook, typeof createWebhookBody.infer>,

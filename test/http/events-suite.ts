@@ -100,6 +100,14 @@ export function eventsSuite(target: string, start: StartHttpTarget, createStore:
     assert.is((await events(key, `?after=${fresh.nextCursor}`)).items.length, 1, "a cursor from after the prune reads on");
   });
 
+  t("events: a cursor ahead of the account's log (kept across a restore from an earlier backup) is 410 too, saying why", async () => {
+    const { key } = await f.account();
+    await create(key);
+    const newest = Number((await events(key)).nextCursor);
+    expectError(await f.call("GET", `/api/events?after=${newest + 3}`, { key }), 410, /ahead of this account's log[\s\S]*export[\s\S]*new cursor/i);
+    assert.equal((await events(key, `?after=${newest}`)).items, [], "the newest cursor reads on");
+  });
+
   t("events: a client following the feed ends with exactly the server's submissions and statuses", async () => {
     const { key } = await f.account();
     const mirror = new Map<string, SubmissionStatus>();

@@ -164,7 +164,9 @@ t("query parameters: the document's schema accepts a value exactly when the hand
         await response.body?.cancel();
         // a query value is text, and every query parameter is documented as a string
         assert.is(parameter.schema.type, "string", parameter.name);
-        assert.is(accepts(parameter.schema, value), response.status === 200, `${path} ${parameter.name}=${JSON.stringify(value).slice(0, 40)}: handler ${response.status}`);
+        // a well-formed events cursor past this account's log is the log's 410 (events.md), not a malformed value
+        const taken = response.status === 200 || (parameter.name === "after" && response.status === 410);
+        assert.is(accepts(parameter.schema, value), taken, `${path} ${parameter.name}=${JSON.stringify(value).slice(0, 40)}: handler ${response.status}`);
         compared++;
       }
     }

@@ -918,6 +918,23 @@ function mainSuite(target: string, start: StartHttpTarget, createStore: () => Pr
     assert.equal(await lines("&device=bot"), []);
   });
 
+  t("export: a list page's nextCursor exports every match after that page; a cursor for other filters or order is 400", async () => {
+    const { key, rows } = await seededAccount(f);
+    const exported = async (query: string) => ids((await exportOf(key, `format=ndjson&${query}`)).text.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Submission));
+    for (const [filter, keep] of [["", () => true], ["&status=pending", (row: Submission) => row.status === "pending"]] as const) {
+      for (const orderBy of ["created_at", "created_at_desc"] as const) {
+        const expected = ordered(rows.filter(keep), orderBy === "created_at" ? "asc" : "desc");
+        const page = await listPage(f, key, `orderBy=${orderBy}&limit=3${filter}`);
+        assert.equal(await exported(`orderBy=${orderBy}${filter}&cursor=${page.nextCursor!}`), expected.slice(3), `${orderBy}${filter}`);
+      }
+    }
+    const cursor = (await listPage(f, key, "limit=2&status=pending")).nextCursor!;
+    const refused = async (query: string) => expectError(await f.call("GET", `/api/submission/export?${query}`, { key }), 400);
+    assert.match(await refused(`cursor=${cursor}`), /^cursor was made for other filters or another orderBy/);
+    assert.match(await refused(`status=pending&orderBy=created_at&cursor=${cursor}`), /^cursor was made for other filters or another orderBy/);
+    assert.match(await refused(`status=pending&format=csv&cursor=${cursor}x`), /^cursor is not a cursor this API made/);
+  });
+
   t("export: cells a spreadsheet would run as formulas are neutralised", async () => {
     const { key } = await f.account();
     const hostile = ["=1+2", "+1", "-1+1", "@SUM(A1)", "\tcmd", "\rcmd", "=HYPERLINK(\"http://evil.example\",\"x\")"];

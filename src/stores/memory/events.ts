@@ -90,6 +90,9 @@ export class MemoryEventLog {
   private readTextList(accountId: string, query: EventQuery): { expired: false; events: string[]; cursor: number } | { expired: true } {
     const log = this.logs.get(accountId);
     const after = query.after ?? 0;
+    // A cursor past the newest position was not handed out by this log (testEventLog says why).
+    const newest = log === undefined ? 0 : Math.max(log.prunedThrough, log.positions.at(-1) ?? 0);
+    if (after > newest) return { expired: true };
     if (!log) return { expired: false, events: [], cursor: after };
     if (query.after !== undefined && query.after < log.prunedThrough) return { expired: true };
     const types = query.types && new Set(query.types);

@@ -67,12 +67,14 @@ export async function readEventTexts(query: Query, accountId: string, eventQuery
   ])) as unknown as PageRow[];
   const first = rows[0]!;
   const prunedThrough = Number(first.pruned_through ?? 0);
-  if (eventQuery.after !== undefined && eventQuery.after < prunedThrough) return { expired: true };
+  const head = Math.max(prunedThrough, Number(first.newest ?? 0));
+  // Past the head: a cursor this log never handed out (testEventLog says why).
+  if (eventQuery.after !== undefined && (eventQuery.after < prunedThrough || eventQuery.after > head)) return { expired: true };
   const events = rows.filter((row) => row.position !== null).map(eventText);
   const cursor =
     events.length === eventQuery.limit && events.length > 0
       ? Number(rows.at(-1)!.position)
-      : Math.max(eventQuery.after ?? 0, prunedThrough, Number(first.newest ?? 0));
+      : Math.max(eventQuery.after ?? 0, head);
   return { expired: false, count: events.length, json: events.join(","), cursor };
 }
 
