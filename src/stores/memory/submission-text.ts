@@ -48,10 +48,9 @@ export function writeSubmissionText(s: Submission, bytes: Uint8Array, at: number
   if (at < 0) return -1;
   at = writeBytes(DATA, bytes, at);
   let first = true;
-  // bench/store.ts (target 8, bulk load): `for...in` makes no array of the keys for every row,
-  // which the collector then meets while an import's parsed batch is still alive. Its keys are
-  // those `Object.keys` gives, in that order, and the inherited ones after them, which JSON
-  // leaves out.
+  // bench/store.ts (target 8, bulk load): `for...in` makes no array of the keys for every row
+  // written. Its keys are those `Object.keys` gives, in that order, then the inherited ones,
+  // which JSON leaves out.
   for (const key in data) {
     if (!hasOwnProperty.call(data, key)) continue;
     const value = data[key];
