@@ -152,7 +152,7 @@ test("data values JSON writes otherwise than they look, and keys it reorders", (
   assert.is(submissionToText(own), expectedText(own));
 });
 
-test("keys data inherits are left out, as JSON leaves them, also when the record's own keys are checked alike", () => {
+test("a key every object inherits enumerably is left out of data, as JSON leaves it out", () => {
   // A record without a prototype passes the check of its own keys whatever Object.prototype holds.
   const s = Object.assign(Object.create(null) as object, base()) as Submission;
   Object.defineProperty(Object.prototype, "inherited", { value: "from the prototype", enumerable: true, configurable: true });
