@@ -152,6 +152,19 @@ test("data values JSON writes otherwise than they look, and keys it reorders", (
   assert.is(submissionToText(own), expectedText(own));
 });
 
+test("a key every object inherits enumerably is left out of data, as JSON leaves it out", () => {
+  // A record without a prototype passes the check of its own keys whatever Object.prototype holds.
+  const s = Object.assign(Object.create(null) as object, base()) as Submission;
+  Object.defineProperty(Object.prototype, "inherited", { value: "from the prototype", enumerable: true, configurable: true });
+  try {
+    assert.is(writtenText(s), expectedText(s));
+    assert.is(submissionToText(s), expectedText(s));
+    assert.not.match(expectedText(s), "inherited");
+  } finally {
+    delete (Object.prototype as { inherited?: unknown }).inherited;
+  }
+});
+
 test("records of an unusual shape: keys out of order, fields added, non-string fields, data that is no plain object", () => {
   const b = base();
   const shapes: unknown[] = [

@@ -48,7 +48,11 @@ export function writeSubmissionText(s: Submission, bytes: Uint8Array, at: number
   if (at < 0) return -1;
   at = writeBytes(DATA, bytes, at);
   let first = true;
-  for (const key of Object.keys(data)) {
+  // bench/store.ts (target 8, bulk load): `for...in` makes no array of the keys for every row
+  // written. Its keys are those `Object.keys` gives, in that order, then the inherited ones,
+  // which JSON leaves out.
+  for (const key in data) {
+    if (!hasOwnProperty.call(data, key)) continue;
     const value = data[key];
     if (typeof value === "string") {
       at = writeKey(first, key, bytes, at, written?.keys);
@@ -239,6 +243,9 @@ function writeFourBytes(high: number, low: number, bytes: Uint8Array, at: number
   bytes[at++] = 0x80 | (point & 0x3f);
   return at;
 }
+
+/** `Object.prototype.hasOwnProperty` as it was when this module loaded. */
+const hasOwnProperty = Object.prototype.hasOwnProperty;
 
 /** An object JSON.stringify writes as its own enumerable keys: no array, no boxed value, no toJSON. */
 function isPlainObject(value: object): boolean {
