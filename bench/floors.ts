@@ -22,13 +22,14 @@
  * Both: transactions of 100,000 rows, WAL, `synchronous = FULL`, a 256 MB page cache, pinned to
  * core 0; rows/s of the wall time and CPU per row (the shell's, or this process's).
  *
- *   node --import tsx bench/floors.ts [--quick] [--part=http|load] [--rounds=<n>] [--profile=<dir>]
+ *   node --import tsx bench/floors.ts [--quick] [--part=http|load] [--only=list|get|create] [--rounds=<n>] [--profile=<dir>]
  *
- * `--quick`: 3 s windows on 20,000 submissions, one round; 100,000 rows loaded. `--profile`: the
+ * `--quick`: 3 s windows on 20,000 submissions, one round; 100,000 rows loaded. `--only`: the HTTP
+ * windows of that workload (and its raw one). `--profile`: the
  * floor and formsink servers write V8 CPU profiles there (bench/support/profile-top.ts reads them).
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
-import { closeSync, copyFileSync, createReadStream, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, copyFileSync, createReadStream, existsSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "libsql";
@@ -41,6 +42,7 @@ import { median } from "./support/timing.ts";
 
 const quick = process.argv.includes("--quick");
 const part = process.argv.find((arg) => arg.startsWith("--part="))?.slice("--part=".length);
+const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
 const profileDir = process.argv.find((arg) => arg.startsWith("--profile="))?.slice("--profile=".length);
 const ROWS = quick ? 20_000 : 100_000;
 const SECONDS = quick ? 3 : 10;
@@ -76,6 +78,8 @@ async function httpFloors(): Promise<void> {
     "raw GET": {},
     "raw POST": { method: "POST", headers: createLoad.headers, body: createLoad.body },
     list: { requests: listRequests(key) },
+    "list answer": { requests: [{ method: "GET", path: "/fixed/list", headers: { "x-api-key": key } }] },
+    "get answer": { requests: [{ method: "GET", path: "/fixed/get", headers: { "x-api-key": key } }] },
     get: getLoad,
     create: { requests: [createLoad] },
   };
@@ -86,16 +90,19 @@ async function httpFloors(): Promise<void> {
     servers.floor = await startServerProcess(new URL("./support/floor-server.ts", import.meta.url), [workingCopy(database, join(workDir, "floor.db")), key], 0, profile);
     servers.formsink = await startServerProcess(new URL("./support/export-server.ts", import.meta.url), [workingCopy(database, join(workDir, "formsink.db"))], 0, profile);
     // Each round's windows, in this order; every server but the loaded one sits idle meanwhile.
-    const windows = [
+    const allWindows = [
       ["raw", "raw GET"],
       ["floor", "list"],
       ["formsink", "list"],
+      ["floor", "list answer"],
       ["floor", "get"],
       ["formsink", "get"],
+      ["floor", "get answer"],
       ["raw", "raw POST"],
       ["floor", "create"],
       ["formsink", "create"],
     ] as const;
+    const windows = allWindows.filter(([server, load]) => only === undefined || (server === "raw" ? (load === "raw POST") === (only === "create") : load.startsWith(only)));
     const measured = new Map<string, Measured[]>();
     for (let round = 0; round < ROUNDS; round++) {
       for (const [server, load] of windows) {
@@ -107,29 +114,42 @@ async function httpFloors(): Promise<void> {
     const rawOf = (load: string) => (load === "create" ? "raw POST" : "raw GET");
     const rows: string[][] = [];
     const shares = new Map<string, number>();
+    /** The raw window's server CPU per request over this one's: the share of raw a saturated core gives, steadier than rates on a busy machine. */
+    const cpuShares = new Map<string, number>();
     for (const [name, results] of measured) {
       const [server, load] = name.split(" ") as [string, string];
       const raw = measured.get(rawOf(load))!;
       const share = server === "raw" ? 1 : median(results.map((r, round) => r.requestsPerSecond / raw[round]!.requestsPerSecond));
       shares.set(name, share);
+      cpuShares.set(name, server === "raw" ? 1 : median(results.map((r, round) => raw[round]!.serverMicros / r.serverMicros)));
       rows.push([
         name,
         results.map((r) => r.requestsPerSecond.toFixed(0)).join(" / "),
         server === "raw" ? "" : percent(share),
+        server === "raw" ? "" : percent(cpuShares.get(name)!),
         median(results.map((r) => r.p99Ms)).toFixed(1),
         results.map((r) => r.serverMicros.toFixed(1)).join(" / "),
       ]);
     }
     console.log(
-      `\n${formatTable(["window", "req/s by round", "vs raw (median)", "p99 ms", "server CPU us/req by round"], rows)}\n\n` +
-        "Each share is of the same round's raw window (raw GET for list and get, raw POST for create).\n",
+      `\n${formatTable(["window", "req/s by round", "vs raw", "by CPU", "p99 ms", "server CPU us/req by round"], rows)}\n\n` +
+        "Each share is the median of the rounds' shares of the same round's raw window (raw GET for list and get, raw POST for create): " +
+        "`vs raw` of its rate, `by CPU` the raw window's server CPU per request over this one's.\n",
+    );
+    const kinds = ["event loop", "libSQL", "V8 and Node", "exited"];
+    console.log(
+      `server CPU us/req by thread (median of the rounds)\n${formatTable(
+        ["window", ...kinds],
+        [...measured].map(([name, results]) => [name, ...kinds.map((kind) => median(results.map((r) => r.threadMicros[kind] ?? 0)).toFixed(1))]),
+      )}\n`,
     );
     const goals = { list: 0.5, get: 0.6, create: 0.35 } as const;
-    for (const load of ["list", "get", "create"] as const) {
+    for (const load of (["list", "get", "create"] as const).filter((load) => only === undefined || load === only)) {
       const floor = shares.get(`floor ${load}`)!;
       const formsink = shares.get(`formsink ${load}`)!;
-      figures.push({ target: { list: 1, get: 2, create: 3 }[load], what: `floor: HTTP ${load}, share of raw`, measured: percent(floor), goal: `>= ${percent(goals[load])}`, met: floor >= goals[load] });
-      headline.push(`HTTP ${load} ${percent(floor)} of raw (formsink ${percent(formsink)}, target ${percent(goals[load])})`);
+      const floorByCpu = cpuShares.get(`floor ${load}`)!;
+      figures.push({ target: { list: 1, get: 2, create: 3 }[load], what: `floor: HTTP ${load}, share of raw`, measured: `${percent(floor)} (by CPU ${percent(floorByCpu)})`, goal: `>= ${percent(goals[load])}`, met: floor >= goals[load] });
+      headline.push(`HTTP ${load} ${percent(floor)} of raw, by CPU ${percent(floorByCpu)} (formsink ${percent(formsink)}, by CPU ${percent(cpuShares.get(`formsink ${load}`)!)}; target ${percent(goals[load])})`);
     }
   } finally {
     for (const server of Object.values(servers)) await stopServerProcess(server.child);
