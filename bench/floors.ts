@@ -10,9 +10,9 @@
  * through `formsink/node` (support/export-server.ts) and the raw node:http server
  * (support/bridge-server.ts), each in its own process on core 0, each on a copy of http.ts's
  * 100,000-row file; autocannon here on core 1, 10 keep-alive connections, a 5 s warm-up before
- * each window. The windows go in rounds (raw GET, floor and formsink list, floor and formsink
- * get, raw POST, floor and formsink create), each share of the same round's raw window; each
- * figure is the median of the rounds'.
+ * each window. The windows go in rounds (raw GET, floor and formsink list, the floor's list
+ * answer fixed, the same for get), then the creates' rounds (raw POST, floor and formsink
+ * create), each share of the same round's raw window; each figure is the median of the rounds'.
  *
  * Bulk load: the NDJSON file of store.ts's 1,000,000 submissions into a fresh file with formsink's
  * schema (what its migrations create), and into the same file with pieces taken away (the count
@@ -104,11 +104,18 @@ async function httpFloors(): Promise<void> {
     ] as const;
     const windows = allWindows.filter(([server, load]) => only === undefined || (server === "raw" ? (load === "raw POST") === (only === "create") : load.startsWith(only)));
     const measured = new Map<string, Measured[]>();
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [server, load] of windows) {
-        const name = `${server} ${load}`.replace("raw raw", "raw");
-        const result = await measure(name, loads[load]!, servers[server]!.url, servers[server]!.child.pid!, SECONDS);
-        measured.set(name, [...(measured.get(name) ?? []), result]);
+    // The reads' rounds first, then the creates': the creates add rows at the top of one
+    // popup's index, which a page for its other status then steps over (the floor's list has
+    // no choice of index to avoid them, formsink's has), so reads after creates would measure
+    // a larger file each round.
+    const creates = (load: string) => load === "create" || load === "raw POST";
+    for (const phase of [windows.filter(([, load]) => !creates(load)), windows.filter(([, load]) => creates(load))]) {
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [server, load] of phase) {
+          const name = `${server} ${load}`.replace("raw raw", "raw");
+          const result = await measure(name, loads[load]!, servers[server]!.url, servers[server]!.child.pid!, SECONDS);
+          measured.set(name, [...(measured.get(name) ?? []), result]);
+        }
       }
     }
     const rawOf = (load: string) => (load === "create" ? "raw POST" : "raw GET");
@@ -200,11 +207,11 @@ const BUILT_AFTER = "primary table, then the 3 indexes built and the counts grou
 const PRIMARY_ONLY = "primary table only";
 const BARE = `${DROP_INSERT_TRIGGERS} ${dropIndexes()}`;
 const LOAD_VARIANTS: LoadVariant[] = [
-  { name: FORMSINK_SCHEMA, before: "", binding: true },
+  { name: FORMSINK_SCHEMA, before: "", binding: false },
   { name: BUILT_AFTER, before: BARE, after: `${CREATE_INDEXES}\n${GROUPED_COUNTS}`, binding: true },
   { name: `${BUILT_AFTER}, + a change-log row each`, before: BARE, after: `${CREATE_INDEXES}\n${GROUPED_COUNTS}\n${GROUPED_EVENTS}`, binding: false },
   { name: `${BUILT_AFTER}, rollback journal`, before: BARE, after: `${CREATE_INDEXES}\n${GROUPED_COUNTS}`, settings: ROLLBACK_SETTINGS, binding: false },
-  { name: "3 secondary indexes, no counts", before: DROP_INSERT_TRIGGERS, binding: true },
+  { name: "3 secondary indexes, no counts", before: DROP_INSERT_TRIGGERS, binding: false },
   { name: PRIMARY_ONLY, before: BARE, binding: true },
   { name: `${PRIMARY_ONLY}, rollback journal`, before: BARE, settings: ROLLBACK_SETTINGS, binding: false },
   { name: `${PRIMARY_ONLY}, no journal, no sync`, before: BARE, settings: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -262144;", binding: false },
@@ -358,12 +365,15 @@ async function loadFloors(): Promise<void> {
   /** The faster of a variant's loads, in rows/s, and the lesser CPU per row. */
   const best = (name: string) => Math.max(...results.get(name)!.map(rate));
   const leastCpu = (name: string) => Math.min(...results.get(name)!.map((figure) => figure.cpuMicrosPerRow));
-  for (const name of [FORMSINK_SCHEMA, BUILT_AFTER]) {
-    figures.push({ target: 8, what: `floor: bulk load, ${name}`, measured: `${Math.round(best(name)).toLocaleString("en-US")} rows/s`, goal: ">= 100,000 rows/s", met: best(name) >= 100_000 });
+  // A core of its own would load at most 1 / (CPU a row): on a shared machine the wall-clock rate falls with others' load, that bound does not.
+  const byCpu = (name: string) => Math.round(1e6 / leastCpu(name)).toLocaleString("en-US");
+  for (const name of [FORMSINK_SCHEMA, BUILT_AFTER, PRIMARY_ONLY]) {
+    const met = best(name) >= 100_000;
+    figures.push({ target: 8, what: `floor: bulk load, ${name}`, measured: `${Math.round(best(name)).toLocaleString("en-US")} rows/s (by CPU ${byCpu(name)})`, goal: ">= 100,000 rows/s", met });
   }
   headline.push(
-    `bulk load ${Math.round(best(BUILT_AFTER)).toLocaleString("en-US")} rows/s (${leastCpu(BUILT_AFTER).toFixed(1)} us CPU a row) into formsink's schema built after the rows, ` +
-      `${Math.round(best(PRIMARY_ONLY)).toLocaleString("en-US")} (${leastCpu(PRIMARY_ONLY).toFixed(1)} us) into the primary table alone (target 100,000 rows/s)`,
+    `bulk load ${Math.round(best(BUILT_AFTER)).toLocaleString("en-US")} rows/s (${leastCpu(BUILT_AFTER).toFixed(1)} us CPU a row: ${byCpu(BUILT_AFTER)} on a core of its own) into formsink's schema built after the rows, ` +
+      `${Math.round(best(PRIMARY_ONLY)).toLocaleString("en-US")} (${leastCpu(PRIMARY_ONLY).toFixed(1)} us: ${byCpu(PRIMARY_ONLY)}) into the primary table alone (target 100,000 rows/s)`,
   );
 }
 
