@@ -28,11 +28,11 @@ export async function migrate(driver: SqlDriver): Promise<SchemaUpgrade> {
   // Read first: a current schema needs no write, so a database another process holds the write
   // lock of (an import, an operator's sqlite3 session) still opens for reads (a server, an
   // export, `keys list`); CREATE TABLE IF NOT EXISTS is a write and waits for that lock.
-  await schemaVersion(driver).catch(() =>
-    driver.execute({ sql: "CREATE TABLE IF NOT EXISTS formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)" })
-  );
+  let current = await schemaVersion(driver).catch(async () => {
+    await driver.execute({ sql: "CREATE TABLE IF NOT EXISTS formsink_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)" });
+    return 0;
+  });
   for (;;) {
-    const current = await schemaVersion(driver);
     if (current > SCHEMA_VERSION) {
       throw new Error(
         `database schema version ${current} is newer than this formsink knows (${SCHEMA_VERSION}): ` +
@@ -50,7 +50,9 @@ export async function migrate(driver: SqlDriver): Promise<SchemaUpgrade> {
       return { from: current, to: SCHEMA_VERSION };
     } catch (error) {
       // Lost the race to another process: fine if it upgraded past `current`, a real error if not.
-      if ((await schemaVersion(driver)) === current) throw error;
+      const upgraded = await schemaVersion(driver);
+      if (upgraded === current) throw error;
+      current = upgraded;
     }
   }
 }
