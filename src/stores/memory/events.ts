@@ -91,7 +91,7 @@ export class MemoryEventLog {
     const log = this.logs.get(accountId);
     const after = query.after ?? 0;
     // A cursor past the newest position was not handed out by this log (testEventLog says why).
-    const newest = log === undefined ? 0 : Math.max(log.prunedThrough, log.positions.at(-1) ?? 0);
+    const newest = this.newestPosition(accountId);
     if (after > newest) return { expired: true };
     if (!log) return { expired: false, events: [], cursor: after };
     if (query.after !== undefined && query.after < log.prunedThrough) return { expired: true };
@@ -104,7 +104,7 @@ export class MemoryEventLog {
       page.push(this.eventText(accountId, log, i));
       if (page.length === query.limit) return { expired: false, events: page, cursor: log.positions[i]! };
     }
-    return { expired: false, events: page, cursor: Math.max(after, log.prunedThrough, log.positions.at(-1) ?? 0) };
+    return { expired: false, events: page, cursor: newest };
   }
 
   /** The account's newest position, pruned or not (0 when it has none). */

@@ -74,7 +74,7 @@ export async function readEventTexts(query: Query, accountId: string, eventQuery
   const cursor =
     events.length === eventQuery.limit && events.length > 0
       ? Number(rows.at(-1)!.position)
-      : Math.max(eventQuery.after ?? 0, head);
+      : head;
   return { expired: false, count: events.length, json: events.join(","), cursor };
 }
 

@@ -243,7 +243,7 @@ async function readEventPageAs(driver: SqlDriver, accountId: string, query: Even
   // Past the head: a cursor this log never handed out (testEventLog says why).
   if (query.after !== undefined && (query.after < prunedThrough || query.after > head)) return { page: { expired: true }, inOrder: true };
   const count = Number(rows);
-  const cursor = count === query.limit ? Number(last) : Math.max(query.after ?? 0, head);
+  const cursor = count === query.limit ? Number(last) : head;
   return { page: { expired: false, count, json: text === null || text === undefined ? new Uint8Array(0) : bytesOf(text), cursor }, inOrder: as === "ordered" || ascending(positions, count) };
 }
 
