@@ -9,7 +9,7 @@ import type { SqlDriver } from "../src/stores/sql/driver.ts";
 import type { SchemaUpgrade } from "../src/stores/sql/migrate.ts";
 import { openSqlStore } from "../src/stores/sql/store.ts";
 import { BadValue, setting, settingHelp } from "./config.ts";
-import { type Io, UsageError } from "./usage.ts";
+import { type Io, messageOf, UsageError } from "./usage.ts";
 
 const SUPPORTED_URL = /^(file:.+|:memory:|libsql:\/\/.+|https?:\/\/.+|wss?:\/\/.+|postgres(ql)?:\/\/.+)$/;
 
@@ -84,14 +84,21 @@ const STORAGE_CODES: Record<string, string> = {
  * lock held too long), else undefined: a command reports it in one line, exit code 3.
  */
 export function storageProblem(error: unknown): string | undefined {
-  // The file store wraps SQLite's error in StoreUnavailable (for the API's answer); the operator
-  // gets the command-line advice for its code (restore a corrupt file from a backup).
-  const sqlite = error instanceof StoreUnavailable && error.cause instanceof Error ? error.cause : error;
+  // The operator gets the command-line advice for SQLite's code (restore a corrupt file from a backup).
+  const sqlite = databaseError(error);
   const code = primaryResultCode(sqlite);
   if (code !== undefined && code in STORAGE_CODES) return `${STORAGE_CODES[code]} (${(sqlite as Error).message})`;
   if (error instanceof StoreUnavailable) return withCause(error);
   if (refusedByPostgres(error)) return (error as Error).message;
   return undefined;
+}
+
+/**
+ * The database's own error: the file store wraps SQLite's in a `StoreUnavailable`, whose words
+ * are for an API client's answer; any other error as it is.
+ */
+export function databaseError(error: unknown): unknown {
+  return error instanceof StoreUnavailable && error.cause instanceof Error ? error.cause : error;
 }
 
 /**
@@ -173,7 +180,7 @@ export async function openDatabase(url: string, io: Pick<Io, "env" | "stderr"> &
     }
   } catch (error) {
     const storage = storageProblem(error);
-    throw new DatabaseError(`cannot open database ${displayUrl(url)}: ${storage ?? (error instanceof Error ? error.message : String(error))}`, { storage: storage !== undefined });
+    throw new DatabaseError(`cannot open database ${displayUrl(url)}: ${storage ?? messageOf(error)}`, { storage: storage !== undefined });
   }
 }
 

@@ -1,6 +1,6 @@
 import { createReadStream } from "node:fs";
 import { TextDecoder } from "node:util";
-import { CommandError } from "./usage.ts";
+import { CommandError, messageOf } from "./usage.ts";
 
 /**
  * A file's text in chunks, decoded as UTF-8 strictly: bytes that are not UTF-8 stop the read
@@ -17,7 +17,7 @@ export async function* readTextFile(path: string): AsyncGenerator<string> {
     yield decode(decoder, undefined, path, offset);
   } catch (error) {
     if (error instanceof CommandError) throw error;
-    throw new CommandError(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CommandError(`cannot read ${path}: ${messageOf(error)}`);
   }
 }
 

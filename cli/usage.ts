@@ -10,6 +10,11 @@ export class CommandError extends Error {
   override name = "CommandError";
 }
 
+/** What a command or the log says of a failure: its message (a thrown non-Error as text). */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** A terminal to draw on: only present when the stream is one. */
 export interface Terminal {
   write(text: string): void;

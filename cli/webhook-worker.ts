@@ -10,6 +10,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { createWebhookTransport } from "../adapters/webhook-transport.ts";
 import { threadWriteLock } from "../src/stores/libsql/thread-write-lock.ts";
 import { createWebhookDispatcher } from "../src/webhooks/dispatcher.ts";
+import { messageOf } from "./usage.ts";
 import { openDatabase } from "./database.ts";
 import type { ThreadMessage, WebhookThreadData } from "./webhook-thread.ts";
 
@@ -37,7 +38,7 @@ const dispatcher = createWebhookDispatcher(store, {
   // Larger claims than a library user's default: under a stream of changes each claim and each
   // write of outcomes then covers more deliveries, and this thread has nothing else to wait for.
   concurrency: CONCURRENCY,
-  onError: (error) => tell({ type: "warn", message: `webhook deliveries failed (tried again shortly): ${error instanceof Error ? error.message : String(error)}` }),
+  onError: (error) => tell({ type: "warn", message: `webhook deliveries failed (tried again shortly): ${messageOf(error)}` }),
   onAttempt: (report) => {
     if (report.disabled) tell({ type: "disabled", webhookId: report.webhookId, reason: report.disabled });
   },

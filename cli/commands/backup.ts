@@ -1,12 +1,11 @@
 import { copyFileSync, existsSync, renameSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { StoreUnavailable } from "../../src/store.ts";
 import { isOpenElsewhere, openLibsqlFile } from "../../src/stores/libsql/file.ts";
 import { localPath } from "../../src/stores/libsql/options.ts";
 import type { SqlDriver } from "../../src/stores/sql/driver.ts";
 import { MIGRATIONS } from "../../src/stores/sql/migrations.ts";
-import { DATABASE_HELP, databaseUrl, displayUrl, isPostgresUrl } from "../database.ts";
-import { CommandError, EXIT_OK, type Io, UsageError } from "../usage.ts";
+import { DATABASE_HELP, databaseError, databaseUrl, displayUrl, isPostgresUrl } from "../database.ts";
+import { CommandError, EXIT_OK, type Io, messageOf, UsageError } from "../usage.ts";
 
 const BACKUP_HELP = `Write a consistent snapshot of a libSQL database file, safe while formsink serves it:
 the copy holds every write committed before it started, in one self-contained file.
@@ -82,8 +81,7 @@ export async function backupCommand(args: string[], io: Io): Promise<number> {
     // SQLite's own words ("database or disk is full", "disk I/O error") with both files named:
     // the store's words for a request ("The database has no space left") would blame the
     // database, which a backup only reads, for the output's full disk.
-    const cause = error instanceof StoreUnavailable ? error.cause : error;
-    throw error instanceof CommandError ? error : new CommandError(`backup of ${source} to ${output} failed: ${messageOf(cause)}`);
+    throw error instanceof CommandError ? error : new CommandError(`backup of ${source} to ${output} failed: ${messageOf(databaseError(error))}`);
   } finally {
     await connection.close();
   }
@@ -207,8 +205,4 @@ async function holdsData(file: string): Promise<boolean> {
   } finally {
     await connection.close();
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

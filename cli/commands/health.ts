@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { BadValue } from "../config.ts";
-import { CommandError, EXIT_OK, type Io, UsageError } from "../usage.ts";
+import { CommandError, EXIT_OK, type Io, messageOf, UsageError } from "../usage.ts";
 import { parsePort } from "./serve.ts";
 
 const HELP = `Ask a running formsink server whether it is healthy (GET /api/health): exit 0 when it
@@ -31,7 +31,7 @@ export async function healthCommand(args: string[], io: Io): Promise<number> {
     response = await fetch(url, { signal: AbortSignal.timeout(Number(timeout) * 1000) });
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    throw new CommandError(`${url}: no answer (${cause instanceof Error ? cause.message : String(cause)})`);
+    throw new CommandError(`${url}: no answer (${messageOf(cause)})`);
   }
   const body = (await response.text()).trim();
   if (!response.ok) throw new CommandError(`${url}: ${response.status} ${body}`.trimEnd());

@@ -15,7 +15,7 @@ import { DATABASE_SETTING, displayUrl, displayUrlLeavesOut, openDatabase } from 
 import { createServerLog, parseLogFormat } from "../logging.ts";
 import { createServerMetrics, metricsAddress, metricsHandler } from "../metrics.ts";
 import { runtimeServer } from "../server.ts";
-import { EXIT_OK, type Io, UsageError, VERSION } from "../usage.ts";
+import { EXIT_OK, type Io, messageOf, UsageError, VERSION } from "../usage.ts";
 import { startWebhookThread } from "../webhook-thread.ts";
 
 /** How people run this command: the single binary by its name, the npm package through npx. */
@@ -223,7 +223,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   });
   // The server's own failures (an answer that failed after its head went out, such as an export
   // whose database read failed midway: its client gets a cut transfer) go into the log, in its format.
-  const onError = (error: unknown) => log.error(`a response failed: ${error instanceof Error ? error.message : String(error)}`, error);
+  const onError = (error: unknown) => log.error(`a response failed: ${messageOf(error)}`, error);
   const server = await serve(handler, { port, hostname, idleTimeoutMs: idleTimeout * 1000, maxConnections, onError }).catch(async (error: NodeJS.ErrnoException) => {
     await store.close();
     throw new UsageError(`cannot listen on ${hostname}:${port}: ${error.code ?? error.message}`);
@@ -234,7 +234,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   }));
   const pruner = createEventPruner(store, {
     retentionDays: eventRetentionDays,
-    onError: (error) => log.warn(`pruning old events failed (tried again within the hour): ${error instanceof Error ? error.message : String(error)}`),
+    onError: (error) => log.warn(`pruning old events failed (tried again within the hour): ${messageOf(error)}`),
   });
   // Retention rules are enforced from here, hourly (see docs/privacy.md).
   const retention = createRetentionJob(store, {
@@ -324,7 +324,7 @@ function startDeliveries(
       leaseMs: settings.leaseMs,
       endpointConcurrency: settings.endpointConcurrency,
       pollIntervalMs: settings.pollIntervalMs,
-      onError: (error) => log.warn(`webhook deliveries failed (tried again shortly): ${error instanceof Error ? error.message : String(error)}`),
+      onError: (error) => log.warn(`webhook deliveries failed (tried again shortly): ${messageOf(error)}`),
       onAttempt: (report) => report.disabled && warnDisabled(report.webhookId, report.disabled),
     });
     dispatcher.start();
@@ -337,7 +337,7 @@ function startDeliveries(
     let instead: Deliveries | undefined;
     thread.ready.catch((error: unknown) => {
       if (stopping) return;
-      log.warn(`webhook deliveries go out from the request thread: their own thread did not start (${error instanceof Error ? error.message : String(error)})`);
+      log.warn(`webhook deliveries go out from the request thread: their own thread did not start (${messageOf(error)})`);
       instead = besideHandler();
     });
     return {
@@ -365,7 +365,7 @@ function startDeliveries(
         clearInterval(poll);
         started.wake();
       } catch (error) {
-        log.warn(`looking for webhook endpoints failed (tried again shortly): ${error instanceof Error ? error.message : String(error)}`);
+        log.warn(`looking for webhook endpoints failed (tried again shortly): ${messageOf(error)}`);
       } finally {
         looking = undefined;
       }
